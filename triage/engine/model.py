@@ -1,0 +1,171 @@
+"""The engine's data model: what flows from sources to events to findings to a diagnosis.
+
+Everything here is plain data (dataclasses), so the Celery task, `manage.py diagnose` and the
+tests all see the same objects, and `Diagnosis.to_dict()` is the JSON contract of DESIGN.md.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+SCHEMA = "nccl-triage/diagnosis@1"
+
+CAUSES = (
+    "rank_crash",
+    "oom",
+    "version_mismatch",
+    "device_ordinal",
+    "shm_exhausted",
+    "hardware_fault",
+    "collective_timeout_straggler",
+    "rendezvous_hang",
+    "p2p_unsupported",
+    "network",
+    "other",
+)
+
+CONFIDENCE_ORDER = {"high": 3, "medium": 2, "low": 1}
+
+RANK_STATES = ("ok", "errored", "crashed", "silent", "unknown")
+
+
+def iso(t: datetime | None) -> str | None:
+    """ISO 8601 text; times without a zone stay without one (logs are in local time)."""
+    if t is None:
+        return None
+    text = t.isoformat(timespec="milliseconds" if t.microsecond else "seconds")
+    return text.replace("+00:00", "Z")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    source: str
+    line: int
+    text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "line": self.line, "text": self.text}
+
+
+@dataclass
+class Event:
+    """One fact read from one line (or block) of one source.
+
+    `kind` is a short machine name (`nccl_warn`, `cuda_oom`, `watchdog_timeout`, ...);
+    `data` holds what the parser extracted (sequence numbers, exit codes, errno text ...).
+    Unknown values stay None: nothing is guessed at parse time.
+    """
+
+    kind: str
+    source: str
+    line: int
+    text: str
+    severity: str = "info"  # info | warn | error | fatal
+    message: str = ""
+    rank: int | None = None
+    host: str | None = None
+    pid: int | None = None
+    device: int | None = None
+    time: datetime | None = None
+    seq: int | None = None
+    order: int = 0  # global reading order, the last-resort clock
+    data: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def evidence(self) -> Evidence:
+        return Evidence(self.source, self.line, self.text)
+
+
+@dataclass
+class Finding:
+    cause: str
+    rule: str
+    confidence: str
+    title: str
+    detail: str
+    fix: str
+    ranks: list[int] = field(default_factory=list)
+    hosts: list[str] = field(default_factory=list)
+    evidence: list[Evidence] = field(default_factory=list)
+    # How strongly this finding claims to be the root cause; rules set it, the ranker sorts
+    # on (confidence, weight). Not part of the JSON contract.
+    weight: int = 50
+    # The event the finding considers the first failure, if it names one.
+    culprit: Event | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "cause": self.cause,
+            "rule": self.rule,
+            "confidence": self.confidence,
+            "title": self.title,
+            "detail": self.detail,
+            "fix": self.fix,
+            "ranks": sorted(set(self.ranks)),
+            "hosts": sorted(set(self.hosts)),
+            "evidence": [e.to_dict() for e in self.evidence],
+        }
+
+
+@dataclass
+class RankInfo:
+    rank: int | None
+    host: str | None = None
+    pid: int | None = None
+    device: int | None = None
+    bus_id: str | None = None
+    first_time: datetime | None = None
+    last_time: datetime | None = None
+    first_order: int | None = None
+    last_order: int | None = None
+    state: str = "unknown"
+    last_seq: int | None = None
+    last_line: Evidence | None = None
+    sources: set[str] = field(default_factory=set)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rank": self.rank,
+            "host": self.host,
+            "pid": self.pid,
+            "device": self.device,
+            "first_time": iso(self.first_time),
+            "last_time": iso(self.last_time),
+            "state": self.state,
+            "last_seq": self.last_seq,
+        }
+
+
+@dataclass
+class Diagnosis:
+    summary: str
+    findings: list[Finding]
+    first_failure: dict[str, Any] | None
+    ranks: list[RankInfo]
+    # Extra keys beyond the contract's required ones; consumers may ignore them.
+    problems: list[str] = field(default_factory=list)  # what could not be read, and why
+    notes: list[str] = field(default_factory=list)  # what the data leaves unknown
+    sources: list[dict[str, Any]] = field(default_factory=list)
+    versions: dict[str, dict[str, str]] = field(default_factory=dict)  # host -> {component: version}
+    timeline: dict[str, Any] = field(default_factory=dict)
+    snapshots: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def verdict(self) -> Finding | None:
+        return self.findings[0] if self.findings else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA,
+            "summary": self.summary,
+            "findings": [f.to_dict() for f in self.findings],
+            "first_failure": self.first_failure,
+            "ranks": [r.to_dict() for r in self.ranks],
+            "problems": list(self.problems),
+            "notes": list(self.notes),
+            "sources": list(self.sources),
+            "versions": self.versions,
+            "timeline": self.timeline,
+            "snapshots": self.snapshots,
+        }
