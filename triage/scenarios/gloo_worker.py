@@ -1,0 +1,78 @@
+"""Training script run by torchrun (or plainly) in the real gloo scenarios; see gloo.py.
+
+Run as a separate process only: it imports torch at module level, which the rest of the
+scenarios package must not do.
+
+Modes:
+  exception  rank FAIL_RANK raises a Python exception at step FAIL_STEP; the others are
+             inside an all_reduce at that moment.
+  sigkill    rank FAIL_RANK sends itself SIGKILL at step FAIL_STEP.
+  rendezvous plain init_process_group with WORLD_SIZE larger than the processes started,
+             so the TCPStore barrier times out.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+import time
+from datetime import timedelta
+
+import torch
+import torch.distributed as dist
+from torch.distributed.elastic.multiprocessing.errors import record
+
+log = logging.getLogger("train")
+
+
+def _setup_logging(rank: int) -> None:
+    # A timestamped application log line per step gives the bundle a wall clock near the failure,
+    # as real training scripts do.
+    logging.basicConfig(
+        level=logging.INFO,
+        format=f"%(asctime)s [rank{rank}] %(levelname)s %(message)s",
+        stream=sys.stdout,
+    )
+
+
+def _train(mode: str, fail_rank: int, fail_step: int, steps: int) -> None:
+    rank = dist.get_rank()
+    tensor = torch.ones(16)
+    for step in range(1, steps + 1):
+        if rank == fail_rank and step == fail_step:
+            # Give the other ranks time to enter the all_reduce of this step first.
+            time.sleep(0.5)
+            log.info("step %d: failing on purpose (%s)", step, mode)
+            sys.stdout.flush()
+            if mode == "sigkill":
+                os.kill(os.getpid(), signal.SIGKILL)
+            raise ValueError(f"loss is NaN at step {step} (injected failure on rank {rank})")
+        dist.all_reduce(tensor)
+        log.info("step %d all_reduce done sum=%.1f", step, float(tensor[0]))
+        tensor.fill_(1.0)
+        time.sleep(0.05)
+
+
+@record
+def main() -> None:
+    mode = os.environ.get("SCENARIO_MODE", "exception")
+    fail_rank = int(os.environ.get("FAIL_RANK", "1"))
+    fail_step = int(os.environ.get("FAIL_STEP", "3"))
+    steps = int(os.environ.get("STEPS", "6"))
+    timeout = timedelta(seconds=float(os.environ.get("PG_TIMEOUT_S", "10")))
+    rank = int(os.environ["RANK"])
+    _setup_logging(rank)
+    log.info("starting: mode=%s world_size=%s pid=%d", mode, os.environ.get("WORLD_SIZE"), os.getpid())
+    sys.stdout.flush()
+    dist.init_process_group("gloo", timeout=timeout)
+    log.info("process group ready: rank %d of %d", dist.get_rank(), dist.get_world_size())
+    try:
+        _train(mode, fail_rank, fail_step, steps)
+    finally:
+        sys.stdout.flush()
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()
