@@ -1,0 +1,169 @@
+"""Packing logs and snapshots into a .tar.gz with manifest.json (schema nccl-triage/manifest@1).
+
+The manifest tells the server which file is which rank. Files are recognised by name and by
+their first lines, the same way the engine does, so `upload` can take a folder as it is.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import tarfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from collectors import COLLECTOR
+from collectors.host import utc_iso
+
+MANIFEST_SCHEMA = "nccl-triage/manifest@1"
+_HEAD_BYTES = 64 * 1024
+
+_NCCL_LINE = re.compile(r"^(?:\[[^\]]*\] )?(?P<host>[^\s:]+):(?P<pid>\d+):(?P<tid>\d+) (?:\[\d+\] )?.*NCCL (?:INFO|WARN|TRACE|CALL)")
+_NCCL_INIT = re.compile(r"\brank (?P<rank>\d+) nranks \d+ cudaDev (?P<dev>\d+)\b.*Init (?:START|COMPLETE)")
+_KERNEL_LINE = re.compile(r"^(?:\[\s*\d+\.\d+\]|\d{4}-\d{2}-\d{2}T[\d:.,]+[+-]\d{2}:?\d{2}|\w{3} [ \d]\d [\d:]{8}) ")
+_RANK_IN_NAME = re.compile(r"(?:^|[^a-z])rank[_-]?(?P<rank>\d+)(?:\D|$)", re.IGNORECASE)
+_FR_NAME = re.compile(r"(?:nccl|comm_lib)_trace_rank_(?P<rank>\d+)$")
+_ELASTIC_NAME = re.compile(r"^error(?:[-_](?P<rank>\d+))?\.json$")
+
+
+@dataclass
+class BundleFile:
+    path: Path          # on disk
+    arcname: str        # inside the bundle, relative to manifest.json
+    meta: dict[str, Any] = field(default_factory=dict)   # kind, rank, local_rank, pid
+
+
+def _head(path: Path) -> bytes:
+    with open(path, "rb") as f:
+        return f.read(_HEAD_BYTES)
+
+
+def _is_text(head: bytes) -> bool:
+    return b"\x00" not in head[:8192]
+
+
+def _json_object(path: Path, head: bytes) -> dict[str, Any] | None:
+    if not head.lstrip().startswith(b"{"):
+        return None
+    try:
+        data = json.loads(path.read_bytes() if len(head) < _HEAD_BYTES else head.decode("utf-8", "replace"))
+    except (ValueError, OSError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _local_rank_from_elastic_dir(path: Path) -> int | None:
+    """torchelastic writes <log_dir>/<run>/attempt_<n>/<local_rank>/{stdout.log,stderr.log,error.json}."""
+    if path.parent.name.isdigit() and path.parent.parent.name.startswith("attempt_"):
+        return int(path.parent.name)
+    return None
+
+
+def classify(path: Path) -> dict[str, Any]:
+    """kind (+ rank, local_rank, pid where the file says so) of one file."""
+    name = path.name
+    head = _head(path)
+    local_rank = _local_rank_from_elastic_dir(path)
+    meta: dict[str, Any] = {}
+    if local_rank is not None:
+        meta["local_rank"] = local_rank
+
+    if m := _FR_NAME.search(name):
+        return {"kind": "flight_recorder", "rank": int(m["rank"])}
+    if not _is_text(head):
+        return {"kind": "other", **meta}
+
+    obj = _json_object(path, head)
+    if obj is not None:
+        schema = str(obj.get("schema", ""))
+        if schema.startswith("nccl-triage/snapshot@"):
+            return {"kind": "snapshot"}
+        if schema.startswith("nccl-triage/smoke@"):
+            return {"kind": "smoke"}
+        if "message" in obj and (m := _ELASTIC_NAME.match(name)) is not None:
+            if m["rank"] is not None:
+                meta["rank"] = int(m["rank"])
+            return {"kind": "elastic_error", **meta}
+
+    text = head.decode("utf-8", "replace")
+    lines = [ln for ln in text.splitlines() if ln.strip()][:400]
+    if name.endswith(".jsonl") and lines and all('"mem_used"' in ln for ln in lines[:5]):
+        return {"kind": "nvml_samples"}
+    if name.startswith(("dmesg", "kern", "journal")) or (
+            lines and sum(bool(_KERNEL_LINE.match(ln)) for ln in lines) > 0.8 * len(lines)):
+        return {"kind": "kernel_log"}
+
+    nccl = [m for ln in lines if (m := _NCCL_LINE.match(ln))]
+    if nccl and (name.startswith("nccl") or len(nccl) > 0.8 * len(lines)):
+        meta["pid"] = int(nccl[0]["pid"])
+        for ln in text.splitlines():
+            if m := _NCCL_INIT.search(ln):
+                meta["rank"] = int(m["rank"])
+                break
+        return {"kind": "nccl_debug", **meta}
+
+    if m := _RANK_IN_NAME.search(name):
+        meta["rank"] = int(m["rank"])
+    return {"kind": "log", **meta}
+
+
+def gather(paths: list[str | Path]) -> list[BundleFile]:
+    """Files under the given paths; a folder keeps its layout under its own name."""
+    files: list[BundleFile] = []
+    taken: set[str] = {"manifest.json"}
+
+    def add(path: Path, arcname: str) -> None:
+        if arcname in taken:
+            stem, dot, ext = arcname.rpartition(".")
+            n = 2
+            while (candidate := f"{stem}-{n}.{ext}" if dot else f"{arcname}-{n}") in taken:
+                n += 1
+            arcname = candidate
+        taken.add(arcname)
+        files.append(BundleFile(path, arcname, classify(path)))
+
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            for root, dirs, names in os.walk(p):
+                dirs.sort()
+                for n in sorted(names):
+                    full = Path(root, n)
+                    if full.is_file() and not full.is_symlink() and not (full.parent == p and n == "manifest.json"):
+                        add(full, (Path(p.resolve().name) / full.relative_to(p)).as_posix())
+        elif p.is_file():
+            if p.name != "manifest.json":
+                add(p, p.name)
+        else:
+            raise FileNotFoundError(f"no such file or folder: {p}")
+    return files
+
+
+def manifest(files: list[BundleFile], *, job: str, host: str) -> dict[str, Any]:
+    return {
+        "schema": MANIFEST_SCHEMA,
+        "job": job,
+        "host": host,
+        "created_at": utc_iso(time.time()),
+        "collector": COLLECTOR,
+        "files": [{"path": f.arcname, **f.meta} for f in files],
+    }
+
+
+def write_bundle(files: list[BundleFile], out: Path, *, job: str, host: str) -> dict[str, Any]:
+    """Write the .tar.gz; manifest.json goes first so a reader finds it without a full scan."""
+    man = manifest(files, job=job, host=host)
+    data = json.dumps(man, indent=2).encode()
+    with tarfile.open(out, "w:gz") as tar:
+        info = tarfile.TarInfo("manifest.json")
+        info.size = len(data)
+        info.mtime = int(time.time())
+        info.mode = 0o644
+        tar.addfile(info, io.BytesIO(data))
+        for f in files:
+            # A log still being written may grow under us; tar records the size it saw first.
+            tar.add(f.path, arcname=f.arcname, recursive=False)
+    return man
