@@ -1,0 +1,472 @@
+"""The rank timeline as a Plotly figure: which rank went silent, where, and when.
+
+Input is the engine's `timeline` dict (docs/engine-api.md); output is a JSON-able Plotly figure
+(`{"data": [...], "layout": {...}}`) that static/js/timeline.js hands to `Plotly.newPlot`.
+
+It has to stay fast and small at 1,024 ranks, so:
+- one WebGL trace per *state* and per *event kind*, never per rank (a trace per rank costs a
+  draw call and a legend entry each);
+- span lines of one state share one array, separated by gaps (null);
+- log sources are listed once in `layout.meta.sources` and referenced by index;
+- per-event hover text is dropped to shorter forms when it would blow the size budget.
+
+Every string that came from a log (line text, host names, labels) is HTML-escaped, because
+Plotly renders a subset of HTML in hover text and annotations.
+"""
+from __future__ import annotations
+
+import base64
+import html
+import re
+from array import array
+from collections import Counter
+from typing import Any
+
+import plotly.graph_objects as go
+
+from .axis import Axis, parse_time, row_label, row_sort_key
+from .palette import EVENT_STYLES, event_style, state_colour, state_rank
+
+# Bytes of per-event hover text we allow before falling back to shorter hover texts; the
+# whole figure must stay under 2 MB at 1,024 ranks x 50 events.
+EVENT_TEXT_BUDGET = 450_000
+# Heatmap cells (rows x time buckets) of GPU health; two numbers per cell go into the JSON.
+GPU_CELL_BUDGET = 24_000
+LINE_TEXT_LIMIT = 140
+# Up to this many rows every row gets its own y tick label; above it, hosts are labelled.
+ROW_LABEL_LIMIT = 64
+
+_GAP = None  # Plotly breaks a line at a null
+
+
+def esc(text: Any) -> str:
+    """Escape log-derived text for Plotly hover/annotation strings (which render some HTML)."""
+    return html.escape(str(text), quote=False)
+
+
+def _f8(values: list[float]) -> dict[str, str] | list[float]:
+    """Large numeric arrays as Plotly typed-array specs: 10.7 bytes per time instead of 14."""
+    if len(values) < 256:
+        return values
+    return {"dtype": "f8", "bdata": base64.b64encode(array("d", values).tobytes()).decode("ascii")}
+
+
+def _clip(text: str, limit: int = LINE_TEXT_LIMIT) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class _Sources:
+    """Log source names listed once; points refer to them by index (keeps the JSON small)."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self._index: dict[str, int] = {}
+
+    def ref(self, source: Any, line: Any) -> list[int] | None:
+        if not isinstance(source, str) or not isinstance(line, int):
+            return None
+        if source not in self._index:
+            self._index[source] = len(self.names)
+            self.names.append(source)
+        return [self._index[source], line]
+
+
+class _Rows:
+    """Row index of every rank and GPU: ranks grouped by host, GPUs next to their rank."""
+
+    def __init__(self, ranks: list[dict[str, Any]], gpu_samples: list[dict[str, Any]]) -> None:
+        self.ranks = sorted(ranks, key=row_sort_key)
+        self.labels = [row_label(r) for r in self.ranks]
+        self.hosts: list[str | None] = [r.get("host") for r in self.ranks]
+        self.of_rank: dict[int, int] = {}
+        self.of_gpu: dict[tuple[str, int], int] = {}
+        for i, r in enumerate(self.ranks):
+            if r.get("rank") is not None:
+                self.of_rank.setdefault(r["rank"], i)
+            if r.get("host") is not None and r.get("device") is not None:
+                self.of_gpu.setdefault((r["host"], r["device"]), i)
+        # GPUs sampled by NVML that no rank log names still get a row: an idle GPU that no
+        # rank claimed is itself a clue (wrong CUDA_VISIBLE_DEVICES).
+        extra = sorted(
+            {(s.get("host"), s.get("gpu")) for s in gpu_samples} - set(self.of_gpu),
+            key=lambda hg: row_sort_key({"host": hg[0], "device": hg[1]}),
+        )
+        for host, gpu in extra:
+            if host is None or gpu is None:
+                continue
+            self.of_gpu[(host, gpu)] = len(self.labels)
+            self.labels.append(f"{host} · GPU {gpu} (no rank log)")
+            self.hosts.append(host)
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+
+def build_figure(timeline: dict[str, Any]) -> dict[str, Any]:
+    """Engine timeline dict -> Plotly figure dict (see module docstring)."""
+    axis = Axis(str(timeline.get("axis") or "position"))
+    gpu_samples = [s for s in timeline.get("gpu_samples") or [] if isinstance(s, dict)]
+    rows = _Rows([r for r in timeline.get("ranks") or [] if isinstance(r, dict)], gpu_samples)
+    sources = _Sources()
+    n = len(rows)
+    notes: list[str] = []
+
+    spans, global_end = _span_traces(rows, axis)
+    events, event_xs, skipped = _event_traces(timeline.get("events") or [], rows, axis, sources)
+    if event_xs:
+        global_end = max(global_end or event_xs[-1], max(event_xs))
+    if skipped:
+        notes.append(f"{skipped} events without a rank or position are not drawn")
+    spans = _with_silent_tails(spans, rows, axis, global_end)
+    rank_points = _rank_traces(rows, axis)
+    seq = _sequence_trace(rows)
+    gpu = _gpu_trace(gpu_samples, rows, axis) if gpu_samples else None
+    if gpu_samples and gpu is None:
+        notes.append("GPU samples could not be placed on a time axis")
+
+    data = spans + rank_points + events + ([seq] if seq else []) + ([gpu] if gpu else [])
+    layout = _layout(rows, axis, with_seq=seq is not None, gpu=gpu)
+    _mark_first_failure(layout, timeline.get("first_failure"), rows, axis)
+    layout["meta"] = {
+        "axis": axis.kind,
+        "sources": sources.names,
+        "labels": [esc(t) for t in rows.labels],
+        "rows": [sources.ref((r.get("last_line") or {}).get("source"), (r.get("last_line") or {}).get("line"))
+                 for r in rows.ranks] + [None] * (n - len(rows.ranks)),
+        "notes": notes,
+    }
+    figure = go.Figure(data=data, layout=layout)
+    return figure.to_plotly_json()
+
+
+def _segments(rank: dict[str, Any]) -> list[dict[str, Any]]:
+    segs = [s for s in rank.get("segments") or [] if isinstance(s, dict)]
+    if not segs and rank.get("start") is not None:
+        # No state breakdown: the rank was logging from its first to its last line, that's all.
+        segs = [{"state": "unknown", "start": rank.get("start"), "end": rank.get("end")}]
+    return segs
+
+
+def _span_traces(rows: _Rows, axis: Axis) -> tuple[dict[str, tuple[list[Any], list[Any]]], float | None]:
+    """state -> (xs, ys) with gaps, and the latest x seen (where 'silent' tails end)."""
+    by_state: dict[str, tuple[list[Any], list[Any]]] = {}
+    end: float | None = None
+    for row, rank in enumerate(rows.ranks):
+        for seg in _segments(rank):
+            x0, x1 = axis.x(seg.get("start")), axis.x(seg.get("end"))
+            if x0 is None:
+                continue
+            x1 = x0 if x1 is None else x1
+            xs, ys = by_state.setdefault(str(seg.get("state") or "unknown"), ([], []))
+            xs += [x0, x1, _GAP]
+            ys += [row, row, _GAP]
+            end = x1 if end is None else max(end, x1)
+        rank_end = axis.x(rank.get("end"))
+        if rank_end is not None:
+            end = rank_end if end is None else max(end, rank_end)
+    return by_state, end  # type: ignore[return-value]
+
+
+def _with_silent_tails(
+    by_state: dict[str, tuple[list[Any], list[Any]]], rows: _Rows, axis: Axis, end: float | None
+) -> list[go.Scattergl]:
+    """Ranks that went quiet show a 'silent' span up to the end of the whole timeline."""
+    if end is not None:
+        for row, rank in enumerate(rows.ranks):
+            since = axis.x(rank.get("silent_since"))
+            has_silent = any(s.get("state") == "silent" for s in _segments(rank))
+            if since is not None and not has_silent and since < end:
+                xs, ys = by_state.setdefault("silent", ([], []))
+                xs += [since, end, _GAP]
+                ys += [row, row, _GAP]
+    width = _line_width(len(rows))
+    traces = []
+    for state in sorted(by_state, key=state_rank):
+        xs, ys = by_state[state]
+        traces.append(
+            go.Scattergl(
+                x=xs[:-1], y=ys[:-1], mode="lines", name=state, legendgroup=state,
+                line={"color": state_colour(state), "width": width if state != "silent" else max(1.0, width / 2)},
+                hoverinfo="skip", connectgaps=False,
+            )
+        )
+    return traces
+
+
+def _line_width(n_rows: int) -> float:
+    return round(min(12.0, max(1.5, _main_height(n_rows) / max(n_rows, 1) * 0.7)), 1)
+
+
+def _rank_hover(rank: dict[str, Any], axis: Axis) -> str:
+    who = f"<b>rank {esc(rank['rank'])}</b>" if rank.get("rank") is not None else "<b>unnamed rank</b>"
+    place = [esc(rank.get("host") or "unknown host")]
+    if rank.get("device") is not None:
+        gpu = f"GPU {esc(rank['device'])}"
+        if rank.get("bus_id"):
+            gpu += f" (bus {esc(rank['bus_id'])})"
+        place.append(gpu)
+    if rank.get("pid") is not None:
+        place.append(f"pid {esc(rank['pid'])}")
+    state = f"state: {esc(rank.get('state') or 'unknown')}"
+    if rank.get("silent_since") is not None:
+        state += f" · silent since {esc(axis.describe(rank['silent_since']))}"
+    if rank.get("last_seq") is not None:
+        state += f" · last seq {esc(rank['last_seq'])}"
+    lines = [f"{who} · {' · '.join(place)}", state]
+    last = rank.get("last_line") or {}
+    if last:
+        when = esc(axis.describe(last["time"]) if last.get("time") else "no time")
+        lines.append(f"last line ({when}) {esc(last.get('source'))}:{esc(last.get('line'))}")
+        lines.append(esc(_clip(last.get("text") or "")))
+    return "<br>".join(lines)
+
+
+def _rank_traces(rows: _Rows, axis: Axis) -> list[go.Scattergl]:
+    """One marker per rank at its last line, one trace per rank state; names carry counts."""
+    by_state: dict[str, tuple[list[Any], list[int], list[str]]] = {}
+    for row, rank in enumerate(rows.ranks):
+        x = axis.x(rank.get("end"))
+        if x is None:
+            x = axis.x(rank.get("start"))
+        if x is None:
+            continue
+        xs, ys, texts = by_state.setdefault(str(rank.get("state") or "unknown"), ([], [], []))
+        xs.append(x)
+        ys.append(row)
+        texts.append(_rank_hover(rank, axis))
+    traces = []
+    for state in sorted(by_state, key=state_rank):
+        xs, ys, texts = by_state[state]
+        count = len(xs)
+        traces.append(
+            go.Scattergl(
+                x=xs, y=ys, mode="markers", name=f"{state}: {count} rank{'s' if count != 1 else ''}",
+                legendgroup=state, legendrank=100,
+                marker={"color": state_colour(state), "size": 7 if len(rows) <= 256 else 4,
+                        "line": {"color": "#ffffff", "width": 1}},
+                hovertext=texts, hovertemplate="%{hovertext}<extra></extra>",
+            )
+        )
+    return traces
+
+
+def _event_traces(
+    events: list[Any], rows: _Rows, axis: Axis, sources: _Sources
+) -> tuple[list[go.Scattergl], list[float], int]:
+    """One marker trace per event kind.
+
+    Who (the row label) is not repeated per event: timeline.js fills each point's `hovertext`
+    from `layout.meta.labels[y]`, which saves ~1 MB at 1,024 ranks x 50 events. The line text
+    goes in `text` while it fits EVENT_TEXT_BUDGET. `customdata` is the line number when the
+    event comes from the row's own last-line source, else `[source index, line]`.
+    """
+    row_sources = [(r.get("last_line") or {}).get("source") for r in rows.ranks]
+    by_kind: dict[str, list[tuple[float, int, Any, dict[str, Any]]]] = {}
+    skipped = 0
+    for ev in events:
+        if not isinstance(ev, dict):
+            continue
+        row = rows.of_rank.get(ev.get("rank")) if ev.get("rank") is not None else None
+        x = axis.x(ev.get("x"))
+        if row is None or x is None:
+            skipped += 1
+            continue
+        kind = re.sub(r"[^a-z0-9_]", "", str(ev.get("kind") or "event").lower()) or "event"
+        ref: Any = sources.ref(ev.get("source"), ev.get("line"))
+        if ref is not None and ev.get("source") == row_sources[row]:
+            ref = ref[1]
+        by_kind.setdefault(kind, []).append((x, row, ref, ev))
+    all_points = [p for points in by_kind.values() for p in points]
+    with_text = sum(len(_event_text(p[3])) + 3 for p in all_points) <= EVENT_TEXT_BUDGET
+    traces = []
+    order = list(EVENT_STYLES)
+    for kind in sorted(by_kind, key=lambda k: (order.index(k) if k in order else len(order), k)):
+        points = by_kind[kind]
+        label, symbol, colour, size = event_style(kind)
+        head = f"<b>{esc(label)}</b> · %{{hovertext}}<br>%{{x}}"
+        trace = go.Scattergl(
+            x=_f8([p[0] for p in points]), y=[p[1] for p in points], mode="markers",
+            name=f"{label} ({len(points)})", legendgroup=f"event:{kind}",
+            marker={"symbol": symbol, "color": colour, "size": size,
+                    "line": {"color": "#000000" if kind == "first_error" else colour, "width": 1}},
+            customdata=[p[2] for p in points],
+            hovertemplate=head + ("<br>%{text}" if with_text else " · click to open the line") + "<extra></extra>",
+            meta={"rowhover": True},
+        )
+        if with_text:
+            trace.text = [_event_text(p[3]) for p in points]
+        traces.append(trace)
+    return traces, [p[0] for p in all_points], skipped
+
+
+def _event_text(ev: dict[str, Any]) -> str:
+    label, text = esc(_clip(ev.get("label") or "", 60)), esc(_clip(ev.get("text") or ""))
+    return f"{label}<br>{text}" if label else text
+
+
+def _sequence_trace(rows: _Rows) -> go.Scattergl | None:
+    """Last completed collective per rank: the straggler is the one behind, clocks or not."""
+    points = [(r["last_seq"], i, r) for i, r in enumerate(rows.ranks) if isinstance(r.get("last_seq"), int)]
+    if not points:
+        return None
+    top = max(p[0] for p in points)
+    behind_colour, level_colour = "#D55E00", "#009E73"
+    texts = [f"{top - seq} behind the most advanced" if seq < top else "most advanced" for seq, _r, _k in points]
+    behind = sum(1 for p in points if p[0] < top)
+    return go.Scattergl(
+        x=[p[0] for p in points], y=[p[1] for p in points], mode="markers", xaxis="x2", yaxis="y2",
+        name=f"last completed collective ({behind} behind)", legendgroup="seq",
+        marker={"color": [behind_colour if p[0] < top else level_colour for p in points],
+                "size": 7 if len(rows) <= 256 else 4, "symbol": "line-ns-open" if len(rows) > 256 else "circle"},
+        text=texts, hovertemplate="%{hovertext}<br>last completed collective: seq %{x} (%{text})<extra></extra>",
+        meta={"rowhover": True},
+    )
+
+
+def _gpu_trace(samples: list[dict[str, Any]], rows: _Rows, axis: Axis) -> go.Heatmap | None:
+    """NVML utilisation per GPU row over time buckets; memory use in the hover."""
+    parsed: list[tuple[float, int, float | None, float | None]] = []
+    for s in samples:
+        row = rows.of_gpu.get((s.get("host"), s.get("gpu")))  # type: ignore[arg-type]
+        if row is None or not isinstance(s.get("time"), str):
+            continue
+        try:
+            t, _zoned = parse_time(s["time"])
+        except ValueError:
+            continue
+        util = s.get("util") if isinstance(s.get("util"), (int, float)) else None
+        used, total = s.get("mem_used"), s.get("mem_total")
+        mem = 100.0 * used / total if isinstance(used, (int, float)) and isinstance(total, (int, float)) and total else None
+        parsed.append((t, row, util, mem))
+    if not parsed:
+        return None
+    t0, t1 = min(p[0] for p in parsed), max(p[0] for p in parsed)
+    distinct = len({p[0] for p in parsed})
+    n = len(rows)
+    buckets = max(1, min(distinct, 240, max(8, GPU_CELL_BUDGET // max(n, 1))))
+    width = (t1 - t0) / buckets if t1 > t0 else 1000.0
+    sums: dict[tuple[int, int], list[float]] = {}
+    for t, row, util, mem in parsed:
+        b = min(buckets - 1, int((t - t0) / width)) if t1 > t0 else 0
+        acc = sums.setdefault((row, b), [0.0, 0, 0.0, 0])  # type: ignore[list-item]
+        if util is not None:
+            acc[0] += util
+            acc[1] += 1
+        if mem is not None:
+            acc[2] += mem
+            acc[3] += 1
+    z: list[list[int | None]] = [[None] * buckets for _ in range(n)]
+    mem_z: list[list[int | None]] = [[None] * buckets for _ in range(n)]
+    for (row, b), (u, un, m, mn) in sums.items():
+        z[row][b] = round(u / un) if un else None
+        mem_z[row][b] = round(m / mn) if mn else None
+    return go.Heatmap(
+        z=z, customdata=mem_z, x=[round(t0 + (b + 0.5) * width) for b in range(buckets)], y=list(range(n)),
+        xaxis="x3", yaxis="y3", zmin=0, zmax=100, colorscale="Viridis", name="GPU utilisation",
+        colorbar={"title": {"text": "GPU %"}, "len": 0.25, "y": 0, "yanchor": "bottom", "thickness": 12},
+        hovertemplate="GPU util %{z}% · memory %{customdata}% used<br>%{x}<extra></extra>",
+        hoverongaps=False,
+    )
+
+
+def _main_height(n_rows: int) -> int:
+    return int(min(max(n_rows * 18, 220), 1100))
+
+
+def _layout(rows: _Rows, axis: Axis, *, with_seq: bool, gpu: go.Heatmap | None) -> dict[str, Any]:
+    n = len(rows)
+    main_px = _main_height(n)
+    gpu_px = 0 if gpu is None else int(min(max(n * 4, 120), 260))
+    gap_px = 60 if gpu is not None else 0
+    top, bottom = 90, 60
+    plot_px = main_px + gap_px + gpu_px
+    main_bottom = (gpu_px + gap_px) / plot_px
+    yaxis: dict[str, Any] = {
+        "autorange": "reversed", "zeroline": False, "showgrid": False, "domain": [main_bottom, 1.0],
+        "range": None, "tickfont": {"size": 11 if n <= ROW_LABEL_LIMIT else 9}, "fixedrange": False,
+    }
+    if n <= ROW_LABEL_LIMIT:
+        yaxis.update(tickmode="array", tickvals=list(range(n)), ticktext=[esc(t) for t in rows.labels])
+    else:
+        starts = [i for i, h in enumerate(rows.hosts) if i == 0 or rows.hosts[i - 1] != h]
+        yaxis.update(tickmode="array", tickvals=starts, ticktext=[esc(rows.hosts[i] or "unknown host") for i in starts],
+                     title={"text": f"{n} rows, grouped by host"})
+    xaxis: dict[str, Any] = {"domain": [0.0, 0.82 if with_seq else 1.0], "title": {"text": axis.title()},
+                             "showgrid": True, "gridcolor": "#eeeeee", "zeroline": False, "anchor": "y"}
+    if axis.is_time:
+        xaxis.update(type="date", hoverformat="%H:%M:%S.%L")
+    else:
+        xaxis.update(type="linear")
+    layout: dict[str, Any] = {
+        "height": top + bottom + plot_px,
+        "margin": {"l": 190 if n <= ROW_LABEL_LIMIT else 110, "r": 30, "t": top, "b": bottom},
+        "xaxis": xaxis, "yaxis": yaxis,
+        "legend": {"orientation": "h", "x": 0, "y": 1.0, "yanchor": "bottom", "yref": "container", "font": {"size": 11}},
+        "hovermode": "closest", "plot_bgcolor": "#ffffff", "paper_bgcolor": "#ffffff",
+        "font": {"family": "system-ui, sans-serif", "size": 12},
+        "shapes": _host_bands(rows), "annotations": [], "uirevision": "timeline",
+    }
+    layout["legend"]["y"] = 1.0
+    layout["legend"]["yanchor"] = "top"
+    if with_seq:
+        layout["xaxis2"] = {"domain": [0.86, 1.0], "anchor": "y2", "title": {"text": "last collective seq"},
+                            "showgrid": True, "gridcolor": "#eeeeee", "zeroline": False}
+        layout["yaxis2"] = {"matches": "y", "anchor": "x2", "showticklabels": False, "domain": [main_bottom, 1.0],
+                            "autorange": "reversed", "showgrid": False}
+    if gpu is not None:
+        gpu_top = gpu_px / plot_px
+        layout["xaxis3"] = {"domain": xaxis["domain"], "anchor": "y3", "type": "date", "hoverformat": "%H:%M:%S",
+                            "title": {"text": "GPU utilisation (NVML samples)"}}
+        if axis.is_time:
+            layout["xaxis3"]["matches"] = "x"
+        else:
+            layout["xaxis3"]["title"]["text"] = "GPU utilisation (NVML wall clock; log rows have no times, not aligned)"
+        layout["yaxis3"] = {"matches": "y", "anchor": "x3", "domain": [0.0, gpu_top], "autorange": "reversed",
+                            "showticklabels": False, "showgrid": False}
+    return layout
+
+
+def _host_bands(rows: _Rows) -> list[dict[str, Any]]:
+    """Shade every other host so the eye can follow a host group across the page."""
+    bands: list[dict[str, Any]] = []
+    start, index = 0, 0
+    for i in range(1, len(rows) + 1):
+        if i == len(rows) or rows.hosts[i] != rows.hosts[start]:
+            if index % 2 == 1:
+                bands.append({"type": "rect", "xref": "x domain", "yref": "y", "x0": 0, "x1": 1,
+                              "y0": start - 0.5, "y1": i - 0.5, "fillcolor": "#f3f5f8", "line": {"width": 0},
+                              "layer": "below"})
+            start, index = i, index + 1
+    return bands
+
+
+def _mark_first_failure(layout: dict[str, Any], first: Any, rows: _Rows, axis: Axis) -> None:
+    """Vertical line at the first failure, the culprit's row outlined, and the story in words."""
+    if not isinstance(first, dict):
+        return
+    row = rows.of_rank.get(first.get("rank")) if first.get("rank") is not None else None
+    x = axis.x(first.get("x"))
+    colour = "#C00000"
+    if row is not None:
+        layout["shapes"].append({"type": "rect", "xref": "x domain", "yref": "y", "x0": 0, "x1": 1,
+                                 "y0": row - 0.5, "y1": row + 0.5, "fillcolor": "rgba(192,0,0,0.10)",
+                                 "line": {"color": colour, "width": 1}, "layer": "below", "name": "first-failure-row"})
+        yaxis = layout["yaxis"]
+        if len(rows) > ROW_LABEL_LIMIT:
+            yaxis["tickvals"] = list(yaxis["tickvals"]) + [row]
+            yaxis["ticktext"] = list(yaxis["ticktext"]) + [f"<b>▶ {esc(rows.labels[row])}</b>"]
+        else:
+            yaxis["ticktext"][row] = f"<b>▶ {yaxis['ticktext'][row]}</b>"
+    if x is not None:
+        layout["shapes"].append({"type": "line", "xref": "x", "yref": "y domain", "x0": x, "x1": x, "y0": 0, "y1": 1,
+                                 "line": {"color": colour, "width": 2, "dash": "dash"}, "name": "first-failure"})
+    label = first.get("label") or (f"first failure: rank {first.get('rank')}" if first.get("rank") is not None else "first failure")
+    annotation: dict[str, Any] = {"text": f"<b>{esc(_clip(label, 140))}</b>", "showarrow": False, "font": {"color": colour},
+                                  "bgcolor": "rgba(255,255,255,0.9)", "bordercolor": colour, "borderwidth": 1,
+                                  "name": "first-failure"}
+    if x is not None:
+        annotation.update(x=x, xref="x", y=1, yref="y domain", yanchor="bottom", xanchor="left", yshift=4)
+    else:
+        annotation.update(x=0, xref="x domain", y=1, yref="y domain", yanchor="bottom", xanchor="left", yshift=4)
+    layout["annotations"].append(annotation)
