@@ -1,0 +1,1 @@
+"""Accounts: API tokens now; teams, roles and share links later."""

@@ -1,0 +1,1 @@
+"""The collector API: bundle upload and incident status, with bearer tokens."""

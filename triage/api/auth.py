@@ -1,0 +1,42 @@
+"""Bearer-token authentication for the collector API."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.contrib.auth.decorators import login_not_required
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
+
+from triage.accounts.services import apitoken_authenticate
+
+View = Callable[..., HttpResponse]
+
+
+def api_error(status: int, message: str, **headers: str) -> JsonResponse:
+    response = JsonResponse({"error": message}, status=status)
+    for name, value in headers.items():
+        response[name.replace("_", "-")] = value
+    return response
+
+
+def token_required(view: View) -> View:
+    """Require `Authorization: Bearer <token>`; the token row lands on `request.api_token`.
+    Token requests carry no cookies worth forging, so CSRF does not apply, nor does login."""
+
+    @csrf_exempt
+    @login_not_required
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+        row = apitoken_authenticate(token=token.strip()) if scheme.lower() == "bearer" else None
+        if row is None:
+            return api_error(
+                401, "a valid API token is required: Authorization: Bearer <token>",
+                WWW_Authenticate='Bearer realm="nccl-triage"',
+            )
+        request.api_token = row  # type: ignore[attr-defined]
+        return view(request, *args, **kwargs)
+
+    return wrapper

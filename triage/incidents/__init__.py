@@ -1,0 +1,1 @@
+"""Incidents: bundles, their diagnosis, and the services and tasks around them."""

@@ -1,0 +1,116 @@
+"""The log viewer's reads: one page of one source of a bundle, opened through the engine.
+
+A page is found by counting newlines in 1 MiB blocks, never by reading the source whole, so a
+2 GB log opens at its first page at once and at line N after one sequential scan up to N.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .models import Bundle, Incident
+
+BLOCK = 1024 * 1024
+
+
+class SourceNotFound(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class LogLine:
+    number: int
+    text: str
+    truncated: bool
+
+
+@dataclass(frozen=True)
+class LogPage:
+    source: str
+    bundle: Bundle
+    first: int  # number of the first line shown (1-based)
+    lines: list[LogLine]
+    at_end: bool  # no line after this page
+
+    @property
+    def last(self) -> int:
+        return self.first + len(self.lines) - 1
+
+
+def source_bundle(*, incident: Incident, source: str) -> tuple[Bundle, str]:
+    """The bundle a diagnosis source name comes from, and the name inside it."""
+    label, sep, inner = source.partition("/")
+    bundle = incident.bundles.filter(label=label).first() if sep else None
+    if bundle is None or not inner:
+        raise SourceNotFound(f"no bundle of this incident holds {source!r}")
+    return bundle, inner
+
+
+def log_page(*, incident: Incident, source: str, first: int, count: int, max_chars: int) -> LogPage:
+    """Lines first..first+count-1 of `source` (fewer at the end of the file)."""
+    from triage.engine import BundleError, open_source
+
+    bundle, inner = source_bundle(incident=incident, source=source)
+    first = max(1, first)
+    try:
+        stream = open_source(bundle.file.path, inner)
+    except (BundleError, KeyError, FileNotFoundError) as e:
+        raise SourceNotFound(f"{source}: {e}") from e
+    with stream:
+        lines: list[LogLine] = []
+        number = 1
+        pending = b""
+        at_end = True
+        # Skip whole blocks while the wanted line is beyond them: a count, no decoding.
+        while number < first:
+            block = stream.read(BLOCK)
+            if not block:
+                break
+            newlines = block.count(b"\n")
+            if number + newlines < first:
+                number += newlines
+                continue
+            # The wanted line starts inside this block: keep what follows its start.
+            offset = 0
+            while number < first:
+                offset = block.index(b"\n", offset) + 1
+                number += 1
+            pending = block[offset:]
+            break
+        if number < first:
+            return LogPage(source=source, bundle=bundle, first=number, lines=[], at_end=True)
+        while len(lines) < count:
+            cut = pending.find(b"\n")
+            if cut < 0:
+                block = stream.read(BLOCK)
+                if block:
+                    pending += block
+                    if len(pending) > max_chars * 4 + BLOCK:  # a monster line: keep only its head
+                        pending = pending[: max_chars * 4] + b"\n" + _skip_line(stream)
+                    continue
+                if pending:
+                    lines.append(_line(number, pending, max_chars))
+                    pending = b""
+                break
+            lines.append(_line(number, pending[:cut], max_chars))
+            pending = pending[cut + 1 :]
+            number += 1
+        else:
+            at_end = not pending and not stream.read(1)
+    return LogPage(source=source, bundle=bundle, first=first, lines=lines, at_end=at_end)
+
+
+def _skip_line(stream: object) -> bytes:
+    """Read past the rest of an over-long line; return what follows it."""
+    while True:
+        block = stream.read(BLOCK)  # type: ignore[attr-defined]
+        if not block:
+            return b""
+        cut = block.find(b"\n")
+        if cut >= 0:
+            return block[cut + 1 :]
+
+
+def _line(number: int, raw: bytes, max_chars: int) -> LogLine:
+    text = raw.rstrip(b"\r").decode("utf-8", errors="replace")
+    truncated = len(text) > max_chars
+    return LogLine(number=number, text=text[:max_chars], truncated=truncated)

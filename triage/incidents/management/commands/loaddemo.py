@@ -1,0 +1,42 @@
+"""`manage.py loaddemo`: a demo user and one demo incident per scenario cause. Idempotent."""
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand
+
+from triage.incidents.demo import demo_incidents_load
+
+DEMO_USER = "demo"
+# Documented in the README; only ever set with DEBUG on (a local, embedded instance).
+DEMO_DEV_PASSWORD = "demo"
+
+
+class Command(BaseCommand):
+    help = "Create the demo user and the demo incidents (once; running it again changes nothing)."
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        self._demo_user()
+        try:
+            created = demo_incidents_load()
+        except ImportError as e:
+            self.stderr.write(f"No demo incidents: the scenario generator is not available ({e}).")
+            return
+        for incident in created:
+            self.stdout.write(f"demo incident {incident.pk}: {incident.title} ({incident.status})")
+        if not created:
+            self.stdout.write("demo incidents already loaded")
+
+    def _demo_user(self) -> None:
+        users = get_user_model()
+        if users.objects.filter(username=DEMO_USER).exists():
+            return
+        password = DEMO_DEV_PASSWORD if settings.DEBUG else secrets.token_urlsafe(12)
+        users.objects.create_user(DEMO_USER, password=password, is_staff=True, is_superuser=True)
+        if settings.DEBUG:
+            self.stdout.write(f"created user {DEMO_USER!r} with the dev password {DEMO_DEV_PASSWORD!r}")
+        else:
+            self.stdout.write(f"created user {DEMO_USER!r}; its password, shown only now: {password}")

@@ -1,0 +1,147 @@
+"""Incidents, the raw bundles uploaded to them, and their stored diagnosis.
+
+The diagnosis is kept twice on purpose: whole, as the engine's JSON (what the API returns and
+the timeline draws), and in rows (findings, rank states) plus a few columns on Incident, so the
+list can filter and the page can render without digging through JSON.
+"""
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+from django.conf import settings
+from django.db import models
+from django.utils.text import get_valid_filename
+
+
+def new_incident_id() -> str:
+    # Short enough to read out in a call, long enough (~60 bits) not to be guessed.
+    return secrets.token_hex(6)
+
+
+class Incident(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        PARSING = "parsing"
+        READY = "ready"
+        FAILED = "failed"
+
+    id = models.CharField(primary_key=True, max_length=16, default=new_incident_id, editable=False)
+    job = models.CharField(max_length=200, blank=True, default="", db_index=True)
+    title = models.CharField(max_length=300, blank=True, default="")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    error = models.TextField(blank=True, default="")
+    # Bumped with every bundle added; a diagnosis remembers the revision it covered, so an older
+    # parse finishing late never overwrites a newer one.
+    revision = models.PositiveIntegerField(default=0)
+    parse_started_at = models.DateTimeField(null=True, blank=True)
+    # The verdict, copied out of the diagnosis for the list and its filters.
+    cause = models.CharField(max_length=40, blank=True, default="", db_index=True)
+    confidence = models.CharField(max_length=10, blank=True, default="")
+    summary = models.TextField(blank=True, default="")
+    first_failure = models.JSONField(null=True, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            # Uploads naming the same job join one incident, even when they race.
+            models.UniqueConstraint(
+                fields=["job"], condition=~models.Q(job=""), name="incident_unique_job"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.title or self.job or self.id
+
+    @property
+    def is_settled(self) -> bool:
+        return self.status in (self.Status.READY, self.Status.FAILED)
+
+
+def bundle_upload_to(bundle: Bundle, filename: str) -> str:
+    # One folder per content inside the incident. The file keeps its (sanitised) original name:
+    # the engine names a single-file bundle's source after it, and archives by their suffix.
+    name = get_valid_filename(Path(filename).name)[:120] or "bundle"
+    return f"bundles/{bundle.incident_id}/{bundle.sha256}/{name}"
+
+
+class Bundle(models.Model):
+    incident = models.ForeignKey(Incident, on_delete=models.CASCADE, related_name="bundles")
+    # Prefix of this bundle's sources in the diagnosis ("<label>/<inner path>"); stable, unique
+    # within the incident, so evidence links keep working when the diagnosis is re-run.
+    label = models.CharField(max_length=80)
+    file = models.FileField(upload_to=bundle_upload_to, max_length=300)
+    sha256 = models.CharField(max_length=64)
+    size = models.BigIntegerField()
+    original_name = models.CharField(max_length=255)
+    host = models.CharField(max_length=200, blank=True, default="")
+    uploaded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    uploaded_by_token = models.ForeignKey(
+        "accounts.ApiToken", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["incident", "sha256"], name="bundle_unique_content"),
+            models.UniqueConstraint(fields=["incident", "label"], name="bundle_unique_label"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.original_name} ({self.sha256[:12]})"
+
+
+class Diagnosis(models.Model):
+    """The engine's diagnosis of all bundles of an incident, replaced whole on each re-run."""
+
+    incident = models.OneToOneField(Incident, on_delete=models.CASCADE, related_name="diagnosis")
+    revision = models.PositiveIntegerField()
+    data = models.JSONField()  # Diagnosis.to_dict(), exactly as the engine returned it
+    parse_seconds = models.FloatField(default=0.0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = "diagnoses"
+
+
+class Finding(models.Model):
+    incident = models.ForeignKey(Incident, on_delete=models.CASCADE, related_name="findings")
+    position = models.PositiveIntegerField()  # 0 is the verdict
+    cause = models.CharField(max_length=40, db_index=True)
+    rule = models.CharField(max_length=100)
+    confidence = models.CharField(max_length=10)
+    title = models.TextField()
+    detail = models.TextField(blank=True, default="")
+    fix = models.TextField(blank=True, default="")
+    ranks = models.JSONField(default=list)
+    hosts = models.JSONField(default=list)
+    evidence = models.JSONField(default=list)  # [{"source", "line", "text"}]
+
+    class Meta:
+        ordering = ["incident", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["incident", "position"], name="finding_unique_position")
+        ]
+
+
+class RankState(models.Model):
+    incident = models.ForeignKey(Incident, on_delete=models.CASCADE, related_name="rank_states")
+    rank = models.IntegerField(null=True, blank=True)  # null: a process that could not be named
+    host = models.CharField(max_length=200, blank=True, default="", db_index=True)
+    pid = models.IntegerField(null=True, blank=True)
+    device = models.IntegerField(null=True, blank=True)
+    state = models.CharField(max_length=10)
+    first_time = models.CharField(max_length=40, blank=True, default="")  # as the logs said it
+    last_time = models.CharField(max_length=40, blank=True, default="")
+    last_seq = models.BigIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["incident", "rank", "host", "pid"]

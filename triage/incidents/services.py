@@ -1,0 +1,328 @@
+"""Writes: taking in bundles, running the engine over them, storing what it found.
+
+Views, the API, tasks and management commands all come through here. Parsing itself is the
+engine's (`triage.engine.diagnose`); this module only feeds it files and stores its answer.
+"""
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from django.core.files import File
+from django.core.files.storage import default_storage
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from .models import Bundle, Diagnosis, Finding, Incident, RankState
+
+log = logging.getLogger(__name__)
+
+ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar", ".zip", ".gz", ".tar.bz2", ".tar.xz")
+
+
+@dataclass(frozen=True)
+class IncomingBundle:
+    """One file to add to an incident: already on disk, its sha256 already known."""
+
+    file: File[Any]
+    name: str
+    size: int
+    sha256: str
+
+
+def incoming_from_upload(upload: Any) -> IncomingBundle:
+    """From a request file (HashedUploadedFile: streamed to disk, hashed on the way)."""
+    return IncomingBundle(file=upload, name=upload.name or "bundle", size=upload.size, sha256=upload.sha256)
+
+
+@contextmanager
+def incoming_from_path(path: Path) -> Iterator[IncomingBundle]:
+    """From a local file (demo data, benchmarks): hashed in chunks, never read whole."""
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for chunk in iter(lambda: f.read(1024 * 1024), b""):
+            digest.update(chunk)
+        f.seek(0)
+        yield IncomingBundle(file=File(f, name=path.name), name=path.name, size=path.stat().st_size,
+                             sha256=digest.hexdigest())
+
+
+def _label_base(*, host: str, name: str) -> str:
+    base = host or name
+    for suffix in ARCHIVE_SUFFIXES:
+        if base.lower().endswith(suffix):
+            base = base[: -len(suffix)]
+            break
+    # Labels prefix source names ("<label>/<path>"), so no slashes, nothing odd, kept short.
+    base = re.sub(r"[^A-Za-z0-9._-]+", "-", base).strip(".-")[:60]
+    return base or "bundle"
+
+
+def _unique_label(*, incident: Incident, base: str) -> str:
+    taken = set(incident.bundles.values_list("label", flat=True))
+    label, n = base, 1
+    while label in taken:
+        n += 1
+        label = f"{base}-{n}"
+    return label
+
+
+def _incident_for_job(*, job: str, title: str, user: Any) -> Incident:
+    if not job:
+        return Incident.objects.create(title=title, created_by=user)
+    try:
+        with transaction.atomic():
+            incident, _ = Incident.objects.get_or_create(
+                job=job, defaults={"title": title or job, "created_by": user}
+            )
+    except IntegrityError:
+        # Another upload for this job created it between our read and our insert.
+        incident = Incident.objects.get(job=job)
+    return incident
+
+
+def incident_ingest(
+    *,
+    bundles: Sequence[IncomingBundle],
+    job: str = "",
+    host: str = "",
+    title: str = "",
+    user: Any = None,
+    token: Any = None,
+) -> tuple[Incident, list[Bundle]]:
+    """Store bundles (untouched) in the incident of `job` (a new one when no job), and queue a
+    diagnosis of all its bundles. A bundle already in the incident is not stored twice.
+    Returns the incident and the bundles newly added."""
+    if not bundles:
+        raise ValueError("no file to store")
+    job, host = job.strip()[:200], host.strip()[:200]
+    incident = _incident_for_job(job=job, title=title or bundles[0].name[:300], user=user)
+
+    known = set(incident.bundles.values_list("sha256", flat=True))
+    stored: list[tuple[IncomingBundle, str]] = []
+    # Files go to storage before the transaction: a slow disk or object store must not hold
+    # database locks, and a failed transaction below deletes what it stored.
+    for incoming in bundles:
+        if incoming.sha256 in known:
+            continue
+        known.add(incoming.sha256)
+        probe = Bundle(incident=incident, sha256=incoming.sha256)
+        name = default_storage.save(probe.file.field.generate_filename(probe, incoming.name), incoming.file)
+        stored.append((incoming, name))
+
+    added: list[Bundle] = []
+    try:
+        with transaction.atomic():
+            incident = Incident.objects.select_for_update().get(pk=incident.pk)
+            for incoming, name in stored:
+                bundle = Bundle(
+                    incident=incident,
+                    label=_unique_label(incident=incident, base=_label_base(host=host, name=incoming.name)),
+                    sha256=incoming.sha256,
+                    size=incoming.size,
+                    original_name=incoming.name[:255],
+                    host=host,
+                    uploaded_by=user,
+                    uploaded_by_token=token,
+                )
+                bundle.file.name = name
+                try:
+                    with transaction.atomic():
+                        bundle.save()
+                except IntegrityError:
+                    # The same content arrived in a concurrent upload and won: keep theirs.
+                    default_storage.delete(name)
+                    continue
+                added.append(bundle)
+            if added:
+                incident.revision += 1
+                incident.status = Incident.Status.QUEUED
+                incident.error = ""
+                incident.save(update_fields=["revision", "status", "error", "updated_at"])
+                incident_enqueue_parse(incident_id=incident.pk)
+    except BaseException:
+        for _, name in stored:
+            default_storage.delete(name)
+        raise
+    return incident, added
+
+
+def incident_enqueue_parse(*, incident_id: str, force: bool = False) -> None:
+    """Queue a diagnosis once the current transaction commits (a worker must see the rows)."""
+    from .tasks import incident_parse_task  # tasks import this module
+
+    transaction.on_commit(lambda: incident_parse_task.delay(incident_id, force=force))
+
+
+def incident_reparse(*, incident: Incident) -> None:
+    """Run the diagnosis again over the stored bundles (e.g. after an engine upgrade)."""
+    with transaction.atomic():
+        Incident.objects.filter(pk=incident.pk).update(
+            status=Incident.Status.QUEUED, error="", updated_at=timezone.now()
+        )
+        incident_enqueue_parse(incident_id=incident.pk, force=True)
+
+
+@contextmanager
+def _local_paths(bundles: Sequence[Bundle]) -> Iterator[list[tuple[str, str]]]:
+    """(label, local path) per bundle. Local storage gives paths directly; a remote storage
+    (S3) is copied to temporary files first, since the engine reads files."""
+    import tempfile
+
+    with ExitStack() as stack:
+        inputs = []
+        for bundle in bundles:
+            try:
+                path = bundle.file.path
+            except NotImplementedError:
+                tmp = stack.enter_context(tempfile.NamedTemporaryFile(suffix="-" + Path(bundle.file.name).name))
+                with bundle.file.open("rb") as src:
+                    for chunk in iter(lambda: src.read(1024 * 1024), b""):
+                        tmp.write(chunk)
+                tmp.flush()
+                path = tmp.name
+            inputs.append((bundle.label, path))
+        yield inputs
+
+
+def incident_diagnose(*, incident_id: str, force: bool = False) -> Incident | None:
+    """Diagnose all bundles of the incident and store the result, replacing any older one.
+
+    Idempotent: run it twice, or have a worker die half-way and run it again, and the tables
+    end up the same. Returns None when the incident no longer exists.
+    """
+    from triage.engine import BundleError, diagnose
+
+    incident = Incident.objects.filter(pk=incident_id).first()
+    if incident is None:
+        return None
+    if not force and incident.status == Incident.Status.READY and Diagnosis.objects.filter(
+        incident=incident, revision__gte=incident.revision
+    ).exists():
+        return incident  # a duplicate delivery: this revision is already diagnosed
+
+    Incident.objects.filter(pk=incident_id).update(
+        status=Incident.Status.PARSING, parse_started_at=timezone.now(), updated_at=timezone.now()
+    )
+    # Revision first, bundles second: bundles and revision are committed together, so the
+    # bundles read here are at least those of this revision.
+    revision = Incident.objects.values_list("revision", flat=True).get(pk=incident_id)
+    bundles = list(Bundle.objects.filter(incident_id=incident_id))
+    if not bundles:
+        return incident_mark_failed(incident_id=incident_id, reason="the incident has no bundle to read")
+
+    started = time.monotonic()
+    try:
+        with _local_paths(bundles) as inputs:
+            result = diagnose(inputs)
+    except BundleError as e:
+        return _store_failure(incident_id=incident_id, revision=revision, reason=f"the bundle could not be read: {e}")
+    return _store_diagnosis(
+        incident_id=incident_id, revision=revision, data=result.to_dict(), seconds=time.monotonic() - started
+    )
+
+
+def _store_diagnosis(*, incident_id: str, revision: int, data: dict[str, Any], seconds: float) -> Incident | None:
+    with transaction.atomic():
+        incident = Incident.objects.select_for_update().filter(pk=incident_id).first()
+        if incident is None:
+            return None
+        current = Diagnosis.objects.filter(incident=incident).first()
+        if current is not None and current.revision > revision:
+            return incident  # a parse of newer bundles finished first; keep it
+        Diagnosis.objects.filter(incident=incident).delete()
+        Finding.objects.filter(incident=incident).delete()
+        RankState.objects.filter(incident=incident).delete()
+        Diagnosis.objects.create(incident=incident, revision=revision, data=data, parse_seconds=seconds)
+        Finding.objects.bulk_create(_findings(incident, data))
+        RankState.objects.bulk_create(_rank_states(incident, data))
+
+        verdict = (data.get("findings") or [None])[0] or {}
+        incident.cause = verdict.get("cause") or ""
+        incident.confidence = verdict.get("confidence") or ""
+        incident.summary = data.get("summary") or ""
+        incident.first_failure = data.get("first_failure")
+        incident.error = ""
+        # A bundle that arrived during this parse has its own task queued: stay queued for it.
+        settled = revision >= incident.revision
+        incident.status = Incident.Status.READY if settled else Incident.Status.QUEUED
+        incident.parse_started_at = None
+        incident.save()
+    return incident
+
+
+def _store_failure(*, incident_id: str, revision: int, reason: str) -> Incident | None:
+    with transaction.atomic():
+        incident = Incident.objects.select_for_update().filter(pk=incident_id).first()
+        if incident is None or revision < incident.revision:
+            return incident  # newer bundles are queued; their parse decides
+        incident.status = Incident.Status.FAILED
+        incident.error = reason
+        incident.parse_started_at = None
+        incident.save(update_fields=["status", "error", "parse_started_at", "updated_at"])
+    return incident
+
+
+def incident_mark_failed(*, incident_id: str, reason: str) -> Incident | None:
+    """Record that the diagnosis could not be made; the raw bundles stay downloadable."""
+    Incident.objects.filter(pk=incident_id).update(
+        status=Incident.Status.FAILED, error=reason, parse_started_at=None, updated_at=timezone.now()
+    )
+    return Incident.objects.filter(pk=incident_id).first()
+
+
+def incident_fail_stuck(*, older_than: timedelta) -> int:
+    """Mark incidents `parsing` for longer than `older_than` as failed; return how many."""
+    cutoff = timezone.now() - older_than
+    minutes = int(older_than.total_seconds() // 60) or 1
+    return Incident.objects.filter(status=Incident.Status.PARSING, parse_started_at__lt=cutoff).update(
+        status=Incident.Status.FAILED,
+        error=f"parsing did not finish within {minutes} min (its worker was probably lost); "
+        "the raw bundles are kept: run the diagnosis again from the incident page",
+        parse_started_at=None,
+        updated_at=timezone.now(),
+    )
+
+
+def _findings(incident: Incident, data: dict[str, Any]) -> list[Finding]:
+    return [
+        Finding(
+            incident=incident,
+            position=i,
+            cause=f.get("cause") or "other",
+            rule=f.get("rule") or "",
+            confidence=f.get("confidence") or "",
+            title=f.get("title") or "",
+            detail=f.get("detail") or "",
+            fix=f.get("fix") or "",
+            ranks=f.get("ranks") or [],
+            hosts=f.get("hosts") or [],
+            evidence=f.get("evidence") or [],
+        )
+        for i, f in enumerate(data.get("findings") or [])
+    ]
+
+
+def _rank_states(incident: Incident, data: dict[str, Any]) -> list[RankState]:
+    return [
+        RankState(
+            incident=incident,
+            rank=r.get("rank"),
+            host=r.get("host") or "",
+            pid=r.get("pid"),
+            device=r.get("device"),
+            state=r.get("state") or "unknown",
+            first_time=r.get("first_time") or "",
+            last_time=r.get("last_time") or "",
+            last_seq=r.get("last_seq"),
+        )
+        for r in data.get("ranks") or []
+    ]

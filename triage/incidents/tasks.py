@@ -1,0 +1,59 @@
+"""Celery tasks: thin wrappers that load by id and call one service.
+
+Delivery is at-least-once (acks_late, reject_on_worker_lost): a task may run twice, or again
+after its worker died half-way. `incident_diagnose` is idempotent, which makes that safe.
+"""
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+from typing import Any
+
+from celery import shared_task
+from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
+from django.db import InterfaceError, OperationalError
+
+from .services import incident_diagnose, incident_fail_stuck, incident_mark_failed
+
+log = logging.getLogger(__name__)
+
+# Errors worth another try: the database or the storage was briefly unreachable.
+TRANSIENT_ERRORS = (OperationalError, InterfaceError, ConnectionError, TimeoutError)
+
+
+@shared_task(
+    bind=True,
+    autoretry_for=TRANSIENT_ERRORS,
+    retry_backoff=5,  # 5 s, 10 s, 20 s ... with jitter
+    retry_backoff_max=120,  # well under the broker's visibility timeout
+    max_retries=5,
+)
+def incident_parse_task(self: Any, incident_id: str, force: bool = False) -> None:
+    try:
+        incident_diagnose(incident_id=incident_id, force=force)
+    except SoftTimeLimitExceeded:
+        incident_mark_failed(
+            incident_id=incident_id,
+            reason=f"parsing took longer than {settings.TRIAGE_PARSE_SOFT_TIME_LIMIT} s and was stopped",
+        )
+    except TRANSIENT_ERRORS:
+        if self.request.retries >= self.max_retries:
+            incident_mark_failed(incident_id=incident_id, reason="the database or storage stayed unreachable")
+        raise
+    except Exception as e:
+        # A bug, not bad input (bad input is BundleError, handled in the service): log it and
+        # record it, so the incident does not stay `parsing`. Not re-raised: a retry would
+        # hit the same bug, and in embedded mode it would turn the upload into a 500.
+        log.exception("diagnosis of incident %s failed", incident_id)
+        incident_mark_failed(
+            incident_id=incident_id, reason=f"internal error while diagnosing: {type(e).__name__}: {e}"
+        )
+
+
+@shared_task(soft_time_limit=50, time_limit=55)
+def incident_fail_stuck_task() -> int:
+    count = incident_fail_stuck(older_than=timedelta(seconds=settings.TRIAGE_STUCK_AFTER_SECONDS))
+    if count:
+        log.warning("marked %d incident(s) stuck in parsing as failed", count)
+    return count

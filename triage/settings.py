@@ -1,0 +1,263 @@
+"""Settings, read from the environment.
+
+With no environment at all this is the embedded default: SQLite in the repository root, tasks
+run in-process, DEBUG on. Set REDIS_URL and DATABASE_URL (and DEBUG=0, SECRET_KEY) for the
+full stack: Celery workers over Redis, PostgreSQL. A bad value fails at start-up, loudly.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def env(name: str, default: str | None = None) -> str | None:
+    """The value of NAME, or the content of the file named by NAME_FILE (Docker secrets)."""
+    path = os.environ.get(f"{name}_FILE")
+    if path:
+        try:
+            return Path(path).read_text().strip()
+        except OSError as e:
+            raise ImproperlyConfigured(f"{name}_FILE={path}: cannot read it ({e.strerror})") from e
+    return os.environ.get(name, default)
+
+
+def envbool(name: str, default: bool) -> bool:
+    value = env(name)
+    if value is None or value == "":
+        return default
+    if value.lower() in ("1", "true", "yes", "on"):
+        return True
+    if value.lower() in ("0", "false", "no", "off"):
+        return False
+    raise ImproperlyConfigured(f"{name}={value!r} is not a boolean (use 1/0, true/false, yes/no)")
+
+
+def envint(name: str, default: int, *, minimum: int = 0) -> int:
+    value = env(name)
+    if value is None or value == "":
+        return default
+    try:
+        number = int(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={value!r} is not an integer") from None
+    if number < minimum:
+        raise ImproperlyConfigured(f"{name}={number} is below the minimum {minimum}")
+    return number
+
+
+def envlist(name: str, default: list[str]) -> list[str]:
+    value = env(name)
+    if value is None or value.strip() == "":
+        return default
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+DEBUG = envbool("DEBUG", True)
+
+SECRET_KEY = env("SECRET_KEY") or ""
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured("SECRET_KEY (or SECRET_KEY_FILE) must be set when DEBUG is off")
+    SECRET_KEY = "dev-only-insecure-key-nccl-triage"  # noqa: S105 - only ever used with DEBUG on
+
+ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"] if DEBUG else [])
+CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    # Before staticfiles: runserver serves static files through whitenoise too, as in production.
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "triage.accounts",
+    "triage.incidents",
+    "triage.api",
+    "triage.web",
+    "triage.cli",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Every page needs a login unless its view says otherwise (the API uses tokens instead).
+    "django.contrib.auth.middleware.LoginRequiredMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "triage.urls"
+WSGI_APPLICATION = "triage.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {
+    "default": dj_database_url.parse(
+        env("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
+        conn_max_age=envint("DB_CONN_MAX_AGE", 0),
+    )
+}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "web:incident-list"
+LOGOUT_REDIRECT_URL = "login"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATIC_ROOT = Path(env("STATIC_ROOT") or BASE_DIR / "staticfiles")
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STORAGES = {
+    # Raw bundles live here, untouched. Local disk by default; any Django storage works as long
+    # as workers can read it (a shared volume, or S3-compatible storage via django-storages).
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
+MEDIA_ROOT = Path(env("MEDIA_ROOT") or BASE_DIR / "media")
+MEDIA_URL = "/media/"  # never served directly: bundles are downloaded through a login-checked view
+
+# --- Uploads -------------------------------------------------------------------------------
+# Every upload streams to a temporary file next to MEDIA_ROOT (so storing it is a rename, not a
+# copy) while its sha256 is computed; nothing is held whole in memory.
+FILE_UPLOAD_HANDLERS = ["triage.incidents.uploads.HashingUploadHandler"]
+FILE_UPLOAD_TEMP_DIR = str(MEDIA_ROOT / "tmp")
+FILE_UPLOAD_PERMISSIONS = 0o640
+# One bundle file may be at most this big; larger ones are answered 413 with this limit named.
+TRIAGE_MAX_BUNDLE_BYTES = envint("TRIAGE_MAX_BUNDLE_MB", 4096, minimum=1) * 1024 * 1024
+# Non-file form fields (job, host) are tiny; Django's default 2.5 MB cap is plenty.
+DATA_UPLOAD_MAX_NUMBER_FILES = envint("TRIAGE_MAX_FILES_PER_UPLOAD", 100, minimum=1)
+
+# Log viewer: lines shown per page, and the longest line shown whole.
+TRIAGE_LOG_PAGE_LINES = envint("TRIAGE_LOG_PAGE_LINES", 200, minimum=10)
+TRIAGE_LOG_MAX_LINE_CHARS = 4000
+
+# --- Celery --------------------------------------------------------------------------------
+# Longest a parse may run. The soft limit raises inside the task so it can record a reason;
+# the hard limit kills the child process if the soft one is ignored (e.g. stuck in C code).
+TRIAGE_PARSE_SOFT_TIME_LIMIT = envint("TRIAGE_PARSE_SOFT_TIME_LIMIT", 25 * 60, minimum=1)
+TRIAGE_PARSE_TIME_LIMIT = envint("TRIAGE_PARSE_TIME_LIMIT", 30 * 60, minimum=2)
+# An incident in `parsing` longer than this is marked failed by the beat sweeper. It must leave
+# room for one redelivery after a lost worker (visibility timeout + a full run).
+TRIAGE_VISIBILITY_TIMEOUT = envint("CELERY_VISIBILITY_TIMEOUT", 2 * 60 * 60, minimum=2)
+TRIAGE_STUCK_AFTER_SECONDS = envint(
+    "TRIAGE_STUCK_AFTER_SECONDS",
+    TRIAGE_VISIBILITY_TIMEOUT + 2 * TRIAGE_PARSE_TIME_LIMIT,
+    minimum=1,
+)
+if TRIAGE_PARSE_SOFT_TIME_LIMIT >= TRIAGE_PARSE_TIME_LIMIT:
+    raise ImproperlyConfigured("TRIAGE_PARSE_SOFT_TIME_LIMIT must be below TRIAGE_PARSE_TIME_LIMIT")
+if TRIAGE_VISIBILITY_TIMEOUT <= TRIAGE_PARSE_TIME_LIMIT:
+    # Otherwise Redis hands a still-running task to a second worker.
+    raise ImproperlyConfigured("CELERY_VISIBILITY_TIMEOUT must exceed TRIAGE_PARSE_TIME_LIMIT")
+
+REDIS_URL = env("REDIS_URL") or ""
+if REDIS_URL:
+    # https://docs.celeryq.dev/en/stable/userguide/configuration.html#broker-url
+    CELERY_BROKER_URL = REDIS_URL
+    # Run tasks on workers (the default; spelled out because the embedded mode flips it).
+    CELERY_TASK_ALWAYS_EAGER = False
+else:
+    # Embedded default: no broker; tasks run in-process right after the upload commits.
+    # https://docs.celeryq.dev/en/stable/userguide/configuration.html#task-always-eager
+    CELERY_BROKER_URL = "memory://"
+    CELERY_TASK_ALWAYS_EAGER = True
+# Eager tasks raise like normal code would, so a bug is not swallowed in embedded mode.
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = {
+    # Redis redelivers an unacknowledged task after this many seconds (a lost worker's task);
+    # must exceed the longest task and the longest retry countdown.
+    # https://docs.celeryq.dev/en/stable/getting-started/backends-and-brokers/redis.html#visibility-timeout
+    "visibility_timeout": TRIAGE_VISIBILITY_TIMEOUT,
+    # Prefix every Redis key, so several deployments (or test runs) can share one Redis.
+    "global_keyprefix": env("CELERY_KEY_PREFIX") or "",
+    # How often a worker looks for tasks whose visibility timeout expired (seconds).
+    "unacked_restore_interval": envint("CELERY_UNACKED_RESTORE_INTERVAL", 10, minimum=1),
+    # ...but only every Nth look scans Redis (tests set 1 to see redelivery quickly).
+    "unacked_restore_throttle": envint("CELERY_UNACKED_RESTORE_THROTTLE", 10, minimum=1),
+}
+# Retry connecting to Redis at start-up instead of crashing (compose starts things together).
+# https://docs.celeryq.dev/en/stable/userguide/configuration.html#broker-connection-retry-on-startup
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Acknowledge after the task finished, so a task whose worker died is delivered again;
+# our tasks are idempotent, which is what makes this safe.
+# https://docs.celeryq.dev/en/stable/userguide/configuration.html#task-acks-late
+CELERY_TASK_ACKS_LATE = True
+# A worker child killed mid-task (OOM killer, SIGKILL) also counts as "not done": redeliver.
+# https://docs.celeryq.dev/en/stable/userguide/configuration.html#task-reject-on-worker-lost
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+# Take one task at a time: parses are long and uneven, so prefetching starves other workers.
+# https://docs.celeryq.dev/en/stable/userguide/configuration.html#worker-prefetch-multiplier
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Results live in our tables (Incident, Diagnosis), never in a result backend.
+# https://docs.celeryq.dev/en/stable/userguide/configuration.html#task-ignore-result
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_RESULT_BACKEND = None
+# Tasks take ids only; JSON keeps pickles (code execution) out of the broker.
+# https://docs.celeryq.dev/en/stable/userguide/configuration.html#task-serializer
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+# Soft/hard time limits for every task (the parse task uses these, the sweeper is quick).
+# https://docs.celeryq.dev/en/stable/userguide/workers.html#time-limits
+CELERY_TASK_SOFT_TIME_LIMIT = TRIAGE_PARSE_SOFT_TIME_LIMIT
+CELERY_TASK_TIME_LIMIT = TRIAGE_PARSE_TIME_LIMIT
+# A parse can use a lot of memory on a big bundle; recycle children instead of letting it grow.
+# https://docs.celeryq.dev/en/stable/userguide/configuration.html#worker-max-memory-per-child
+CELERY_WORKER_MAX_MEMORY_PER_CHILD = envint("CELERY_WORKER_MAX_MEMORY_PER_CHILD_KB", 2_000_000)
+# Report "started" so `celery inspect active` shows what a worker is parsing.
+CELERY_TASK_TRACK_STARTED = True
+# One queue for everything; a test run or a second deployment can pick its own name.
+CELERY_TASK_DEFAULT_QUEUE = env("CELERY_QUEUE") or "triage"
+CELERY_TIMEZONE = "UTC"
+# The beat sweeper: nothing stays `parsing` forever.
+# https://docs.celeryq.dev/en/stable/userguide/periodic-tasks.html
+CELERY_BEAT_SCHEDULE = {
+    "incidents-fail-stuck": {
+        "task": "triage.incidents.tasks.incident_fail_stuck_task",
+        "schedule": 60.0,
+    },
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env("LOG_LEVEL") or "INFO"},
+}
+
+if not DEBUG:
+    SESSION_COOKIE_SECURE = envbool("SECURE_COOKIES", True)
+    CSRF_COOKIE_SECURE = envbool("SECURE_COOKIES", True)
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

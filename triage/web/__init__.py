@@ -1,0 +1,1 @@
+"""The browser pages: incident list, incident page, upload, log viewer."""

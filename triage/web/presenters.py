@@ -1,0 +1,124 @@
+"""Shapes the stored diagnosis into what the incident page shows (tables, summaries).
+
+Pure functions of the stored data: no queries beyond the incident's own rows.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.urls import reverse
+
+from triage.incidents.models import Incident
+
+# Below this, /dev/shm is the container default or close to it: NCCL's SHM transport fails.
+SHM_SMALL_BYTES = 1024 * 1024 * 1024
+
+
+@dataclass
+class VersionsTable:
+    components: list[str]
+    rows: list[tuple[str, list[str | None]]]  # (host, one value per component)
+    differing: set[str] = field(default_factory=set)  # components whose values differ
+
+
+@dataclass
+class HostSnapshot:
+    host: str
+    nvml_available: bool
+    nvml_reason: str
+    gpu_count: int
+    gpu_names: list[str]
+    driver: str | None
+    cuda_driver: str | None
+    ecc_uncorrected: int | None
+    ecc_corrected: int | None
+    remap_pending: bool
+    shm_size: int | None
+    shm_free: int | None
+    shm_small: bool
+    kernel: str | None
+    container: bool | None
+    xids: list[dict[str, Any]]
+
+
+def incident_page_context(incident: Incident) -> dict[str, Any]:
+    diagnosis = getattr(incident, "diagnosis", None)
+    data: dict[str, Any] = diagnosis.data if diagnosis is not None else {}
+    findings = list(incident.findings.all())
+    log_url = reverse("web:incident-log", args=[incident.pk])
+    return {
+        "incident": incident,
+        "diagnosis": diagnosis,
+        "data": data,
+        "verdict": findings[0] if findings else None,
+        "other_findings": findings[1:],
+        "ranks": rank_rows(list(incident.rank_states.all()), data.get("timeline") or {}),
+        "versions": versions_table(data.get("versions") or {}),
+        "snapshots": [host_snapshot(s) for s in data.get("snapshots") or [] if isinstance(s, dict)],
+        "bundles": list(incident.bundles.all()),
+        "log_url": log_url,
+        # For timeline.js: it substitutes SOURCE and LINE (URL-encoded) when a mark is clicked.
+        "log_url_template": f"{log_url}?source=SOURCE&line=LINE#LLINE",
+    }
+
+
+def rank_rows(states: list[Any], timeline: dict[str, Any]) -> list[dict[str, Any]]:
+    """Rank states, with the bus id and last line the timeline knows for each."""
+    extra = {(r.get("rank"), r.get("host"), r.get("pid")): r for r in timeline.get("ranks") or []}
+    rows = []
+    for state in states:
+        more = extra.get((state.rank, state.host or None, state.pid)) or {}
+        rows.append({"state": state, "bus_id": more.get("bus_id"), "last_line": more.get("last_line")})
+    return rows
+
+
+def versions_table(versions: dict[str, dict[str, Any]]) -> VersionsTable:
+    components = sorted({c for per_host in versions.values() for c in per_host})
+    rows = [(host, [_text(versions[host].get(c)) for c in components]) for host in sorted(versions)]
+    differing = {
+        c for i, c in enumerate(components) if len({row[1][i] for row in rows if row[1][i] is not None}) > 1
+    }
+    return VersionsTable(components=components, rows=rows, differing=differing)
+
+
+def host_snapshot(snapshot: dict[str, Any]) -> HostSnapshot:
+    host = snapshot.get("host") or {}
+    nvml = snapshot.get("nvml") or {}
+    gpus = [g for g in nvml.get("gpus") or [] if isinstance(g, dict)]
+    shm = host.get("shm") or {}
+    shm_size = shm.get("size_bytes")
+    return HostSnapshot(
+        host=host.get("hostname") or "?",
+        nvml_available=bool(nvml.get("available")),
+        nvml_reason=nvml.get("reason") or "",
+        gpu_count=len(gpus),
+        gpu_names=sorted({g.get("name") or "?" for g in gpus}),
+        driver=nvml.get("driver_version"),
+        cuda_driver=nvml.get("cuda_driver_version"),
+        ecc_uncorrected=_ecc_sum(gpus, ("uncorrected_volatile", "uncorrected_aggregate")),
+        ecc_corrected=_ecc_sum(gpus, ("corrected_volatile", "corrected_aggregate")),
+        remap_pending=any((g.get("remapped_rows") or {}).get("pending") for g in gpus),
+        shm_size=shm_size,
+        shm_free=shm.get("free_bytes"),
+        shm_small=isinstance(shm_size, int) and shm_size < SHM_SMALL_BYTES,
+        kernel=host.get("kernel"),
+        container=host.get("container"),
+        xids=[x for x in snapshot.get("xid") or [] if isinstance(x, dict)],
+    )
+
+
+def _ecc_sum(gpus: list[dict[str, Any]], keys: tuple[str, ...]) -> int | None:
+    """The largest of the counters over all GPUs (volatile vs aggregate overlap, so not a sum
+    of both kinds); None when no GPU reported any."""
+    values = []
+    for gpu in gpus:
+        ecc = gpu.get("ecc") or {}
+        counts = [ecc.get(k) for k in keys if isinstance(ecc.get(k), int)]
+        if counts:
+            values.append(max(counts))
+    return sum(values) if values else None
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)
