@@ -1,0 +1,101 @@
+// Rank timeline: fetches the Plotly figure JSON built by triage/timeline/figure.py and draws it.
+//
+// Markup (written by the incident page):
+//   <div id="rank-timeline" data-figure-url="..." data-log-url-template="...SOURCE...LINE..."
+//        data-trace-url="..."></div>
+// No inline scripts: this file is loaded with <script src> so a strict CSP (script-src 'self') holds.
+// When drawn it sets window.__timelineDrawn = true, window.__timelineDrawnAt = performance.now()
+// and dispatches a "timeline:drawn" event on the element (it bubbles to document).
+(function () {
+  "use strict";
+
+  var el = document.getElementById("rank-timeline");
+  if (!el || typeof window.Plotly === "undefined") {
+    if (el) { showError(el, "The timeline cannot be drawn: plotly.js did not load."); }
+    return;
+  }
+
+  function showError(target, message) {
+    var p = document.createElement("p");
+    p.className = "timeline-error";
+    p.textContent = message;
+    target.replaceChildren(p);
+  }
+
+  // The figure lists each row's label once (layout.meta.labels); marker traces flagged
+  // meta.rowhover get their per-point hover text here, so the JSON does not repeat it per event.
+  function fillRowHover(fig) {
+    var labels = (fig.layout && fig.layout.meta && fig.layout.meta.labels) || [];
+    (fig.data || []).forEach(function (trace) {
+      if (!trace.meta || !trace.meta.rowhover || !Array.isArray(trace.y)) { return; }
+      trace.hovertext = trace.y.map(function (row) { return labels[row] || ""; });
+    });
+  }
+
+  // SOURCE and LINE are replaced in one pass, so a source named "LINE.log" stays intact.
+  function logUrl(template, source, line) {
+    return template.replace(/SOURCE|LINE/g, function (token) {
+      return token === "SOURCE" ? encodeURIComponent(source) : String(line);
+    });
+  }
+
+  // An event point carries its own line (a number: the row's own source; or [source, line]);
+  // any other point in a rank's row opens that rank's last line.
+  function lineRef(meta, point) {
+    var cd = point.customdata;
+    var row = Math.round(point.y);
+    var rowRef = (meta.rows || [])[row];
+    if (typeof cd === "number" && rowRef) { return [meta.sources[rowRef[0]], cd]; }
+    if (Array.isArray(cd) && cd.length === 2) { return [meta.sources[cd[0]], cd[1]]; }
+    if (rowRef) { return [meta.sources[rowRef[0]], rowRef[1]]; }
+    return null;
+  }
+
+  function addTraceLink(url) {
+    var a = document.createElement("a");
+    a.href = url;
+    a.className = "timeline-trace-link";
+    a.setAttribute("download", "");
+    a.textContent = "Download as Perfetto / Chrome trace (JSON)";
+    el.insertAdjacentElement("afterend", a);
+  }
+
+  function announce() {
+    window.__timelineDrawn = true;
+    window.__timelineDrawnAt = performance.now();
+    el.dispatchEvent(new CustomEvent("timeline:drawn", { bubbles: true }));
+  }
+
+  fetch(el.dataset.figureUrl, { credentials: "same-origin", headers: { Accept: "application/json" } })
+    .then(function (response) {
+      if (!response.ok) { throw new Error("HTTP " + response.status); }
+      return response.json();
+    })
+    .then(function (fig) {
+      fillRowHover(fig);
+      var meta = (fig.layout && fig.layout.meta) || {};
+      var config = {
+        responsive: true,
+        displaylogo: false,
+        modeBarButtonsToRemove: ["select2d", "lasso2d"],
+        toImageButtonOptions: { filename: "rank-timeline" },
+      };
+      return window.Plotly.newPlot(el, fig.data, fig.layout, config).then(function (gd) {
+        // newPlot resolves right after its first "plotly_afterplot"; later redraws (zoom,
+        // resize) announce again so tests can wait on any of them.
+        gd.on("plotly_afterplot", announce);
+        gd.on("plotly_click", function (event) {
+          var template = el.dataset.logUrlTemplate;
+          var point = event && event.points && event.points[0];
+          var ref = point && template ? lineRef(meta, point) : null;
+          if (ref && ref[0]) { window.location.assign(logUrl(template, ref[0], ref[1])); }
+        });
+        if (el.dataset.traceUrl) { addTraceLink(el.dataset.traceUrl); }
+        announce();
+      });
+    })
+    .catch(function (error) {
+      showError(el, "The timeline could not be loaded (" + error.message + ").");
+      throw error;
+    });
+})();
