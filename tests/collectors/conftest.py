@@ -9,3 +9,22 @@ import sys
 # the same reason: this folder is not a package (a `collectors` package here would shadow the
 # real one).
 sys.path.insert(0, os.path.dirname(__file__))
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture
+def api_server():
+    from api_server import ApiServer
+    server = ApiServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def spool_dir(tmp_path, monkeypatch):
+    """Every test gets its own spool, never the user's ~/.cache."""
+    d = tmp_path / "spool"
+    monkeypatch.setenv("NCCL_TRIAGE_SPOOL", str(d))
+    return d
