@@ -197,7 +197,7 @@ def collective_timeout_straggler(story: Story) -> dict[str, Any]:
                       f"{pending.seq - 1}.This is most likely caused by incorrect usages of collectives, e.g., wrong sizes used across ranks, "
                       "the order of collectives is not same for all ranks or the scheduled collective, for some reason, didn't run. "
                       "Additionally, this can be caused by GIL deadlock or other reasons such as network errors or bugs in the "
-                      "communications library (e.g. NCCL), etc. ", job.rng.randrange(10**9)))
+                      "communications library (e.g. NCCL), etc. ", 0))
     C.finish(story)
     return _expect("collective_timeout_straggler", culprit)
 
@@ -319,7 +319,7 @@ def rendezvous_hang(story: Story) -> dict[str, Any]:
         story.agent_say(missing, tk, F.torch_cpp(None, missing, story.at(tk), "W", "TCPStore.cpp:340",
                         f"[c10d] TCP client failed to connect/validate to host {wrong_ip}:29500 - retrying (try={k}, timeout=900000ms, "
                         f"delay=31712ms): The client socket has timed out after 900000ms while trying to connect to ({wrong_ip}, 29500).",
-                        job.rng.randrange(10**9)))
+                        0))
     t_store = 4.2 + 601.0
     r0 = job.ranks[0]
     frames = [(C.TRAIN_PY, 58, "setup", 'dist.init_process_group("nccl", timeout=timedelta(minutes=10))'),
@@ -330,7 +330,7 @@ def rendezvous_hang(story: Story) -> dict[str, Any]:
     tm = 903.0
     story.agent_say(missing, tm, F.torch_cpp(None, missing, story.at(tm), "E", "socket.cpp:1019",
                     f"[c10d] The client socket has timed out after 900000ms while trying to connect to ({wrong_ip}, 29500).",
-                    job.rng.randrange(10**9)),
+                    0),
                     "torch.distributed.DistNetworkError: The client socket has timed out after 900000ms while trying to connect to "
                     f"({wrong_ip}, 29500).")
     del master

@@ -132,7 +132,7 @@ def abort_lines(story: Story, r: Rank, t: float, what: str) -> None:
     """The watchdog's teardown after it caught something: SIGABRT (-6) shortly after."""
     host = r.host
     when = story.at(t)
-    ns = story.job.rng.randrange(10**9)
+    ns = 0
     story.say(r, t,
               F.torch_cpp(r, host, when, "E", F.pg_nccl_src(r, "teardown"), f"[Rank {r.rank}] Some NCCL operations have failed or timed out. Due to the asynchronous nature of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data.", ns),
               F.torch_cpp(r, host, when, "E", F.pg_nccl_src(r, "teardown"), f"[Rank {r.rank}] To avoid data inconsistency, we are taking the entire process down.", ns + 7000),
@@ -151,7 +151,7 @@ def watchdog_timeout(story: Story, r: Rank, p: Pending, *, enqueued: int | None 
     work = F.work_repr(p.seq, op or p.op, p.numel, job.timeout_ms)
     msg = f"[Rank {r.rank}] Watchdog caught collective operation timeout: {work} ran for {ran} milliseconds before timing out."
     when = story.at(t)
-    ns = job.rng.randrange(10**9)
+    ns = 0
     story.say(r, t,
               F.torch_cpp(r, r.host, when, "E", F.pg_nccl_src(r, "timeout"), msg, ns),
               F.torch_cpp(r, r.host, when, "E", F.pg_nccl_src(r, "progress"),

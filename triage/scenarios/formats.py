@@ -86,7 +86,10 @@ def torch_cpp(r: Rank | None, host: Host, when: datetime, level: str, src: str, 
     rank = f"[rank{r.rank}]:" if r is not None else ""
     if host.torch_v >= (2, 4):
         mmdd = when.month * 100 + when.day  # not zero padded: January 5 is 105
-        return f"{rank}[{level}{mmdd} {when:%H:%M:%S}.{nanos % 10**9:09d} {src}] {msg}"
+        # The fraction is CLOCK_MONOTONIC's nanoseconds (≈ uptime), not the wall clock's; `nanos`
+        # spaces out lines printed at the same moment.
+        mono = int((when - host.boot_time).total_seconds() * 10**9) + nanos
+        return f"{rank}[{level}{mmdd} {when:%H:%M:%S}.{mono % 10**9:09d} {src}] {msg}"
     return f"{rank}[{level} {src}] {msg}"
 
 

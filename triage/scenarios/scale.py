@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import common as C
-from .causes import TRAIN_FRAMES, _die_with_exception
+from .causes import _die_with_exception
 from .cluster import make_job
 from .story import Story
 
@@ -30,6 +30,5 @@ def build_scale(out_dir: Path, *, ranks: int, hosts: int, events_per_rank: int =
         if r is not culprit:
             C.watchdog_timeout(story, r, pending, completed=pending.seq - 1)
     C.finish(story)
-    del TRAIN_FRAMES
     expected = {"cause": "rank_crash", "rank": culprit.rank, "host": culprit.host.name}
     return story.write(out_dir, f"scale-{ranks}r-{hosts}h-s{seed}", expected)

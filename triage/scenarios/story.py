@@ -56,8 +56,11 @@ class Story:
     def say(self, r: Rank, t: float, *lines: str) -> None:
         """What the process wrote to stdout/stderr."""
         bucket = self.out.setdefault(r.rank, [])
-        for line in lines:
-            bucket.append((t, next(self._order), line))
+        for text in lines:
+            # A message with embedded newlines is printed as several lines (and torchrun's tee
+            # prefixes each of them).
+            for line in text.split("\n"):
+                bucket.append((t, next(self._order), line))
 
     def nccl(self, r: Rank, t: float, *lines: str) -> None:
         """NCCL debug output: its own file with NCCL_DEBUG_FILE, else the process's stdout."""
