@@ -1,0 +1,22 @@
+# One image for web, worker and beat (docker-compose.yml picks the command).
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1
+WORKDIR /app
+
+COPY requirements.txt .
+RUN pip install -r requirements.txt
+
+COPY manage.py ./
+COPY triage ./triage
+COPY templates ./templates
+COPY static ./static
+
+# Static files are collected at build time; whitenoise serves them (no CDN, no nginx needed).
+RUN DEBUG=1 python manage.py collectstatic --noinput -v 0 \
+    && useradd --create-home --uid 1000 triage \
+    && mkdir -p /data/media && chown triage /data/media
+USER triage
+
+EXPOSE 8000
+CMD ["gunicorn", "triage.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3", "--timeout", "600"]

@@ -1,0 +1,71 @@
+"""Fixtures shared by the dashboard tests (incidents, api, web, deploy). Engine, scenario,
+timeline and collector tests need none of this: nothing here is autouse."""
+from __future__ import annotations
+
+import io
+import shutil
+import tarfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+CORPUS = Path("/work/shared/corpus/real")
+# Real logs whose cause is known (their meta.json): the raw material of dashboard tests.
+CORPUS_SAMPLES = {"shm_exhausted": CORPUS / "nccl-290" / "log.txt"}
+
+
+@pytest.fixture
+def media_root(settings: Any, tmp_path: Path) -> Path:
+    """Bundles of this test go to a fresh folder."""
+    root = tmp_path / "media"
+    settings.MEDIA_ROOT = root
+    settings.FILE_UPLOAD_TEMP_DIR = str(root / "tmp")
+    return root
+
+
+def sample_log(cause: str = "shm_exhausted") -> bytes:
+    return CORPUS_SAMPLES[cause].read_bytes()
+
+
+def tar_gz(files: dict[str, bytes]) -> bytes:
+    """An in-memory .tar.gz of these files."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+@pytest.fixture
+def shm_bundle(tmp_path: Path) -> Path:
+    """A one-host bundle (.tar.gz) whose log shows /dev/shm exhausted (corpus nccl-290)."""
+    path = tmp_path / "node-a.tar.gz"
+    path.write_bytes(tar_gz({"node-a/log.txt": sample_log("shm_exhausted")}))
+    return path
+
+
+@pytest.fixture
+def corrupt_bundle(tmp_path: Path) -> Path:
+    """Named like an archive, unreadable from its first byte."""
+    path = tmp_path / "broken.tar.gz"
+    path.write_bytes(b"\x1f\x8b\x08\x00" + bytes(range(256)) * 64)
+    return path
+
+
+@pytest.fixture
+def api_token(db: None) -> str:
+    from triage.accounts.services import apitoken_create
+
+    return apitoken_create(name="test-collector")[1]
+
+
+@pytest.fixture
+def chromium_path() -> str:
+    path = shutil.which("chromium")
+    if path is None:
+        pytest.fail("Debian's chromium is not installed: run `make chromium` (scripts/ensure-chromium)")
+    return path
