@@ -1,0 +1,130 @@
+"""Demultiplexing: who wrote this line?
+
+Launchers glue prefixes in front of every line of a combined log (torchrun `[rank3]:`,
+`[default3]:`, Slurm `srun -l` `3: `, pdsh `host: `, vLLM `(VllmWorker rank=3 pid=42)`, sglang
+`[... TP3]`). `split_prefix` peels them off, in any nesting order, and returns what they said
+about the writer plus the body the format parsers read. The file name can say it too
+(`rank3.log`, `*-3.log`, NCCL_DEBUG_FILE `nccl_<host>_<pid>.log`).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_TORCHRUN = re.compile(r"^\[(?:rank(?P<rank>\d+)|(?P<role>[A-Za-z_]+)(?P<lrank>\d+))\]:\s?")
+_SLURM = re.compile(r"^\s{0,4}(?P<task>\d{1,5}): ")
+_VLLM = re.compile(
+    r"^\((?P<who>[A-Za-z_]+)(?: rank=(?P<rank>\d+))?(?: pid=(?P<pid>\d+))?(?:, ip=(?P<ip>[\d.]+))?\) "
+)
+_SGLANG = re.compile(r"^\[(?P<ts>20\d\d-\d\d-\d\d \d\d:\d\d:\d\d)(?: DP(?P<dp>\d+))?(?: PP(?P<pp>\d+))? TP(?P<tp>\d+)\] ")
+_PDSH_OWN = re.compile(r"^pdsh@(?P<launcher>[\w.-]+): (?P<host>[\w.-]+): ")
+_PDSH = re.compile(r"^(?P<host>(?:\d{1,3}\.){3}\d{1,3}|[A-Za-z0-9][\w-]*(?:\.[\w-]+)*): ")
+# Words that look like a pdsh host but start ordinary log lines.
+_NOT_HOSTS = {
+    "INFO", "WARNING", "WARN", "ERROR", "DEBUG", "CRITICAL", "FATAL", "NOTE", "Note", "note",
+    "Traceback", "Warning", "Error", "Exception", "stdout", "stderr", "kernel", "ldd", "frame",
+    "Failures", "Root", "time", "host", "rank", "exitcode", "error_file", "traceback", "what",
+    "Hint", "HINT", "Last", "http", "https", "File", "Caused", "During", "Message", "Reason",
+}
+_GCP = re.compile(r"^(?:INFO|WARNING|ERROR|DEFAULT|DEBUG|CRITICAL) (?P<ts>20\d\d-\d\d-\d\dT[\d:.]+Z) ")
+_BUILDKITE = re.compile(r"^\s*\|\s{1,2}")
+
+_RANK_FILE = re.compile(r"(?:^|[/_.-])(?:rank|r|proc|worker|process)[_-]?(?P<rank>\d{1,5})(?:\.|_|-|$)", re.I)
+_TRAILING_NUM = re.compile(r"[-_.](?P<rank>\d{1,5})\.(?:log|txt|out|err)$", re.I)
+_NCCL_FILE = re.compile(r"nccl[_-]?(?:debug)?[_.-]?(?P<host>[A-Za-z0-9][\w-]*?)[_.](?P<pid>\d{2,8})(?:\.log|\.txt)?$", re.I)
+
+
+@dataclass
+class Origin:
+    rank: int | None = None
+    local_rank: int | None = None
+    host: str | None = None
+    pid: int | None = None
+    tp_rank: int | None = None
+    time_text: str | None = None  # a timestamp carried by the prefix (sglang, GCP)
+
+    def merge(self, other: "Origin") -> None:
+        for name in ("rank", "local_rank", "host", "pid", "tp_rank", "time_text"):
+            if getattr(self, name) is None and getattr(other, name) is not None:
+                setattr(self, name, getattr(other, name))
+
+
+def _looks_like_host(token: str) -> bool:
+    if token in _NOT_HOSTS or token.endswith(("Error", "Exception", "Warning", "Interrupt")):
+        return False
+    if "." in token and not token.replace(".", "").isdigit() and token.split(".")[-1] in ("py", "cc", "cpp", "c", "h"):
+        return False
+    # Real pdsh targets are host names with a digit or a dash, or dotted IPs.
+    return any(ch.isdigit() for ch in token) or "-" in token
+
+
+def split_prefix(line: str) -> tuple[Origin, str]:
+    """Peel launcher prefixes off a line; returns (who wrote it, the remaining body)."""
+    origin = Origin()
+    body = line
+    for _ in range(4):
+        m = _TORCHRUN.match(body)
+        if m:
+            if m["rank"] is not None:
+                origin.rank = int(m["rank"]) if origin.rank is None else origin.rank
+            elif origin.local_rank is None:
+                origin.local_rank = int(m["lrank"])
+            body = body[m.end() :]
+            continue
+        m = _VLLM.match(body)
+        if m and m["who"] and ("Worker" in m["who"] or m["who"] in ("EngineCore", "Worker", "pid")):
+            if m["rank"] is not None and origin.rank is None:
+                origin.rank = int(m["rank"])
+            if m["pid"] is not None and origin.pid is None:
+                origin.pid = int(m["pid"])
+            body = body[m.end() :]
+            continue
+        m = _SGLANG.match(body)
+        if m:
+            origin.tp_rank = int(m["tp"])
+            origin.time_text = m["ts"]
+            body = body[m.end() :]
+            continue
+        m = _PDSH_OWN.match(body)
+        if m:
+            origin.host = origin.host or m["host"]
+            body = body[m.end() :]
+            continue
+        m = _GCP.match(body)
+        if m:
+            origin.time_text = origin.time_text or m["ts"]
+            body = body[m.end() :]
+            continue
+        m = _SLURM.match(body)
+        if m and origin.rank is None:
+            origin.rank = int(m["task"])
+            body = body[m.end() :]
+            continue
+        m = _PDSH.match(body)
+        if m and origin.host is None and _looks_like_host(m["host"]) and not _is_nccl_prefix(body):
+            origin.host = m["host"]
+            body = body[m.end() :]
+            continue
+        break
+    return origin, body
+
+
+def _is_nccl_prefix(body: str) -> bool:
+    # 'host:pid:tid [d] NCCL ...' must stay whole for the NCCL parser.
+    head = body.split(" ", 1)[0]
+    return head.count(":") >= 2
+
+
+def origin_from_name(name: str) -> Origin:
+    """What a file name says about its writer: rank3.log, worker-3.log, nccl_node-a_4242.log."""
+    origin = Origin()
+    base = name.rsplit("/", 1)[-1]
+    m = _NCCL_FILE.search(base)
+    if m:
+        origin.host = m["host"]
+        origin.pid = int(m["pid"])
+        return origin
+    m = _RANK_FILE.search(base) or _TRAILING_NUM.search(base)
+    if m:
+        origin.rank = int(m["rank"])
+    return origin

@@ -1,0 +1,373 @@
+"""From events to facts the rules can ask about: who is who (rank <-> host, pid, GPU), what each
+rank did last, versions per host, and the structured documents of the bundle."""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from .model import Event, Evidence, RankInfo
+from .parsers.kernel import bus_key
+from .reader import Collected, SourceInfo
+from .structured import StructuredDocs, elastic_error_summary, fr_summary
+
+GENERIC_DIRS = {"logs", "log", "output", "outputs", "bundle", "ranks", "nccl", "tmp", "data", "run", "job"}
+
+
+def short_host(host: str | None) -> str | None:
+    # NCCL prints gethostname() cut at the first '.'; elastic prints the FQDN. Join on the short name.
+    if not host:
+        return host
+    if host.replace(".", "").isdigit():
+        return host
+    return host.split(".", 1)[0]
+
+
+@dataclass
+class Facts:
+    events: list[Event]
+    sources: list[SourceInfo]
+    docs: StructuredDocs
+    problems: list[str]
+    ranks: dict[int, RankInfo] = field(default_factory=dict)
+    by_kind: dict[str, list[Event]] = field(default_factory=lambda: defaultdict(list))
+    world_size: int | None = None
+    versions: dict[str, dict[str, str]] = field(default_factory=dict)
+    host_pid_rank: dict[tuple[str, int], int] = field(default_factory=dict)
+    bus_of_rank: dict[int, str] = field(default_factory=dict)  # rank -> bus key 'bb:dd'
+    has_nccl: bool = False
+    year_fixed: int | None = None
+
+    def kind(self, *kinds: str) -> list[Event]:
+        out: list[Event] = []
+        for k in kinds:
+            out.extend(self.by_kind.get(k, []))
+        return sorted(out, key=event_sort_key)
+
+    def rank_label(self, rank: int | None, host: str | None = None) -> str:
+        if rank is None:
+            return f"a process on {host}" if host else "an unidentified process"
+        info = self.ranks.get(rank)
+        host = host or (info.host if info else None)
+        dev = info.device if info else None
+        where = ", ".join(x for x in (host, f"GPU {dev}" if dev is not None else None) if x)
+        return f"rank {rank} ({where})" if where else f"rank {rank}"
+
+
+def event_sort_key(ev: Event) -> tuple[Any, ...]:
+    # Time where known, then reading order: events without a time sort by position only
+    # against each other, so a timed event never jumps behind an untimed one by accident.
+    return (ev.time is None, ev.time or datetime.min, ev.order)
+
+
+def build_facts(collected: Collected, problems: list[str]) -> Facts:
+    events = collected.events
+    facts = Facts(events=events, sources=collected.sources, docs=collected.docs, problems=problems)
+    _fix_years(collected, facts)
+    _apply_manifests(facts)
+    _apply_dir_hosts(facts)
+    _normalise_hosts(facts)
+    _identify(facts)
+    _add_structured_events(facts)
+    for ev in facts.events:
+        facts.by_kind[ev.kind].append(ev)
+        if ev.kind.startswith("nccl"):
+            facts.has_nccl = True
+    _collect_versions(facts)
+    _rank_table(facts)
+    return facts
+
+
+def _fix_years(collected: Collected, facts: Facts) -> None:
+    """glog/vLLM times have no year: take the most common year printed in full elsewhere."""
+    if not collected.years_seen:
+        return
+    year = max(set(collected.years_seen), key=collected.years_seen.count)
+    facts.year_fixed = year
+    for ev in collected.events:
+        if ev.time is not None and ev.data.pop("_yearless", False) and ev.time.year != year:
+            try:
+                ev.time = ev.time.replace(year=year)
+            except ValueError:
+                pass
+
+
+def _apply_manifests(facts: Facts) -> None:
+    by_source: dict[str, dict[str, Any]] = {}
+    for name, doc in facts.docs.manifests:
+        base = name.rsplit("/", 1)[0] if "/" in name else ""
+        host = doc.get("host")
+        for entry in doc.get("files") or []:
+            if not isinstance(entry, dict) or not entry.get("path"):
+                continue
+            path = f"{base}/{entry['path']}" if base else str(entry["path"])
+            by_source[path] = {"rank": entry.get("rank"), "host": host, "pid": entry.get("pid")}
+    if not by_source:
+        return
+    for ev in facts.events:
+        meta = by_source.get(ev.source)
+        if not meta:
+            continue
+        if ev.rank is None and isinstance(meta["rank"], int) and not ev.kind.startswith(("xid", "host_oom")):
+            # A rank's own log: every line in it is that rank's, unless a prefix said otherwise.
+            ev.rank = meta["rank"]
+        if ev.host is None and meta["host"]:
+            ev.host = str(meta["host"])
+    for src in facts.sources:
+        meta = by_source.get(src.name)
+        if meta:
+            if meta["rank"] is not None and src.file_origin.rank is None:
+                src.file_origin.rank = meta["rank"]
+            src.file_origin.host = src.file_origin.host or meta["host"]
+
+
+def _apply_dir_hosts(facts: Facts) -> None:
+    """`node-b/rank3.log`: a folder per host is the common way to lay out a multi-node bundle."""
+    for src in facts.sources:
+        parts = src.name.split("/")
+        if src.file_origin.host is None and len(parts) >= 2:
+            candidate = parts[-2]
+            if candidate.lower() not in GENERIC_DIRS and not candidate.startswith(".") and "." not in candidate[-4:]:
+                src.file_origin.host = candidate
+    hosts = {s.name: s.file_origin.host for s in facts.sources if s.file_origin.host}
+    ranks = {s.name: s.file_origin.rank for s in facts.sources if s.file_origin.rank is not None}
+    for ev in facts.events:
+        if ev.host is None and ev.source in hosts:
+            ev.host = hosts[ev.source]
+        if ev.rank is None and ev.source in ranks and ev.kind not in ("xid", "host_oom_kill", "iommu_fault", "elastic_failure", "process_exit"):
+            ev.rank = ranks[ev.source]
+
+
+def _normalise_hosts(facts: Facts) -> None:
+    for ev in facts.events:
+        ev.host = short_host(ev.host)
+
+
+def _identify(facts: Facts) -> None:
+    """(host, pid) -> global rank from NCCL init lines (the largest communicator is the world),
+    from proxy-service lines (a proxy serves its own process's rank), and from the pid/device
+    pattern of the other processes on the same host."""
+    best: dict[tuple[str, int], tuple[int, int, int, str]] = {}  # key -> (nranks, rank, dev, bus)
+    for ev in facts.events:
+        if ev.kind == "nccl_init" and ev.host and ev.pid is not None:
+            key = (ev.host, ev.pid)
+            cand = (ev.data["nranks"], ev.data["rank"], ev.data["cuda_dev"], ev.data["bus_id"])
+            if key not in best or cand[0] > best[key][0]:
+                best[key] = cand
+    world = max((v[0] for v in best.values()), default=None)
+    mapping: dict[tuple[str, int], int] = {}
+    device_of: dict[tuple[str, int], int] = {}
+    for key, (nranks, rank, dev, bus) in best.items():
+        if nranks == world:
+            mapping[key] = rank
+            device_of[key] = dev
+            facts.bus_of_rank[rank] = bus_key(bus)
+    for ev in facts.events:
+        if ev.kind == "nccl_proxy_failure" and ev.host and ev.pid is not None:
+            mapping.setdefault((ev.host, ev.pid), ev.data["peer_rank"])
+    _infer_from_devices(facts, mapping)
+    facts.world_size = world
+    facts.host_pid_rank = mapping
+    rank_host: dict[int, str] = {}
+    for (host, _pid), rank in mapping.items():
+        rank_host.setdefault(rank, host)
+    for ev in facts.events:
+        if ev.rank is None and ev.host and ev.pid is not None:
+            ev.rank = mapping.get((ev.host, ev.pid))
+        if ev.host is None and ev.rank is not None and ev.rank in rank_host:
+            ev.host = rank_host[ev.rank]
+    # Elastic agent lines name the child pid: that pid's rank is the failed rank.
+    pid_rank: dict[int, int] = {}
+    for (host, pid), rank in mapping.items():
+        pid_rank[pid] = rank if pid not in pid_rank else -1
+    for ev in facts.events:
+        if ev.kind in ("process_exit", "host_oom_kill", "closing_signal", "signal_received") and ev.rank is None:
+            pid = ev.data.get("child_pid") or ev.data.get("victim_pid")
+            if pid is not None and pid_rank.get(pid, -1) >= 0:
+                ev.rank = pid_rank[pid]
+
+
+def _infer_from_devices(facts: Facts, mapping: dict[tuple[str, int], int]) -> None:
+    """On a host where every known process has rank = device + k, an unknown pid that logged
+    with device d is rank d + k (local ranks are laid out on devices in order)."""
+    by_host: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    dev_of_pid: dict[tuple[str, int], int] = {}
+    for ev in facts.events:
+        if ev.kind == "nccl_init" and ev.host and ev.pid is not None and (ev.host, ev.pid) in mapping:
+            by_host[ev.host].append((mapping[(ev.host, ev.pid)], ev.data["cuda_dev"]))
+        if ev.host and ev.pid is not None and ev.device is not None:
+            dev_of_pid.setdefault((ev.host, ev.pid), ev.device)
+    for key, dev in dev_of_pid.items():
+        host, _pid = key
+        if key in mapping or host not in by_host:
+            continue
+        offsets = {rank - d for rank, d in by_host[host]}
+        if len(offsets) != 1 or len(by_host[host]) < 2:
+            continue
+        guess = dev + offsets.pop()
+        if guess not in {r for r, _ in by_host[host]}:
+            mapping[key] = guess
+
+
+def _add_structured_events(facts: Facts) -> None:
+    for name, doc in facts.docs.elastic_errors:
+        summary = elastic_error_summary(doc)
+        rank = None
+        src_rank = next((s.file_origin.rank for s in facts.sources if s.name == name), None)
+        if src_rank is not None:
+            rank = src_rank
+        msg = summary["message"]
+        exc_type = msg.split(":", 1)[0] if ":" in msg else None
+        facts.events.append(
+            Event(
+                kind="exception",
+                source=name,
+                line=1,
+                text=msg[:500],
+                severity="error",
+                message=msg[:500],
+                rank=rank,
+                time=summary["time"],
+                order=0,
+                data={"exc_type": exc_type, "exc_short": (exc_type or "").rsplit(".", 1)[-1] or None, "exc_message": msg.split(":", 1)[-1].strip(), "frame": None, "from_error_file": True},
+            )
+        )
+    for name, rank, doc in facts.docs.flight_records:
+        summary = fr_summary(doc)
+        done = min(summary["last_completed"].values()) if summary["last_completed"] else None
+        stuck = summary["stuck"] or {}
+        when = datetime.fromtimestamp(summary["last_time_ns"] / 1e9) if summary["last_time_ns"] else None
+        ev = Event(
+            kind="fr_status",
+            source=name,
+            line=1,
+            text=f"flight recorder: last completed collective {done}, first unfinished {stuck.get('op')} #{stuck.get('seq')}",
+            severity="info",
+            rank=rank,
+            time=None,
+            order=0,
+            seq=done,
+            data={"last_completed": done, "stuck": stuck, "last_time": when},
+        )
+        facts.events.append(ev)
+    for name, doc in facts.docs.snapshots:
+        host = short_host(((doc.get("host") or {}).get("hostname")))
+        for item in doc.get("xid") or []:
+            if not isinstance(item, dict) or item.get("xid") is None:
+                continue
+            from .parsers.kernel import xid_info
+
+            xname, cls = xid_info(int(item["xid"]))
+            facts.events.append(
+                Event(
+                    kind="xid",
+                    source=name,
+                    line=1,
+                    text=str(item.get("text") or f"Xid {item['xid']}"),
+                    severity="error",
+                    host=host,
+                    order=0,
+                    data={"xid": int(item["xid"]), "xid_name": xname, "fault_class": cls, "bus": bus_key(item["pci"]) if item.get("pci") else None, "xid_pid": None, "process": None, "detail": item.get("text")},
+                )
+            )
+    # Xid lines name a PCI bus: join to the rank whose NCCL busId is on that bus, same host.
+    bus_rank: dict[tuple[str | None, str], int] = {}
+    for (host, pid), rank in facts.host_pid_rank.items():
+        bus = facts.bus_of_rank.get(rank)
+        if bus:
+            bus_rank[(host, bus)] = rank
+    for ev in facts.events:
+        if ev.kind == "xid" and ev.rank is None and ev.data.get("bus"):
+            rank = bus_rank.get((ev.host, ev.data["bus"]))
+            if rank is None:
+                matches = [r for (h, b), r in bus_rank.items() if b == ev.data["bus"]]
+                rank = matches[0] if len(matches) == 1 and ev.host is None else None
+            ev.rank = rank
+
+
+def _collect_versions(facts: Facts) -> None:
+    versions: dict[str, dict[str, str]] = defaultdict(dict)
+    for ev in facts.events:
+        host = ev.host or "?"
+        if ev.kind == "nccl_version" and ev.data.get("version"):
+            versions[host].setdefault("nccl", ev.data["version"])
+            if ev.data.get("cuda"):
+                versions[host].setdefault("cuda", ev.data["cuda"])
+        elif ev.kind == "torch_nccl_error" and ev.data.get("nccl_version"):
+            versions[host].setdefault("nccl", _fix_nccl_version(ev.data["nccl_version"]))
+        elif ev.kind == "component_version":
+            versions[host].setdefault(ev.data["component"], ev.data["version"])
+        elif ev.kind == "nccl_driver":
+            versions[host].setdefault("cuda_driver_api", str(ev.data["cuda_driver"]))
+    for _name, doc in facts.docs.snapshots:
+        host = short_host((doc.get("host") or {}).get("hostname")) or "?"
+        v = doc.get("versions") or {}
+        for key in ("torch", "cuda", "nccl", "python"):
+            if v.get(key):
+                versions[host][key] = str(v[key])
+        nvml = doc.get("nvml") or {}
+        if nvml.get("driver_version"):
+            versions[host]["driver"] = str(nvml["driver_version"])
+        if nvml.get("cuda_driver_version"):
+            versions[host]["cuda_driver"] = str(nvml["cuda_driver_version"])
+    facts.versions = {h: dict(v) for h, v in versions.items() if v}
+
+
+def _fix_nccl_version(text: str) -> str:
+    # Some torch 1.10 builds printed NCCL 2.10.3 as '21.0.3'.
+    parts = text.split(".")
+    if len(parts) == 3 and parts[0].isdigit() and int(parts[0]) >= 20 and len(parts[0]) == 2:
+        return f"{parts[0][0]}.{parts[0][1]}{parts[1]}.{parts[2]}"
+    return text
+
+
+def _rank_table(facts: Facts) -> None:
+    ranks: dict[int, RankInfo] = {}
+    for (host, pid), rank in facts.host_pid_rank.items():
+        info = ranks.setdefault(rank, RankInfo(rank=rank))
+        info.host = info.host or host
+        info.pid = info.pid or pid
+    for ev in facts.events:
+        if ev.kind == "nccl_init" and ev.rank is not None and ev.data["nranks"] == facts.world_size:
+            info = ranks.setdefault(ev.rank, RankInfo(rank=ev.rank))
+            info.device = ev.data["cuda_dev"]
+            info.bus_id = ev.data["bus_id"]
+    for ev in facts.events:
+        if ev.rank is None:
+            continue
+        info = ranks.setdefault(ev.rank, RankInfo(rank=ev.rank))
+        info.host = info.host or ev.host
+        if info.pid is None and ev.pid is not None and ev.kind not in ("process_exit", "elastic_failure"):
+            info.pid = ev.pid
+        if info.device is None and ev.device is not None and ev.kind.startswith("nccl"):
+            info.device = ev.device
+        info.sources.add(ev.source)
+        if ev.time is not None:
+            info.first_time = min(info.first_time, ev.time) if info.first_time else ev.time
+            if info.last_time is None or ev.time >= info.last_time:
+                info.last_time = ev.time
+        if info.first_order is None or ev.order < info.first_order:
+            info.first_order = ev.order
+        if info.last_order is None or ev.order >= info.last_order:
+            info.last_order = ev.order
+            info.last_line = Evidence(ev.source, ev.line, ev.text)
+        if ev.kind in ("watchdog_progress", "fr_status") and ev.seq is not None:
+            info.last_seq = ev.seq if info.last_seq is None else min(info.last_seq, ev.seq)
+    # A rank's own file: its last line and times are the file's.
+    for src in facts.sources:
+        r = src.file_origin.rank
+        if r is None or r not in ranks or src.last_line is None:
+            continue
+        info = ranks[r]
+        info.last_line = Evidence(src.name, src.last_line[0], src.last_line[1])
+        if src.last_time and (info.last_time is None or src.last_time > info.last_time):
+            info.last_time = src.last_time
+        if src.first_time and (info.first_time is None or src.first_time < info.first_time):
+            info.first_time = src.first_time
+    facts.ranks = dict(sorted(ranks.items()))
+    if facts.world_size is None:
+        announced = [e.data.get("world") for e in facts.events if e.kind in ("rank_announce",) and e.data.get("world")]
+        fr = [e.data.get("world") for e in facts.events if e.kind == "store_clients_missing"]
+        sizes = [s for s in announced + fr if s]
+        facts.world_size = max(sizes) if sizes else None

@@ -1,0 +1,49 @@
+"""What every format parser sees: one line with its context, and per-source state."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from ..demux import Origin
+from ..model import Event
+
+
+@dataclass
+class LineCtx:
+    source: str
+    lineno: int
+    text: str  # the cleaned line as it is in the file
+    body: str  # the line without launcher prefixes
+    origin: Origin  # who wrote it, from prefixes and the file name
+    time: datetime | None
+    order: int
+
+    def event(self, kind: str, *, severity: str = "info", message: str = "", **data: Any) -> Event:
+        o = self.origin
+        return Event(
+            kind=kind,
+            source=self.source,
+            line=self.lineno,
+            text=self.text,
+            severity=severity,
+            message=message or self.body.strip(),
+            rank=o.rank,
+            host=o.host,
+            pid=o.pid,
+            time=self.time,
+            order=self.order,
+            data=dict(data),
+        )
+
+
+@dataclass
+class SourceState:
+    """Multi-line state of one source (tracebacks, elastic failure blocks, 'Last error:')."""
+
+    name: str
+    traceback: dict[str, Any] | None = None
+    failure_block: dict[str, Any] | None = None
+    failure_section: str | None = None
+    expect_last_error: Event | None = None
+    extra: dict[str, Any] = field(default_factory=dict)

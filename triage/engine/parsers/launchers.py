@@ -1,0 +1,84 @@
+"""Launcher and serving-stack lines that carry facts (LOG-FORMATS.md part B): versions, the
+master address a launcher passed, vLLM's NCCL library loading, sglang's weight loading,
+rank/world-size announcements and the environment echoed in launch commands."""
+from __future__ import annotations
+
+import ipaddress
+import re
+
+from ..model import Event
+from .base import LineCtx, SourceState
+
+_MASTER_ADDR = re.compile(r"(?:--master[_-]addr[= ]|MASTER_ADDR=)(?P<addr>[^\s;,'\"]+)")
+_VLLM_NCCL_LOAD = re.compile(r"Failed to load NCCL library from (?P<lib>\S+?)\s?\.?(?:\s|$)|Failed to import NCCL library")
+_LIB_MISSING = re.compile(r"(?P<lib>lib\w+\.so[\w.]*): (?:cannot open shared object file|No such file or directory)")
+_VLLM_NCCL_VER = re.compile(r"vLLM is using nccl==(?P<v>[\d.]+)|Found nccl from library (?P<lib>\S+)")
+_UNDEFINED_SYMBOL = re.compile(r"undefined symbol: (?P<sym>\w*nccl\w*)", re.I)
+_NAME_UNDEFINED = re.compile(r"name '(?P<sym>nccl\w+)' is not defined")
+_WORLD = re.compile(r"world_size=(?P<world>\d+) rank=(?P<rank>\d+) local_rank=(?P<lrank>\d+)")
+_LIGHTNING = re.compile(r"initializing (?:ddp|distributed): GLOBAL_RANK: (?P<rank>\d+), MEMBER: (?P<member>\d+)/(?P<world>\d+)")
+_LOAD_WEIGHT = re.compile(r"Load weight (?P<phase>begin|end)")
+_TORCH_VERSION = re.compile(r"(?:torch(?:==| version:? |\.__version__\s*[=:]\s*)|PyTorch version:? )(?P<v>\d+\.\d+(?:\.\d+)?(?:\+\w+)?)")
+_DRIVER_VERSION = re.compile(r"Driver Version:? (?P<v>\d+\.\d+(?:\.\d+)?)")
+_CUDA_VERSION = re.compile(r"CUDA Version:? (?P<v>\d+\.\d+)")
+_VISIBLE = re.compile(r"CUDA_VISIBLE_DEVICES[=:]\s*\[?(?P<v>[\d, ]*)\]?")
+_LOCAL_RANK_LINE = re.compile(r"LOCAL_RANK[=:]\s*(?P<lr>\d+)")
+
+
+def valid_address(addr: str) -> bool:
+    """An IP or a plausible host name (not a path, not shell noise)."""
+    addr = addr.strip("[]")
+    if addr in ("localhost",):
+        return True
+    try:
+        ipaddress.ip_address(addr)
+        return True
+    except ValueError:
+        pass
+    if "/" in addr or addr.startswith(".") or addr.startswith("$"):
+        return False
+    return bool(re.fullmatch(r"[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9-]{1,63})*", addr))
+
+
+def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
+    body = ctx.body
+    out: list[Event] = []
+    m = _MASTER_ADDR.search(body)
+    if m:
+        addr = m["addr"]
+        out.append(ctx.event("master_addr", severity="info" if valid_address(addr) else "error", address=addr, valid=valid_address(addr)))
+    m = _VLLM_NCCL_LOAD.search(body)
+    if m:
+        out.append(ctx.event("nccl_library_missing", severity="error", library=m["lib"]))
+    else:
+        m = _LIB_MISSING.search(body)
+        if m and "nccl" in m["lib"]:
+            out.append(ctx.event("nccl_library_missing", severity="error", library=m["lib"]))
+    m = _UNDEFINED_SYMBOL.search(body) or _NAME_UNDEFINED.search(body)
+    if m:
+        out.append(ctx.event("nccl_symbol_missing", severity="error", symbol=m["sym"]))
+    m = _VLLM_NCCL_VER.search(body)
+    if m and m["v"]:
+        out.append(ctx.event("component_version", component="nccl", version=m["v"]))
+    m = _WORLD.search(body)
+    if m:
+        out.append(ctx.event("rank_announce", announced_rank=int(m["rank"]), world=int(m["world"]), local_rank=int(m["lrank"])))
+    m = _LIGHTNING.search(body)
+    if m:
+        out.append(ctx.event("rank_announce", announced_rank=int(m["rank"]), world=int(m["world"]), local_rank=None))
+    m = _LOAD_WEIGHT.search(body)
+    if m:
+        out.append(ctx.event("load_weight", phase=m["phase"]))
+    m = _TORCH_VERSION.search(body)
+    if m:
+        out.append(ctx.event("component_version", component="torch", version=m["v"]))
+    m = _DRIVER_VERSION.search(body)
+    if m:
+        out.append(ctx.event("component_version", component="driver", version=m["v"]))
+    m = _CUDA_VERSION.search(body)
+    if m:
+        out.append(ctx.event("component_version", component="cuda_driver", version=m["v"]))
+    m = _VISIBLE.search(body)
+    if m and m["v"].strip():
+        out.append(ctx.event("visible_devices", devices=[d.strip() for d in m["v"].split(",") if d.strip()]))
+    return out

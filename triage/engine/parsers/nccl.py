@@ -1,0 +1,228 @@
+"""NCCL debug lines (NCCL_DEBUG=INFO/WARN), every version from 2.4 to 2.30 (FORMATS.md §1).
+
+Layout: `[ts] host:pid:tid [dev] NCCL INFO msg` and `host:pid:tid [dev] file:line [(func)] NCCL WARN msg`.
+Lines can be spliced mid-way when several ranks share stdout, so the prefix is searched, not
+anchored. The version banner has no prefix at all before 2.22.
+"""
+from __future__ import annotations
+
+import re
+
+from ..model import Event
+from .base import LineCtx, SourceState
+
+_LINE = re.compile(
+    r"(?P<host>[^\s:\[\]]+):(?P<pid>\d+):(?P<tid>\d+) (?:\[(?P<dev>\d+)\] )?"
+    r"(?:(?P<loc>[\w./+-]+:\d+)(?: \((?P<func>\w+)\))? )?(?:[\d.]+ [\w:]+ )?NCCL (?P<lvl>INFO|WARN|TRACE|CALL) (?P<msg>.*)$"
+)
+# Prefix stripped by the user, or very old NCCL: '[3] include/shm.h:28 NCCL WARN ...', 'misc/x.cc:60 WARN ...'
+_BARE_WARN = re.compile(r"(?:\[(?P<dev>\d+)\] )?(?P<loc>[\w./+-]+\.(?:cc|c|h|cu|cpp):\d+)(?: \((?P<func>\w+)\))? (?:NCCL )?WARN (?P<msg>.*)$")
+_VERSION = re.compile(r"NCCL version (?P<v>\d+\.\d+\.\d+)(?P<suffix>\S*?)(?:\+cuda(?P<cuda>\d+\.\d+))?(?:\s|$|,)")
+_TRAIL = re.compile(r"^(?P<file>[\w./+-]+):(?P<line>\d+)(?: \((?P<func>\w+)\))? -> (?P<rc>\d+)(?: \((?P<err>[^)]*)\))?")
+_INIT = re.compile(
+    r"(?:\[Rank \d+\] )?(?:(?P<fn>nccl\w+) )?comm (?P<comm>0x[0-9a-f]+) rank (?P<rank>\d+) nranks (?P<nranks>\d+) "
+    r"cudaDev (?P<dev>\d+)(?: nvmlDev (?P<nvml>\d+))? busId (?P<bus>[0-9a-f]+)(?P<rest>.*?)- (?P<phase>Init START|Init COMPLETE|Abort COMPLETE|Destroy COMPLETE)"
+)
+_TRANSPORT = re.compile(
+    r"(?:Channel|Ring) (?P<ch>\d+)(?:/\d+)? : (?P<src>\d+)\[(?P<srcdev>[0-9a-f]+)\] -> (?P<dst>\d+)\[(?P<dstdev>[0-9a-f]+)\]"
+    r"(?: \[(?P<dir>send|receive)\])? via (?P<via>\S+(?: shared memory| pointer)?)"
+)
+_NET = re.compile(r"Using network (?P<net>.+?)\s*$")
+_IB_USING = re.compile(r"NET/IB ?: Using (?P<devs>.*?)(?:; OOB (?P<oob>\S+))?\s*$")
+_SOCKET_USING = re.compile(r"NET/Socket ?: Using (?P<devs>.*)$")
+_ENV = re.compile(r"(?P<var>NCCL_\w+) set by environment to (?P<val>.*?)\.?$")
+_DRIVER = re.compile(r"cudaDriverVersion (?P<v>\d+)")
+_DUP = re.compile(
+    r"Duplicate GPU detected : rank (?P<a>\d+) and rank (?P<b>\d+) both on CUDA device (?P<bus>[0-9a-f]+)"
+    r"|Multiple ranks detected using the same GPU|Multiple Ranks are using the same GPU"
+)
+_SHM = re.compile(
+    r"(?P<what>Error while (?:creating|attaching to) shared memory segment|Error: failed to extend|"
+    r"Call to (?:posix_fallocate|shm_open|open|ftruncate|mmap) failed|unlink shared memory)"
+    r"(?P<rest>.*)$"
+)
+_SOCKET = re.compile(
+    r"(?P<what>Connection closed by (?:remote peer|localRank)|Call to (?:recv|send) (?:from|to) \S+ failed|"
+    r"[Cc]onnect(?: to)? \S+ (?:failed|returned)|exceeded (?:retries|timeouts|error retry count)|"
+    r"no (?:socket )?interface found|No usable listening interface found|Connection refused|Connection reset by peer|Broken pipe)"
+)
+_IB = re.compile(
+    r"NET/IB ?: Got completion from peer (?P<peer>\S+) with (?:error|status=?) ?(?P<status>\w+)(?:\((?P<code>\d+)\))?"
+    r"|NET/IB ?: .*async fatal event|Call to (?P<fn>ibv_\w+) failed|NET/IB ?: .*(?:port|device) (?:error|down)"
+)
+_CUDA = re.compile(r"Cuda failure (?:(?P<code>\d+) )?'(?P<err>[^']+)'|Failed to CUDA (?:calloc|malloc|host alloc)\w*(?: async)? (?P<bytes>\d+) bytes")
+_PROXY = re.compile(r"\[Proxy Service (?P<svc>\d+)\] Failed to execute operation (?P<op>\w+) from rank (?P<rank>\d+), retcode (?P<rc>\d+)")
+_WRONG_TYPE = re.compile(r"wrong type (?P<got>\d+) != (?P<want>\d+)")
+_TRUNC = re.compile(r"[Mm]essage truncated")
+_RAS_VERSION = re.compile(r"NCCL version mismatch with remote peer")
+_NVML = re.compile(r"nvml\w*\(.*\) failed")
+
+_ERRNO_CLASS = (
+    ("No space left on device", "ENOSPC"),
+    ("Permission denied", "EACCES"),
+    ("No such file or directory", "ENOENT"),
+    ("Bus error", "SIGBUS"),
+)
+
+
+def _shm_errno(text: str) -> str | None:
+    for needle, name in _ERRNO_CLASS:
+        if needle in text:
+            return name
+    return None
+
+
+def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
+    body = ctx.body
+    if "NCCL" not in body and "WARN" not in body:
+        return []
+    out: list[Event] = []
+    m = _LINE.search(body)
+    if m:
+        ctx.origin.host = m["host"]
+        ctx.origin.pid = int(m["pid"])
+        dev = int(m["dev"]) if m["dev"] is not None else None
+        level, msg, loc, func = m["lvl"], m["msg"], m["loc"], m["func"]
+    else:
+        vm = _VERSION.search(body)
+        if vm and "NCCL error" not in body:
+            return [ctx.event("nccl_version", version=vm["v"], cuda=vm["cuda"], suffix=vm["suffix"])]
+        bm = _BARE_WARN.search(body)
+        if not bm:
+            return []
+        dev = int(bm["dev"]) if bm["dev"] is not None else None
+        level, msg, loc, func = "WARN", bm["msg"], bm["loc"], bm["func"]
+    events = _parse_message(ctx, level, msg, loc)
+    for ev in events:
+        ev.device = dev
+        ev.host = ctx.origin.host
+        ev.pid = ctx.origin.pid
+        if loc:
+            ev.data.setdefault("location", loc)
+    out.extend(events)
+    return out
+
+
+def _parse_message(ctx: LineCtx, level: str, msg: str, loc: str | None) -> list[Event]:
+    if level == "WARN":
+        return [_classify_warn(ctx, msg)]
+    if level != "INFO":
+        return []
+    t = _TRAIL.match(msg)
+    if t:
+        return [ctx.event("nccl_trail", message=msg, rc=int(t["rc"]), file=t["file"], err=t["err"])]
+    i = _INIT.search(msg)
+    if i:
+        return [
+            ctx.event(
+                "nccl_init",
+                message=msg,
+                rank=int(i["rank"]),
+                nranks=int(i["nranks"]),
+                cuda_dev=int(i["dev"]),
+                bus_id=i["bus"],
+                comm=i["comm"],
+                phase=i["phase"],
+            )
+        ]
+    v = _VERSION.search(msg)
+    if v:
+        return [ctx.event("nccl_version", version=v["v"], cuda=v["cuda"], suffix=v["suffix"])]
+    tr = _TRANSPORT.search(msg)
+    if tr:
+        via = tr["via"]
+        kind = "P2P" if via.startswith("P2P") or via.startswith("direct pointer") else (
+            "SHM" if via.startswith("SHM") or "shared memory" in via else ("NET" if via.startswith("NET") else via)
+        )
+        return [ctx.event("nccl_transport", message=msg, transport=kind, via=via, src=int(tr["src"]), dst=int(tr["dst"]))]
+    n = _NET.search(msg)
+    if n:
+        return [ctx.event("nccl_net", net=n["net"])]
+    if "NET/IB" in msg and "No device found" in msg:
+        return [ctx.event("nccl_ib_missing")]
+    ib = _IB_USING.search(msg)
+    if ib:
+        return [ctx.event("nccl_ib_devices", devices=ib["devs"], oob=ib["oob"])]
+    so = _SOCKET_USING.search(msg)
+    if so:
+        return [ctx.event("nccl_socket_devices", devices=so["devs"])]
+    e = _ENV.search(msg)
+    if e:
+        return [ctx.event("nccl_env", var=e["var"], value=e["val"])]
+    d = _DRIVER.search(msg)
+    if d:
+        return [ctx.event("nccl_driver", cuda_driver=int(d["v"]))]
+    if "Connected all rings" in msg:
+        return [ctx.event("nccl_rings_connected")]
+    if "Connection closed by localRank" in msg or "Connection closed by remote peer" in msg:
+        return [ctx.event("nccl_socket_error", severity="warn", reason="peer closed", peer=None)]
+    if "Bootstrap" in msg and "Using" in msg:
+        return [ctx.event("nccl_bootstrap", message=msg)]
+    return [ctx.event("nccl_info", message=msg)]
+
+
+def _classify_warn(ctx: LineCtx, msg: str) -> Event:
+    m = _DUP.search(msg)
+    if m:
+        return ctx.event(
+            "nccl_duplicate_gpu",
+            severity="error",
+            message=msg,
+            ranks=[int(m["a"]), int(m["b"])] if m["a"] else [],
+            bus_id=m["bus"],
+        )
+    m = _SHM.search(msg)
+    if m:
+        what = m["what"]
+        op = "attach" if "attaching" in what else ("create" if "creating" in what or "shm_open" in what else (
+            "extend" if "extend" in what or "fallocate" in what or "ftruncate" in what else "other"))
+        if "Call to open" in what:
+            op = "attach"
+        return ctx.event("nccl_shm_error", severity="error", message=msg, op=op, errno=_shm_errno(msg))
+    m = _IB.search(msg)
+    if m:
+        status = m["status"]
+        code = m["code"] or (status if status and status.isdigit() else None)
+        return ctx.event(
+            "nccl_ib_error",
+            severity="error",
+            message=msg,
+            peer=m["peer"],
+            status=int(code) if code else None,
+            status_name=status if status and not status.isdigit() else None,
+            fn=m["fn"],
+            vendor_err=_vendor(msg),
+        )
+    m = _WRONG_TYPE.search(msg)
+    if m:
+        return ctx.event("nccl_transport_mismatch", severity="error", message=msg, got=int(m["got"]), want=int(m["want"]))
+    m = _PROXY.search(msg)
+    if m:
+        return ctx.event(
+            "nccl_proxy_failure", severity="error", message=msg, op=m["op"], peer_rank=int(m["rank"]), rc=int(m["rc"])
+        )
+    m = _SOCKET.search(msg)
+    if m:
+        peer = re.search(r"(?:peer|from|to) (\S+<\d+>)", msg)
+        what = m["what"]
+        reason = (
+            "peer closed" if "closed" in what else "reset" if "reset" in msg else "broken pipe" if "Broken pipe" in msg
+            else "refused" if "refused" in msg else "no interface" if "interface" in what else "connect failed"
+        )
+        return ctx.event("nccl_socket_error", severity="error", message=msg, reason=reason, peer=peer.group(1) if peer else None)
+    m = _CUDA.search(msg)
+    if m:
+        err = m["err"] or "out of memory"
+        return ctx.event("nccl_cuda_failure", severity="error", message=msg, error=err, alloc_bytes=m["bytes"])
+    if _TRUNC.search(msg):
+        return ctx.event("nccl_truncated", severity="error", message=msg)
+    if _RAS_VERSION.search(msg):
+        return ctx.event("nccl_version_mismatch", severity="error", message=msg)
+    if _NVML.search(msg):
+        return ctx.event("nccl_nvml_failure", severity="error", message=msg)
+    return ctx.event("nccl_warn", severity="warn", message=msg)
+
+
+def _vendor(msg: str) -> int | None:
+    m = re.search(r"vendor[ _]err(?:=| )(\d+)", msg)
+    return int(m.group(1)) if m else None

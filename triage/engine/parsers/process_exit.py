@@ -1,0 +1,189 @@
+"""How processes ended: torch elastic agent lines and the ChildFailedError block, DeepSpeed,
+vLLM and sglang launcher lines, pdsh, signals, segfaults, `terminate called` (FORMATS.md §2.8,
+LOG-FORMATS.md part B)."""
+from __future__ import annotations
+
+import re
+import signal
+
+from ..model import Event
+from .base import LineCtx, SourceState
+
+_ELASTIC_FAILED = re.compile(r"failed \(exitcode: (?P<code>-?\d+)\) local_rank: (?P<lrank>\d+) \(pid: (?P<pid>\d+)\) of (?:binary|fn)")
+_CLOSING = re.compile(r"Sending process (?P<pid>\d+) closing signal (?P<sig>SIG\w+)")
+_NO_ERROR_FILE = re.compile(r"local_rank (?P<lrank>\d+) FAILED with no error file")
+_BLOCK_FIELD = re.compile(r"^\s+(?P<key>time|host|rank|exitcode|error_file|traceback)\s*: ?(?P<val>.*)$")
+_BLOCK_INDEX = re.compile(r"^\s*\[(?P<idx>\d+)\]:\s*$")
+_SIGNAL_RECEIVED = re.compile(r"Signal (?P<num>\d+) \((?P<name>SIG\w+)\) received by PID (?P<pid>\d+)")
+_DS_EXIT = re.compile(r"exits with return code = (?P<code>-?\d+)")
+_DS_LOCAL_RANK = re.compile(r"--local_rank=(?P<lrank>\d+)")
+_DS_KILLING = re.compile(r"Killing subprocess (?P<pid>\d+)")
+_VLLM_DIED = re.compile(r"Worker \w+ pid (?P<pid>\d+) died, exit code: (?P<code>-?\d+)")
+_PDSH_EXIT = re.compile(r"ssh exited with exit code (?P<code>\d+)")
+_UCX = re.compile(r"Caught signal (?P<num>\d+) \((?P<what>[^)]*)\)")
+_TERMINATE = re.compile(r"terminate called after throwing an instance of '(?P<type>[^']+)'")
+_WHAT = re.compile(r"^\s*what\(\):\s+(?P<what>.*)$")
+_SEGV = re.compile(r"Fatal Python error: (?P<what>Segmentation fault|Bus error|Aborted)|Segmentation fault(?: \(core dumped\))?|Bus error \(core dumped\)")
+_SHELL_KILLED = re.compile(r"^(?:.*: )?(?:line \d+: )?\d*\s*Killed\b")
+_SGLANG_SIGQUIT = re.compile(r"Received sigquit from a child process")
+_VLLM_INIT_FAIL = re.compile(r"Error executing method (?P<method>\w+)\. This might cause deadlock")
+
+
+def signal_name(code: int) -> str | None:
+    if code >= 0:
+        return None
+    try:
+        return signal.Signals(-code).name
+    except ValueError:
+        return None
+
+
+def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
+    body = ctx.body
+    out: list[Event] = []
+    block = _failure_block(ctx, state, body)
+    if block is not None:
+        return block
+    m = _ELASTIC_FAILED.search(body)
+    if m:
+        code = int(m["code"])
+        return [
+            ctx.event(
+                "process_exit",
+                severity="fatal" if code != -15 else "warn",
+                exitcode=code,
+                signal=signal_name(code),
+                local_rank=int(m["lrank"]),
+                child_pid=int(m["pid"]),
+                reporter="elastic",
+            )
+        ]
+    m = _CLOSING.search(body)
+    if m:
+        return [ctx.event("closing_signal", child_pid=int(m["pid"]), signal=m["sig"])]
+    m = _NO_ERROR_FILE.search(body)
+    if m:
+        return [ctx.event("process_exit_no_error_file", local_rank=int(m["lrank"]))]
+    m = _DS_EXIT.search(body)
+    if m:
+        code = int(m["code"])
+        lr = _DS_LOCAL_RANK.search(body)
+        return [
+            ctx.event(
+                "process_exit",
+                severity="fatal",
+                exitcode=code,
+                signal=signal_name(code),
+                local_rank=None,
+                # The launcher prints the last command it spawned, not the one that failed.
+                command_local_rank=int(lr["lrank"]) if lr else None,
+                reporter="deepspeed",
+            )
+        ]
+    if "sigkill_handler" in body and ("exits with" in body or "--local_rank" in body):
+        # The tail of the line (and its return code) was cut off: the launcher saw a child die.
+        return [ctx.event("process_exit", severity="fatal", exitcode=None, signal=None, local_rank=None, reporter="deepspeed")]
+    m = _DS_KILLING.search(body)
+    if m:
+        return [ctx.event("launcher_killing", child_pid=int(m["pid"]))]
+    m = _VLLM_DIED.search(body)
+    if m:
+        code = int(m["code"])
+        return [ctx.event("process_exit", severity="fatal" if code != -15 else "warn", exitcode=code, signal=signal_name(code), child_pid=int(m["pid"]), reporter="vllm")]
+    m = _VLLM_INIT_FAIL.search(body)
+    if m:
+        return [ctx.event("worker_method_failed", severity="error", method=m["method"])]
+    m = _PDSH_EXIT.search(body)
+    if m:
+        return [ctx.event("remote_exit", severity="error", exitcode=int(m["code"]))]
+    m = _SIGNAL_RECEIVED.search(body)
+    if m and not state.failure_block:
+        return [ctx.event("signal_received", severity="fatal", signal=m["name"], child_pid=int(m["pid"]))]
+    m = _UCX.search(body)
+    if m:
+        num = int(m["num"])
+        return [ctx.event("crash_signal", severity="fatal", signal=signal_name(-num), what=m["what"])]
+    m = _TERMINATE.search(body)
+    if m:
+        state.extra["terminate"] = True
+        return [ctx.event("terminate_called", severity="fatal", exc_type=m["type"])]
+    m = _WHAT.match(body)
+    if m and state.extra.pop("terminate", False):
+        return [ctx.event("terminate_what", severity="fatal", what=m["what"])]
+    m = _SEGV.search(body)
+    if m:
+        what = m["what"] or m.group(0)
+        sig = "SIGSEGV" if "Segmentation" in what else ("SIGBUS" if "Bus" in what else "SIGABRT")
+        return [ctx.event("crash_signal", severity="fatal", signal=sig, what=what)]
+    if _SGLANG_SIGQUIT.search(body):
+        return [ctx.event("child_failed", severity="error", reporter="sglang")]
+    if _SHELL_KILLED.match(body) and len(body) < 120:
+        return [ctx.event("crash_signal", severity="fatal", signal="SIGKILL", what="Killed")]
+    return out
+
+
+def _failure_block(ctx: LineCtx, state: SourceState, body: str) -> list[Event] | None:
+    """The ChildFailedError summary: 'Root Cause (first observed failure):' then fields."""
+    if "Root Cause (first observed failure)" in body:
+        _flush(ctx, state)
+        state.failure_section = "root"
+        return []
+    if body.strip() == "Failures:":
+        _flush(ctx, state)
+        state.failure_section = "other"
+        return []
+    if state.failure_section is None:
+        return None
+    m = _BLOCK_INDEX.match(body)
+    if m:
+        events = _flush(ctx, state)
+        state.failure_block = {"line": ctx.lineno, "text": ctx.text, "source": ctx.source}
+        return events
+    m = _BLOCK_FIELD.match(body)
+    if m and state.failure_block is not None:
+        state.failure_block[m["key"]] = m["val"].strip()
+        state.failure_block.setdefault("lines", []).append((ctx.lineno, ctx.text))
+        if m["key"] == "traceback":
+            return _flush(ctx, state, keep_section=True)
+        return []
+    if body.startswith("====") or body.startswith("----"):
+        return _flush(ctx, state, keep_section=True)
+    return None
+
+
+def _flush(ctx: LineCtx, state: SourceState, keep_section: bool = True) -> list[Event]:
+    block = state.failure_block
+    state.failure_block = None
+    if not keep_section:
+        state.failure_section = None
+    if not block or "exitcode" not in block:
+        return []
+    ec = re.match(r"(?P<code>-?\d+)(?: \(pid: (?P<pid>\d+)\))?", block.get("exitcode", ""))
+    rk = re.match(r"(?P<rank>\d+)(?: \(local_rank: (?P<lr>\d+)\))?", block.get("rank", ""))
+    code = int(ec["code"]) if ec else None
+    sig = _SIGNAL_RECEIVED.search(block.get("traceback", ""))
+    from ..timeparse import full_date
+
+    when = full_date(block.get("time", "").replace("_", " "))
+    lines = block.get("lines", [])
+    line_no, line_text = next(((n, t) for n, t in lines if "exitcode" in t), (ctx.lineno, ctx.text))
+    ev = ctx.event(
+        "elastic_failure",
+        severity="fatal",
+        message=f"rank {rk['rank'] if rk else '?'} exitcode {code}",
+        exitcode=code,
+        signal=sig["name"] if sig else signal_name(code) if code is not None else None,
+        local_rank=int(rk["lr"]) if rk and rk["lr"] else None,
+        child_pid=int(ec["pid"]) if ec and ec["pid"] else None,
+        root_cause=state.failure_section == "root",
+        failure_time=when.isoformat() if when else None,
+        failure_host=block.get("host"),
+    )
+    ev.line = line_no
+    ev.text = line_text
+    ev.rank = int(rk["rank"]) if rk else None
+    ev.host = block.get("host") or ev.host
+    ev.pid = ev.data["child_pid"]
+    if when:
+        ev.time = when
+    return [ev]

@@ -1,0 +1,63 @@
+"""Python tracebacks: the exception type, its message and the last frame (where it was raised).
+
+Frames may be interleaved with other ranks' lines in a combined log; the state is per source
+and per rank prefix, and an exception line is recognised on its own even when the
+'Traceback (most recent call last):' header was cut off (as in most posted excerpts).
+"""
+from __future__ import annotations
+
+import re
+
+from ..model import Event
+from .base import LineCtx, SourceState
+
+_HEADER = re.compile(r"Traceback \(most recent call last\):")
+_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)')
+# 'torch.distributed.DistBackendError: ...', 'RuntimeError: ...', 'torch.OutOfMemoryError: ...'
+_EXC = re.compile(
+    r"^(?P<type>(?:[A-Za-z_][\w]*\.)*(?:[A-Z]\w*(?:Error|Exception|Interrupt|Exit|Failure)|OutOfMemoryError|ChildFailedError))(?:\s*:\s?(?P<msg>.*))?$"
+)
+
+
+def _key(ctx: LineCtx) -> str:
+    o = ctx.origin
+    return f"{o.rank}|{o.host}|{o.pid}"
+
+
+def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
+    body = ctx.body
+    stripped = body.strip()
+    tbs = state.extra.setdefault("tracebacks", {})
+    key = _key(ctx)
+    if _HEADER.search(body):
+        tbs[key] = {"frames": [], "line": ctx.lineno}
+        return []
+    m = _FRAME.match(body)
+    if m:
+        tb = tbs.setdefault(key, {"frames": [], "line": ctx.lineno})
+        tb["frames"].append(f"{m['file']}:{m['line']} in {m['func']}")
+        del tb["frames"][:-3]
+        return []
+    m = _EXC.match(stripped)
+    if not m or (m["msg"] is None and not tbs.get(key)):
+        return []
+    exc_type = m["type"]
+    msg = (m["msg"] or "").strip()
+    # 'RuntimeError    : x' is two tracebacks spliced together: still an exception line.
+    tb = tbs.pop(key, None)
+    frame = tb["frames"][-1] if tb and tb["frames"] else None
+    short = exc_type.rsplit(".", 1)[-1]
+    if short in ("ChildFailedError",):
+        return [ctx.event("child_failed", severity="error", exc_type=exc_type, message=msg)]
+    return [
+        ctx.event(
+            "exception",
+            severity="error",
+            message=f"{exc_type}: {msg}" if msg else exc_type,
+            exc_type=exc_type,
+            exc_short=short,
+            exc_message=msg,
+            frame=frame,
+            had_header=tb is not None,
+        )
+    ]

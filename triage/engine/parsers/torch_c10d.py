@@ -1,0 +1,187 @@
+"""PyTorch c10d: ProcessGroupNCCL watchdog, NCCL errors surfaced by torch, desync reports,
+heartbeat monitor, and the rendezvous / TCPStore errors (FORMATS.md §2.2-2.6, §2.9)."""
+from __future__ import annotations
+
+import re
+
+from ..model import Event
+from .base import LineCtx, SourceState
+
+_WORK = re.compile(
+    r"WorkNCCL\((?:SeqNum=(?P<seq>\d+), )?OpType=(?P<op>\w+)(?:, NumelIn=(?P<nin>\d+)(?:, Nume(?:lOut=(?P<nout>\d+))?)?)?"
+    r"(?:, TensorShape=\[[^\]]*\])?(?:, Timeout\(ms\)=(?P<tmo>\d+))?"
+)
+_RAN_FOR = re.compile(r"ran for (?P<ms>\d+) milliseconds")
+_PG = re.compile(r"\[PG (?:ID (?P<pgid>\d+) PG GUID (?P<guid>[^\s(\]]+)|(?P<old>[^\s(\]]+))(?: ?\((?P<desc>[^)]*)\))? Rank (?P<rank>\d+)\]")
+_RANK_TAG = re.compile(r"\[Rank (?P<rank>\d+)\]")
+_PROGRESS = re.compile(
+    r"(?:failure detected by watchdog at work sequence id: (?P<seq1>\d+) PG status: last enqueued work: (?P<enq1>\d+), last completed work: (?P<done1>-?\d+)"
+    r"|(?:Exception \(either an error or timeout\) detected by watchdog at work|Timeout at NCCL work): (?P<seq2>\d+), last enqueued NCCL work: (?P<enq2>-?\d+), last completed NCCL work: (?P<done2>-?\d+)"
+    r"|NCCL Work update periodically: last enqueued NCCL work: (?P<enq3>-?\d+), last completed NCCL work: (?P<done3>-?\d+))"
+)
+_NCCL_ERROR = re.compile(
+    r"NCCL [Ee]rror(?: in: (?P<where>\S+?))?(?::? (?P<code>\d+))?[,:] (?P<reason>[^,]+?)(?:\s*\(run with[^)]*\))?(?:, NCCL version (?P<version>[\w.+]+))?\s*$"
+)
+_DETAIL = re.compile(r"^\s*(?P<name>nccl(?:UnhandledCudaError|SystemError|InternalError|InvalidArgument|InvalidUsage|RemoteError|Timeout)): ?(?P<text>.*)$")
+_TERMINATED = re.compile(r"[Ww]atchdog thread terminated with exception: (?P<what>.*)$")
+_ASYNC = re.compile(r"Collective WorkNCCL\(.*?\) raised the following async exception: (?P<what>.*)$")
+_REMOTE = re.compile(r"remote error detected from rank: (?P<rank>\d+)")
+_DUMP_FROM = re.compile(r"Received a dump signal due to a collective timeout from (?:this local rank|rank (?P<rank>\d+))")
+_HEARTBEAT = re.compile(r"watchdog got stuck for (?P<s>\d+) seconds|Heartbeat monitor timed out")
+_LAGGING = re.compile(r"ranks \[(?P<ranks>[\d, ]+)\] are the lagging ranks|\[(?P<ranks2>[\d, ]+)\] joined but didn't finish collective #(?P<seq>\d+)")
+_MISMATCH = re.compile(r"Detected mismatch between collectives on ranks\. Rank (?P<a>\d+) is running collective: (?P<fa>.*?), but Rank (?P<b>\d+) is running collective: (?P<fb>.*)")
+_ABORTED = re.compile(r"NCCL communicator was aborted on rank (?P<rank>\d+)")
+_UNIQUE_ID = re.compile(r"\[(?P<rank>\d+)\] is setting up NCCL communicator and retrieving ncclUniqueId from \[0\].*got error: (?P<err>.*)")
+
+# Rendezvous and TCPStore.
+_CLIENT_TIMEOUT = re.compile(r"client socket has timed out after (?P<t>\d+)(?P<unit>ms|s|min) while trying to connect to \(?(?P<addr>[^)]+)\)?")
+_CLIENT_FAILED = re.compile(r"client socket has failed to connect to (?:any network address of )?\(?\[?(?P<addr>[^)\]]+)\]?\)?.*?(?:\(errno: (?P<errno>\d+) - (?P<err>[^)]+)\))?")
+_WAITING_CLIENTS = re.compile(r"Timed out after (?P<s>\d+) seconds waiting for clients\. (?P<joined>\d+)/(?P<world>\d+) clients joined")
+_STORE_ERRORS = re.compile(
+    r"(?P<what>RendezvousConnectionError|RendezvousTimeoutError|RendezvousClosedError|DistStoreError|DistNetworkError|"
+    r"recvValueWithTimeout failed|Failed to recv, got 0 bytes|connectFullMesh failed|Socket Timeout|"
+    r"TCP client failed to connect|server socket .* has timed out|wait timeout after|Timeout waiting for key)"
+)
+
+
+def _pg(text: str) -> dict[str, object]:
+    m = _PG.search(text)
+    if not m:
+        return {}
+    return {"pg": m["pgid"] or m["old"], "pg_desc": m["desc"], "pg_rank": int(m["rank"])}
+
+
+def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
+    body = ctx.body
+    events: list[Event] = []
+
+    if state.expect_last_error is not None:
+        pending = state.expect_last_error
+        state.expect_last_error = None
+        text = body.strip()
+        if text and not text.startswith(("Exception raised", "frame #")):
+            pending.data["last_error"] = text
+            # The 'Last error:' text is the body of NCCL's last WARN: classify it like one.
+            from .nccl import _classify_warn
+
+            classified = _classify_warn(ctx, text)
+            classified.data["via_last_error"] = True
+            events.append(classified)
+
+    if "WorkNCCL" in body and ("timeout" in body or "timed out" in body or "Timeout" in body):
+        w = _WORK.search(body)
+        if w and ("Watchdog caught" in body or "timed out in blocking wait" in body or "Caught collective operation timeout" in body):
+            ran = _RAN_FOR.search(body)
+            ev = ctx.event(
+                "watchdog_timeout",
+                severity="error",
+                op=w["op"],
+                numel_in=int(w["nin"]) if w["nin"] else None,
+                numel_out=int(w["nout"]) if w["nout"] else None,
+                timeout_ms=int(w["tmo"]) if w["tmo"] else None,
+                ran_ms=int(ran["ms"]) if ran else None,
+                **_pg(body),
+            )
+            ev.seq = int(w["seq"]) if w["seq"] else None
+            return events + [ev]
+    p = _PROGRESS.search(body)
+    if p:
+        seq = p["seq1"] or p["seq2"]
+        enq = p["enq1"] or p["enq2"] or p["enq3"]
+        done = p["done1"] or p["done2"] or p["done3"]
+        ev = ctx.event(
+            "watchdog_progress",
+            severity="error" if seq else "info",
+            failed_seq=int(seq) if seq else None,
+            last_enqueued=int(enq) if enq else None,
+            last_completed=int(done) if done is not None else None,
+            **_pg(body),
+        )
+        ev.seq = int(done) if done is not None else None
+        return events + [ev]
+    m = _TERMINATED.search(body)
+    if m:
+        return events + [ctx.event("watchdog_terminated", severity="fatal", what=m["what"], **_pg(body))]
+    m = _ASYNC.search(body)
+    if m:
+        return events + [ctx.event("nccl_async_error", severity="error", what=m["what"])]
+    if "NCCL error" in body or "NCCL Error" in body:
+        m = _NCCL_ERROR.search(body)
+        if m:
+            ev = ctx.event(
+                "torch_nccl_error",
+                severity="error",
+                reason=m["reason"].strip(),
+                nccl_version=m["version"],
+                where=m["where"],
+            )
+            state.extra["last_nccl_error"] = ev
+            return events + [ev]
+    m = _DETAIL.match(body)
+    if m:
+        ev = ctx.event("nccl_result_detail", severity="error", result=m["name"], detail=m["text"])
+        state.extra["last_nccl_error"] = ev
+        return events + [ev]
+    if body.strip() == "Last error:" or body.rstrip().endswith("Last error:"):
+        anchor = state.extra.get("last_nccl_error")
+        state.expect_last_error = anchor if isinstance(anchor, Event) else ctx.event("torch_nccl_error", severity="error", reason="")
+        return events
+    m = _REMOTE.search(body)
+    if m:
+        return events + [ctx.event("remote_error_from", severity="error", peer_rank=int(m["rank"]))]
+    m = _DUMP_FROM.search(body)
+    if m:
+        return events + [ctx.event("dump_signal", peer_rank=int(m["rank"]) if m["rank"] else None)]
+    m = _HEARTBEAT.search(body)
+    if m:
+        return events + [ctx.event("heartbeat_timeout", severity="fatal", stuck_s=int(m["s"]) if m["s"] else None)]
+    m = _LAGGING.search(body)
+    if m:
+        ranks = m["ranks"] or m["ranks2"]
+        return events + [ctx.event("desync_report", severity="error", lagging=[int(x) for x in ranks.split(",") if x.strip()])]
+    m = _MISMATCH.search(body)
+    if m:
+        return events + [
+            ctx.event("collective_mismatch", severity="error", rank_a=int(m["a"]), rank_b=int(m["b"]), fp_a=m["fa"], fp_b=m["fb"])
+        ]
+    m = _ABORTED.search(body)
+    if m:
+        return events + [ctx.event("comm_aborted", severity="error", on_rank=int(m["rank"]))]
+    m = _UNIQUE_ID.search(body)
+    if m:
+        return events + [ctx.event("store_error", severity="error", what="ncclUniqueId exchange", detail=m["err"])]
+    events.extend(_rendezvous(ctx, body))
+    return events
+
+
+def _rendezvous(ctx: LineCtx, body: str) -> list[Event]:
+    m = _WAITING_CLIENTS.search(body)
+    if m:
+        return [
+            ctx.event(
+                "store_clients_missing",
+                severity="error",
+                waited_s=int(m["s"]),
+                joined=int(m["joined"]),
+                world=int(m["world"]),
+            )
+        ]
+    m = _CLIENT_TIMEOUT.search(body)
+    if m:
+        return [ctx.event("store_connect_timeout", severity="error", address=m["addr"].strip(), after=m["t"] + m["unit"])]
+    if "client socket has failed to connect" in body:
+        m = _CLIENT_FAILED.search(body)
+        errno = re.search(r"errno: (\d+) - ([^)]+)", body)
+        return [
+            ctx.event(
+                "store_connect_failed",
+                severity="error",
+                address=m["addr"].strip() if m else None,
+                errno=int(errno.group(1)) if errno else None,
+                error=errno.group(2) if errno else None,
+            )
+        ]
+    m = _STORE_ERRORS.search(body)
+    if m and ("Error" in body or "failed" in body or "timed out" in body or "Timeout" in body):
+        return [ctx.event("store_error", severity="error", what=m["what"])]
+    return []

@@ -1,0 +1,179 @@
+"""Reading one bundle member: structured document, or text log scanned and parsed line by line."""
+from __future__ import annotations
+
+import gzip
+import tarfile
+import zipfile
+import zlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from .bundle import Budget, LimitExceeded, Member
+from .demux import Origin, origin_from_name, split_prefix
+from .model import Event
+from .parsers import ALWAYS, EXCLUSIVE
+from .parsers.base import LineCtx, SourceState
+from .scan import LineScanner, Prefilter
+from .structured import MAX_JSON_BYTES, StructuredDocs, parse_json_blob, parse_pickle_blob
+from .text import clean_line, looks_binary
+from .timeparse import Clock, parse_time, year_hint
+
+
+@dataclass
+class SourceInfo:
+    name: str
+    kind: str  # log | kernel_log | snapshot | manifest | nvml_samples | elastic_error | flight_recorder | binary | empty
+    lines: int = 0
+    bytes: int = 0
+    file_origin: Origin = field(default_factory=Origin)
+    last_line: tuple[int, str] | None = None  # the last non-empty line (for "last words")
+    first_time: Any = None
+    last_time: Any = None
+    nccl_lines: int = 0
+
+
+@dataclass
+class Collected:
+    events: list[Event] = field(default_factory=list)
+    sources: list[SourceInfo] = field(default_factory=list)
+    docs: StructuredDocs = field(default_factory=StructuredDocs)
+    years_seen: list[int] = field(default_factory=list)
+    order: int = 0
+
+
+def read_member(member: Member, out: Collected, budget: Budget, engine: Prefilter, clock: Clock) -> None:
+    stream = member.stream
+    try:
+        head = stream.peek(65536)[:65536]  # type: ignore[attr-defined]
+    except (EOFError, zlib.error, OSError, gzip.BadGzipFile) as exc:
+        budget.note(f"{member.name}: unreadable ({exc})")
+        return
+    info = SourceInfo(name=member.name, kind="log", file_origin=origin_from_name(member.name))
+    if not head:
+        info.kind = "empty"
+        out.sources.append(info)
+        return
+    if head[:1] == b"\x80" and head[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):
+        info.kind = "flight_recorder"
+        data = stream.read(MAX_JSON_BYTES + 1)
+        info.bytes = len(data)
+        if len(data) > MAX_JSON_BYTES:
+            budget.note(f"{member.name}: pickle larger than {MAX_JSON_BYTES} bytes, skipped")
+        else:
+            problem = parse_pickle_blob(member.name, data, out.docs)
+            if problem:
+                budget.note(problem)
+                info.kind = "binary"
+        out.sources.append(info)
+        return
+    if looks_binary(head):
+        info.kind = "binary"
+        budget.note(f"{member.name}: binary file skipped")
+        out.sources.append(info)
+        return
+    if head.lstrip()[:1] in (b"{", b"["):
+        data = stream.read(MAX_JSON_BYTES + 1)
+        if len(data) <= MAX_JSON_BYTES and parse_json_blob(member.name, data, out.docs):
+            info.kind = _structured_kind(member.name, out.docs)
+            info.bytes = len(data)
+            out.sources.append(info)
+            return
+        import io
+
+        stream = io.BufferedReader(io.BytesIO(data))  # type: ignore[arg-type]
+        if len(data) > MAX_JSON_BYTES:
+            budget.note(f"{member.name}: JSON-looking file larger than {MAX_JSON_BYTES} bytes read as text")
+    _read_text(stream, info, out, engine, clock)
+    out.sources.append(info)
+
+
+def _structured_kind(name: str, docs: StructuredDocs) -> str:
+    for kind, items in (
+        ("manifest", docs.manifests),
+        ("snapshot", docs.snapshots),
+        ("elastic_error", docs.elastic_errors),
+        ("smoke", docs.smoke_results),
+    ):
+        if items and items[-1][0] == name:
+            return kind
+    if docs.flight_records and docs.flight_records[-1][0] == name:
+        return "flight_recorder"
+    return "nvml_samples"
+
+
+def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter, clock: Clock) -> None:
+    scanner = LineScanner(stream, engine=engine)
+    state = SourceState(name=info.name)
+    file_origin = info.file_origin
+    kernel_hits = 0
+    try:
+        for lineno, raw in scanner:
+            text = clean_line(raw)
+            if not text.strip():
+                continue
+            info.last_line = (lineno, text)
+            origin, body = split_prefix(text)
+            origin.merge(file_origin)
+            when, yearless = parse_time(origin.time_text or body, clock, origin.host)
+            if when is None and origin.time_text is None:
+                when, yearless = parse_time(text, clock, origin.host)
+            if when is not None:
+                if not yearless:
+                    out.years_seen.append(when.year)
+                info.first_time = info.first_time or when
+                info.last_time = when
+            out.order += 1
+            ctx = LineCtx(source=info.name, lineno=lineno, text=text, body=body, origin=origin, time=when, order=out.order)
+            events = ALWAYS[0](ctx, state)
+            for parse in EXCLUSIVE:
+                found = parse(ctx, state)
+                if found:
+                    events.extend(found)
+                    break
+            for parse in ALWAYS[1:]:
+                events.extend(parse(ctx, state))
+            for ev in events:
+                if yearless and ev.time is not None and ev.time is when:
+                    ev.data["_yearless"] = True
+                if ev.kind.startswith("nccl"):
+                    info.nccl_lines += 1
+                if ev.kind in ("xid", "host_oom_kill", "iommu_fault"):
+                    kernel_hits += 1
+            out.events.extend(events)
+    finally:
+        info.lines = scanner.stats.lines
+        info.bytes = scanner.stats.bytes
+    out.events.extend(flush_source(state, info))
+    if kernel_hits and "dmesg" in info.name.lower() or kernel_hits > 2:
+        info.kind = "kernel_log"
+
+
+def flush_source(state: SourceState, info: SourceInfo) -> list[Event]:
+    """End of a source: a traceback whose exception line was cut off is still a fact."""
+    events: list[Event] = []
+    for key, tb in (state.extra.get("tracebacks") or {}).items():
+        if not tb.get("frames"):
+            continue
+        rank_text, host, pid = key.split("|")
+        events.append(
+            Event(
+                kind="exception",
+                source=info.name,
+                line=tb["line"],
+                text="Traceback (most recent call last): … (cut off before the exception line)",
+                severity="error",
+                message="traceback cut off before the exception line",
+                rank=int(rank_text) if rank_text != "None" else None,
+                host=None if host == "None" else host,
+                pid=int(pid) if pid != "None" else None,
+                data={"exc_type": None, "exc_short": None, "exc_message": "", "frame": tb["frames"][-1], "had_header": True, "cut_off": True},
+            )
+        )
+    return events
+
+
+READ_ERRORS = (EOFError, zlib.error, tarfile.TarError, zipfile.BadZipFile, gzip.BadGzipFile, OSError, LimitExceeded)
+
+
+def year_from(text: str) -> int | None:
+    return year_hint(text)

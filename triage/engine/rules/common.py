@@ -1,0 +1,114 @@
+"""Helpers shared by the rules: evidence selection and the standard triage checklist."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..facts import Facts, event_sort_key
+from ..model import Event, Evidence
+
+MAX_EVIDENCE = 8
+
+# Downstream symptoms: errors a healthy rank prints after another rank died. They are never
+# the root cause when an earlier real fault exists (FORMATS.md §5.4).
+DOWNSTREAM_EXCEPTIONS = (
+    "DistBackendError",
+    "DistError",
+    "ChildFailedError",
+    "ProcessExitedException",
+    "SignalException",
+    "KeyboardInterrupt",
+    "SystemExit",
+)
+DOWNSTREAM_TEXT = (
+    "NCCL error",
+    "NCCL communicator",
+    "Watchdog",
+    "watchdog",
+    "remote process exited",
+    "Connection closed",
+    "Connection reset",
+    "Broken pipe",
+    "ProcessGroupNCCL",
+    "Socket Timeout",
+    "Timed out",
+    "timed out",
+    "DistStoreError",
+    "DistNetworkError",
+    "Rendezvous",
+    "CUDA out of memory",
+    "CUDA error",
+    "cudaError",
+    "out of memory",
+)
+
+
+def evidence(events: Iterable[Event], limit: int = MAX_EVIDENCE) -> list[Evidence]:
+    """The earliest lines first, at most one per (source, line), capped."""
+    seen: set[tuple[str, int]] = set()
+    out: list[Evidence] = []
+    for ev in sorted(events, key=event_sort_key):
+        key = (ev.source, ev.line)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(ev.evidence)
+        if len(out) >= limit:
+            break
+    return out
+
+
+def spread_evidence(events: list[Event], limit: int = MAX_EVIDENCE) -> list[Evidence]:
+    """Evidence from as many ranks as possible: the first line of each rank, then the rest."""
+    by_rank: dict[object, Event] = {}
+    for ev in sorted(events, key=event_sort_key):
+        by_rank.setdefault((ev.rank, ev.host, ev.pid), ev)
+    firsts = list(by_rank.values())
+    rest = [e for e in events if e not in firsts]
+    return evidence(firsts, limit) + evidence(rest, max(0, limit - len(firsts)))[: max(0, limit - min(len(firsts), limit))]
+
+
+def ranks_of(events: Iterable[Event]) -> list[int]:
+    return sorted({e.rank for e in events if e.rank is not None})
+
+
+def hosts_of(events: Iterable[Event]) -> list[str]:
+    return sorted({e.host for e in events if e.host})
+
+
+def earliest(events: Iterable[Event]) -> Event | None:
+    ordered = sorted(events, key=event_sort_key)
+    return ordered[0] if ordered else None
+
+
+def is_downstream_exception(ev: Event) -> bool:
+    short = ev.data.get("exc_short") or ""
+    if short in DOWNSTREAM_EXCEPTIONS:
+        return True
+    text = f"{ev.data.get('exc_message') or ''} {ev.message}"
+    return any(t in text for t in DOWNSTREAM_TEXT)
+
+
+def others_failed_after(facts: Facts, culprit: Event) -> int:
+    """How many other ranks show an error after the culprit: they are its victims."""
+    victims = {
+        e.rank
+        for e in facts.events
+        if e.rank is not None and e.rank != culprit.rank and e.severity in ("error", "fatal")
+    }
+    return len(victims)
+
+
+def where(facts: Facts, ev: Event | None) -> str:
+    if ev is None:
+        return "an unidentified process"
+    return facts.rank_label(ev.rank, ev.host)
+
+
+CHECKLIST_VERSIONS = (
+    "python -c 'import torch; print(torch.__version__, torch.version.cuda, torch.cuda.nccl.version())'  # on every host\n"
+    "nvidia-smi --query-gpu=driver_version --format=csv,noheader"
+)
+CHECKLIST_GPU = (
+    "nvidia-smi -q -d ECC,ROW_REMAPPER,PAGE_RETIREMENT -i <gpu>\n"
+    "sudo dmesg -T | grep -iE 'NVRM|xid'"
+)

@@ -1,0 +1,98 @@
+"""network: InfiniBand/RoCE completion errors, transport disagreement between nodes, peers that
+cannot be reached, no usable interface; and, at low confidence, a peer connection that dropped
+with nothing else to explain it."""
+from __future__ import annotations
+
+from ..facts import Facts
+from ..model import Finding
+from .common import earliest, evidence, hosts_of, ranks_of, where
+
+FIX_IB = (
+    "Check the fabric on both nodes named in the evidence: port state, link errors, and the GID/"
+    "HCA NCCL uses. Retry-exceeded (status 12) right at start usually means the NICs cannot talk "
+    "over IB/RoCE at all (wrong NCCL_IB_GID_INDEX or NCCL_IB_HCA, a down port, a bad cable):\n"
+    "ibstat; ibv_devinfo | grep -E 'state|link_layer'\n"
+    "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET  # re-run to see the chosen devices\n"
+    "NCCL_IB_DISABLE=1   # diagnostic only: if sockets work, the IB path is at fault"
+)
+FIX_SOCKET = (
+    "Make every node use the same, routable interface and transport: set NCCL_SOCKET_IFNAME to the "
+    "data-network interface on all nodes, open the ports between nodes, and make sure IB is either "
+    "working everywhere or disabled everywhere:\n"
+    "ip -br addr; ibstat\n"
+    "NCCL_SOCKET_IFNAME=<iface> NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET torchrun ..."
+)
+FIX_PEER = (
+    "A peer's connection dropped. Usually the peer process died first: look for its log (a "
+    "traceback, OOM, signal) on the host named in the evidence. If every process was alive, check "
+    "the network path between those hosts:\n"
+    "ibstat; ip -s link; sudo dmesg -T | grep -iE 'mlx|link'"
+)
+
+
+def find(facts: Facts) -> list[Finding]:
+    findings: list[Finding] = []
+    ib = facts.kind("nccl_ib_error")
+    mismatch = facts.kind("nccl_transport_mismatch")
+    connect = [e for e in facts.kind("nccl_socket_error") if e.data.get("reason") in ("connect failed", "refused", "no interface")]
+    if ib:
+        first = earliest(ib)
+        assert first is not None
+        status = first.data.get("status")
+        findings.append(Finding(
+            cause="network", rule="network.ib_completion_error", confidence="high",
+            title=f"InfiniBand/RoCE error on {where(facts, first)}" + (f": completion status {status}" if status is not None else ""),
+            detail=(f"NCCL's IB transport got a failed work completion from peer {first.data.get('peer')}"
+                    + (" (status 12 = transport retries exhausted: link down, peer unreachable over RDMA)" if status == 12 else "")
+                    + ". Init had completed, so the RDMA path between the nodes is broken."),
+            fix=FIX_IB, ranks=ranks_of(ib), hosts=hosts_of(ib), evidence=evidence(ib), weight=78, culprit=first,
+        ))
+    if mismatch:
+        first = earliest(mismatch)
+        assert first is not None
+        findings.append(Finding(
+            cause="network", rule="network.transport_mismatch", confidence="high",
+            title=f"Nodes disagree on the network transport ({where(facts, first)})",
+            detail=(f"A socket-transport listener received a connection of another transport type "
+                    f"({first.data.get('got')} != {first.data.get('want')}): some nodes use IB, others sockets, usually because IB is broken or disabled on one node."),
+            fix=FIX_IB, ranks=ranks_of(mismatch + facts.kind("nccl_proxy_failure")), hosts=hosts_of(mismatch),
+            evidence=evidence(mismatch + facts.kind("nccl_proxy_failure")), weight=78, culprit=first,
+        ))
+    if connect:
+        first = earliest(connect)
+        assert first is not None
+        findings.append(Finding(
+            cause="network", rule="network.cannot_connect", confidence="high" if len(connect) > 1 else "medium",
+            title=f"{where(facts, first).capitalize()} cannot reach its peers ({first.data.get('reason')})",
+            detail=f"NCCL could not connect to {first.data.get('peer') or 'a peer'}: wrong NCCL_SOCKET_IFNAME, a firewall, or the peer is not listening.",
+            fix=FIX_SOCKET, ranks=ranks_of(connect), hosts=hosts_of(connect), evidence=evidence(connect), weight=72, culprit=first,
+        ))
+    if not findings:
+        findings.extend(_dropped_peer(facts))
+    return findings
+
+
+def _dropped_peer(facts: Facts) -> list[Finding]:
+    drops = [e for e in facts.kind("nccl_socket_error") if e.data.get("reason") in ("reset", "broken pipe")]
+    closed = [e for e in facts.kind("nccl_socket_error") if e.data.get("reason") == "peer closed"]
+    if not drops and closed:
+        first = earliest(closed)
+        assert first is not None
+        return [Finding(
+            cause="rank_crash", rule="rank_crash.peer_closed", confidence="low",
+            title="A peer process closed its connection: it probably died first",
+            detail="'Connection closed by remote peer' is what a rank sees when the process on the other end exits. "
+                   "That process's own log is not in this bundle, so which rank died, and why, is unknown.",
+            fix=FIX_PEER, ranks=ranks_of(closed), hosts=hosts_of(closed), evidence=evidence(closed), weight=20, culprit=None,
+        )]
+    if not drops:
+        return []
+    first = earliest(drops)
+    assert first is not None
+    return [Finding(
+        cause="network", rule="network.peer_dropped", confidence="low",
+        title=f"Connection to a peer dropped ({first.data.get('reason')})",
+        detail="A socket to a peer was reset or broke. With no crash visible in these logs it cannot be told apart from a peer "
+               "process dying; the peer's own log is needed.",
+        fix=FIX_PEER, ranks=ranks_of(drops), hosts=hosts_of(drops), evidence=evidence(drops), weight=22, culprit=first,
+    )]

@@ -1,0 +1,61 @@
+"""oom: CUDA out of memory on a rank (torch or NCCL's own allocations), or the host OOM killer."""
+from __future__ import annotations
+
+from ..facts import Facts
+from ..model import Finding
+from .common import earliest, evidence, hosts_of, ranks_of, where
+
+FIX = (
+    "Reduce memory per GPU on the failing rank: smaller micro-batch, activation checkpointing, "
+    "ZeRO/FSDP sharding, or a shorter sequence. Fragmentation: set "
+    "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True. Check nothing else holds the GPU:\n"
+    "nvidia-smi --query-compute-apps=pid,used_memory --format=csv"
+)
+FIX_HOST = (
+    "The kernel's OOM killer ended the process (host RAM, not GPU). Lower host memory use "
+    "(dataloader workers, pinned-memory buffers, CPU offload) or give the job more RAM:\n"
+    "sudo dmesg -T | grep -iE 'out of memory|oom-kill'"
+)
+
+
+def find(facts: Facts) -> list[Finding]:
+    findings: list[Finding] = []
+    cuda = facts.kind("cuda_oom") + [e for e in facts.kind("cuda_error") if e.data.get("error_class") == "oom"]
+    nccl = [
+        e for e in facts.kind("nccl_cuda_failure")
+        if "out of memory" in (e.data.get("error") or "") or e.data.get("alloc_bytes")
+    ]
+    if cuda:
+        first = earliest(cuda)
+        assert first is not None
+        req = first.data.get("requested")
+        findings.append(Finding(
+            cause="oom", rule="oom.cuda_oom", confidence="high",
+            title=f"CUDA out of memory on {where(facts, first)}",
+            detail=(f"{where(facts, first)} ran out of GPU memory" + (f" (tried to allocate {req})" if req else "")
+                    + f"; {len(ranks_of(cuda)) or 1} rank(s) report it. NCCL errors and timeouts on the other ranks follow from this rank stopping."),
+            fix=FIX, ranks=ranks_of(cuda), hosts=hosts_of(cuda), evidence=evidence(cuda), weight=90, culprit=first,
+        ))
+    if nccl:
+        first = earliest(nccl)
+        assert first is not None
+        findings.append(Finding(
+            cause="oom", rule="oom.nccl_alloc", confidence="high" if not cuda else "medium",
+            title=f"NCCL could not allocate GPU memory on {where(facts, first)}",
+            detail=("NCCL's own device allocation failed ('" + (first.data.get("error") or "") + "'"
+                    + (f", {first.data['alloc_bytes']} bytes" if first.data.get("alloc_bytes") else "")
+                    + "): the GPU was full when a communicator was created (often lazily, at the first collective of a new group)."),
+            fix=FIX + "\nLeave headroom for NCCL buffers (each new communicator allocates on every GPU).",
+            ranks=ranks_of(nccl), hosts=hosts_of(nccl), evidence=evidence(nccl), weight=85, culprit=first,
+        ))
+    host = facts.kind("host_oom_kill")
+    if host:
+        first = earliest(host)
+        assert first is not None
+        findings.append(Finding(
+            cause="oom", rule="oom.host_oom_killer", confidence="high",
+            title=f"Host OOM killer ended {where(facts, first)}",
+            detail=f"The kernel killed pid {first.data.get('victim_pid')} ({first.data.get('process')}) for lack of host memory.",
+            fix=FIX_HOST, ranks=ranks_of(host), hosts=hosts_of(host), evidence=evidence(host), weight=88, culprit=first,
+        ))
+    return findings

@@ -1,0 +1,114 @@
+"""rank_crash: a rank died first (Python exception, segfault, abort, killed); the NCCL errors
+of the other ranks are downstream. Raising the timeout is never the fix for a crashed rank."""
+from __future__ import annotations
+
+from ..facts import Facts
+from ..model import Event, Finding
+from .common import earliest, evidence, hosts_of, is_downstream_exception, ranks_of, where
+
+FIX = (
+    "Fix the error on the rank that died first (its traceback is the evidence below); the other "
+    "ranks only lost their peer. Raising the NCCL/c10d timeout does not help a crashed rank. "
+    "Re-run with per-rank logs to be sure which rank fails:\n"
+    "torchrun --tee 3 --log-dir ./logs ...   # or: python -m collectors run --server ... -- torchrun ..."
+)
+FIX_SIGKILL = (
+    "The rank was killed with SIGKILL. The usual sender is the host OOM killer or the scheduler "
+    "(memory or time limit). Check the kernel log and the scheduler's record of the job:\n"
+    "sudo dmesg -T | grep -iE 'out of memory|oom-kill|killed process'\n"
+    "sacct -j $SLURM_JOB_ID --format=JobID,State,ExitCode,MaxRSS,ReqMem"
+)
+FIX_SEGV = (
+    "A native crash (SIGSEGV/SIGABRT) in the rank's process: get its core dump or faulthandler "
+    "output (PYTHONFAULTHANDLER=1), and check extension/library versions on that host."
+)
+SIGNAL_EXITS = {"SIGKILL", "SIGSEGV", "SIGABRT", "SIGBUS", "SIGILL", "SIGFPE"}
+
+
+def crash_events(facts: Facts) -> list[Event]:
+    """Real faults of a process, excluding downstream NCCL/dist errors."""
+    out: list[Event] = []
+    for ev in facts.kind("exception"):
+        if is_downstream_exception(ev):
+            continue
+        out.append(ev)
+    for ev in facts.kind("crash_signal", "signal_received", "terminate_called"):
+        out.append(ev)
+    for ev in facts.kind("cuda_error"):
+        if ev.data.get("error_class") in ("app", "app_or_hw", "other", "driver"):
+            out.append(ev)
+    for ev in facts.kind("xid"):
+        if ev.data.get("fault_class") == "app":
+            out.append(ev)
+    return out
+
+
+def exit_events(facts: Facts) -> list[Event]:
+    out = []
+    for ev in facts.kind("process_exit", "elastic_failure"):
+        code = ev.data.get("exitcode")
+        if code == -15:  # SIGTERM: the launcher stopping survivors after another rank failed
+            continue
+        out.append(ev)
+    return out
+
+
+def find(facts: Facts) -> list[Finding]:
+    crashes = crash_events(facts)
+    exits = exit_events(facts)
+    findings: list[Finding] = []
+    if crashes:
+        first = earliest(crashes)
+        assert first is not None
+        same_rank_exits = [e for e in exits if e.rank is not None and e.rank == first.rank]
+        what = _describe(first)
+        sig = first.data.get("signal")
+        fix = FIX_SIGKILL if sig == "SIGKILL" else FIX_SEGV if sig in ("SIGSEGV", "SIGABRT") else FIX
+        confidence = "high" if first.rank is not None or len(ranks_of(crashes)) <= 1 else "medium"
+        if first.data.get("cut_off"):
+            confidence = "medium"
+        findings.append(Finding(
+            cause="rank_crash", rule="rank_crash.exception" if first.kind == "exception" else "rank_crash.signal",
+            confidence=confidence,
+            title=f"{where(facts, first).capitalize()} crashed first: {what}",
+            detail=(f"{where(facts, first).capitalize()} failed with {what}"
+                    + (f" at {first.data['frame']}" if first.data.get("frame") else "")
+                    + ". Errors on the other ranks (NCCL errors, watchdog timeouts, SIGTERM from the launcher) follow from it."),
+            fix=fix, ranks=ranks_of([first] + same_rank_exits), hosts=hosts_of([first] + same_rank_exits),
+            evidence=evidence([first] + crashes + same_rank_exits), weight=80, culprit=first,
+        ))
+        return findings
+    if exits:
+        root = [e for e in exits if e.data.get("root_cause")] or exits
+        first = earliest(root)
+        assert first is not None
+        code = first.data.get("exitcode")
+        sig = first.data.get("signal")
+        if sig == "SIGBUS":
+            return findings  # shm_exhausted reads SIGBUS
+        what = f"exit code {code}" + (f" ({sig})" if sig else "") if code is not None else "an exit whose code was cut off"
+        fix = FIX_SIGKILL if sig == "SIGKILL" else FIX_SEGV if sig in ("SIGSEGV", "SIGABRT") else FIX
+        known = first.rank is not None and code is not None
+        findings.append(Finding(
+            cause="rank_crash", rule="rank_crash.exit", confidence="medium" if known else "low",
+            title=f"{where(facts, first).capitalize()} exited first with {what}",
+            detail=(f"The launcher reports {where(facts, first)} exiting with {what} and no traceback in these logs. "
+                    "The other ranks were stopped after it. Its own stderr/log is needed to say why."),
+            fix=fix, ranks=ranks_of(root), hosts=hosts_of(root), evidence=evidence(root), weight=60 if known else 30, culprit=first,
+        ))
+    return findings
+
+
+def _describe(ev: Event) -> str:
+    if ev.kind == "exception":
+        if ev.data.get("cut_off"):
+            return "a Python exception (traceback cut off before its message)"
+        msg = ev.data.get("exc_message") or ""
+        return f"{ev.data.get('exc_type')}: {msg[:160]}" if msg else str(ev.data.get("exc_type"))
+    if ev.kind == "cuda_error":
+        return f"CUDA error: {ev.data.get('error')}"
+    if ev.kind == "xid":
+        return f"Xid {ev.data.get('xid')} ({ev.data.get('xid_name')})"
+    if ev.kind == "terminate_called":
+        return f"C++ exception {ev.data.get('exc_type')} (std::terminate)"
+    return f"{ev.data.get('signal') or 'a signal'} ({ev.data.get('what') or 'native crash'})"

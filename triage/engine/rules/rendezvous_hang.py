@@ -1,0 +1,71 @@
+"""rendezvous_hang: the ranks never all joined: store/TCPStore timeouts, N-1/N clients joined,
+an unreachable or bogus MASTER_ADDR, rendezvous errors from torch elastic."""
+from __future__ import annotations
+
+from ..facts import Facts
+from ..model import Finding
+from .common import earliest, evidence, hosts_of, ranks_of
+
+FIX = (
+    "Make every node reach the rendezvous endpoint: MASTER_ADDR must be the address of the rank-0 "
+    "host on an interface the other nodes can route to, MASTER_PORT open, and every node started "
+    "with the same world size (nnodes x nproc-per-node). Test from each worker node:\n"
+    "nc -zv $MASTER_ADDR $MASTER_PORT\n"
+    "echo $MASTER_ADDR $MASTER_PORT $WORLD_SIZE   # identical on every node"
+)
+
+
+def find(facts: Facts) -> list[Finding]:
+    findings: list[Finding] = []
+    missing = facts.kind("store_clients_missing")
+    bad_addr = [e for e in facts.kind("master_addr") if not e.data.get("valid")]
+    connect = facts.kind("store_connect_timeout", "store_connect_failed")
+    errors = facts.kind("store_error") + [
+        e for e in facts.kind("exception")
+        if (e.data.get("exc_short") or "") in ("DistStoreError", "DistNetworkError", "RendezvousConnectionError", "RendezvousTimeoutError", "RendezvousClosedError")
+    ]
+    if missing:
+        first = earliest(missing)
+        assert first is not None
+        joined, world = first.data["joined"], first.data["world"]
+        findings.append(Finding(
+            cause="rendezvous_hang", rule="rendezvous_hang.clients_missing", confidence="high",
+            title=f"Only {joined} of {world} ranks joined the rendezvous",
+            detail=(f"The store waited {first.data['waited_s']} s and {world - joined} rank(s) never arrived. "
+                    + ("Exactly one rank is missing: look at the node that should have started it." if world - joined == 1 else
+                       "Check that every node was launched, with the same world size.")),
+            fix=FIX, ranks=ranks_of(missing), hosts=hosts_of(missing), evidence=evidence(missing + connect), weight=86, culprit=first,
+        ))
+    if bad_addr:
+        first = earliest(bad_addr)
+        assert first is not None
+        findings.append(Finding(
+            cause="rendezvous_hang", rule="rendezvous_hang.bad_master_addr", confidence="high",
+            title=f"MASTER_ADDR is not an address: {first.data['address']!r}",
+            detail=("The launch command passes a master address that is no host name or IP (here it looks like text captured "
+                    "from a shell, e.g. a .bashrc that prints on remote login). Workers cannot rendezvous with it."),
+            fix=FIX + "\nMake remote shells quiet (no output from .bashrc for non-interactive ssh) and pass --master_addr explicitly.",
+            ranks=ranks_of(bad_addr), hosts=hosts_of(bad_addr), evidence=evidence(bad_addr), weight=87, culprit=first,
+        ))
+    if connect and not missing:
+        first = earliest(connect)
+        assert first is not None
+        errno_text = first.data.get("error")
+        findings.append(Finding(
+            cause="rendezvous_hang", rule="rendezvous_hang.store_unreachable", confidence="high",
+            title=f"Cannot reach the rendezvous store at {first.data.get('address')}" + (f" ({errno_text})" if errno_text else ""),
+            detail=("A worker could not connect to the TCPStore on the master before any NCCL communication: "
+                    + ("the master address is not routable from this node. " if errno_text and "route" in errno_text else "")
+                    + "The master is unreachable, not listening yet, or MASTER_ADDR/PORT point at the wrong place."),
+            fix=FIX, ranks=ranks_of(connect), hosts=hosts_of(connect), evidence=evidence(connect + errors), weight=84, culprit=first,
+        ))
+    if errors and not findings:
+        first = earliest(errors)
+        assert first is not None
+        findings.append(Finding(
+            cause="rendezvous_hang", rule="rendezvous_hang.store_error", confidence="medium",
+            title="Rendezvous / store error before the job started",
+            detail=f"The distributed store failed ({first.message[:200]}).",
+            fix=FIX, ranks=ranks_of(errors), hosts=hosts_of(errors), evidence=evidence(errors), weight=55, culprit=first,
+        ))
+    return findings

@@ -1,0 +1,96 @@
+"""Timestamps in every format the references list, normalised to naive local datetimes.
+
+Logs print local time without a zone, so times stay naive: they compare across ranks of one
+job (same cluster, same zone) and are never shifted by a guess. Formats without a year (glog
+`MMDD`, vLLM `MM-DD`) take the year from a full date seen elsewhere in the bundle, else from
+the reference year given by the caller.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+# [2026-05-05 06:16:47] or [2026-05-05 06:16:47.123456] (NCCL >= 2.26 default), also ISO 'T'
+_FULL = re.compile(
+    r"(?P<y>20\d\d)-(?P<mo>\d\d)-(?P<d>\d\d)[T _](?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)(?:[.,](?P<f>\d{1,9}))?"
+)
+# glog / torch C++: [E0822 16:31:16.131931664 or E0813 08:21:22.980000 ; MMDD may be 3 digits
+_GLOG = re.compile(r"(?:^|[\[\s:])[FEWIV](?P<md>\d{3,4}) (?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)(?:\.(?P<f>\d{1,9}))?")
+# vLLM v0: 'INFO 04-22 15:53:32 utils.py:580]'
+_VLLM = re.compile(r"^(?:\([^)]*\) )?(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) (?P<mo>\d\d)-(?P<d>\d\d) (?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)")
+# dmesg: '[1118468.873266] ...'
+_DMESG = re.compile(r"^\[\s*(?P<sec>\d+)\.(?P<us>\d{1,6})\]")
+# syslog/journal: 'Dec  1 14:22:01 host kernel: ...'
+_SYSLOG = re.compile(
+    r"^(?P<mon>Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +(?P<d>\d{1,2}) (?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)"
+)
+# Application 'DD-MM-YYYY HH:MM:SS' (seen in Lightning user logs)
+_DMY = re.compile(r"^(?P<d>\d\d)-(?P<mo>\d\d)-(?P<y>20\d\d) (?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)")
+
+_MONTHS = {m: i for i, m in enumerate("Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), 1)}
+
+
+@dataclass
+class Clock:
+    """Per-run context for reading times: the year to assume, and boot times per host."""
+
+    year: int | None = None
+    boot_times: dict[str, datetime] | None = None
+
+    def assume_year(self) -> int:
+        return self.year or datetime.now().year
+
+
+def _micro(frac: str | None) -> int:
+    if not frac:
+        return 0
+    return int((frac + "000000")[:6])
+
+
+def _safe(y: int, mo: int, d: int, h: int, mi: int, s: int, us: int = 0) -> datetime | None:
+    try:
+        return datetime(y, mo, d, h, mi, s, us)
+    except ValueError:
+        return None
+
+
+def full_date(text: str) -> datetime | None:
+    m = _FULL.search(text)
+    if not m:
+        return None
+    return _safe(int(m["y"]), int(m["mo"]), int(m["d"]), int(m["h"]), int(m["mi"]), int(m["s"]), _micro(m["f"]))
+
+
+def parse_time(text: str, clock: Clock, host: str | None = None) -> tuple[datetime | None, bool]:
+    """The first timestamp found in a line, or None; the flag says the year was assumed."""
+    head = text[:200]
+    if "-" in head:
+        m = _FULL.search(head)
+        if m:
+            return _safe(int(m["y"]), int(m["mo"]), int(m["d"]), int(m["h"]), int(m["mi"]), int(m["s"]), _micro(m["f"])), False
+        m = _VLLM.search(head)
+        if m:
+            return _safe(clock.assume_year(), int(m["mo"]), int(m["d"]), int(m["h"]), int(m["mi"]), int(m["s"])), True
+        m = _DMY.search(head)
+        if m:
+            return _safe(int(m["y"]), int(m["mo"]), int(m["d"]), int(m["h"]), int(m["mi"]), int(m["s"])), False
+    m = _GLOG.search(head)
+    if m:
+        md = m["md"]
+        month, day = int(md[:-2]), int(md[-2:])
+        # The 9-digit fraction of torch's C++ logger is CLOCK_MONOTONIC, not wall time: keep seconds.
+        frac = m["f"] if m["f"] and len(m["f"]) <= 6 else None
+        return _safe(clock.assume_year(), month, day, int(m["h"]), int(m["mi"]), int(m["s"]), _micro(frac)), True
+    m = _SYSLOG.search(head)
+    if m:
+        return _safe(clock.assume_year(), _MONTHS[m["mon"]], int(m["d"]), int(m["h"]), int(m["mi"]), int(m["s"])), True
+    m = _DMESG.search(head)
+    if m and clock.boot_times and host and host in clock.boot_times:
+        return clock.boot_times[host] + timedelta(seconds=int(m["sec"]), microseconds=_micro(m["us"])), False
+    return None, False
+
+
+def year_hint(text: str) -> int | None:
+    m = _FULL.search(text[:200])
+    return int(m["y"]) if m else None

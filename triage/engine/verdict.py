@@ -1,0 +1,152 @@
+"""From findings to the verdict: order them, name the first failure, set each rank's state,
+and write the one-line summary and the notes on what the data leaves unknown."""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from .facts import Facts, event_sort_key
+from .model import CONFIDENCE_ORDER, Event, Finding, iso
+from .rules.common import is_downstream_exception
+
+ROOT_WEIGHT = 75  # at or above: a real fault, not a downstream symptom
+FATAL_KINDS = {"crash_signal", "terminate_called", "elastic_failure", "process_exit", "host_oom_kill", "signal_received"}
+
+
+def rank_findings(findings: list[Finding]) -> list[Finding]:
+    """Most likely first: confidence, then real faults before symptoms, then the earliest
+    fault, then the rule's own weight."""
+
+    def key(f: Finding) -> tuple[Any, ...]:
+        t = f.culprit.time if f.culprit is not None and f.culprit.time is not None else datetime.max
+        return (-CONFIDENCE_ORDER.get(f.confidence, 0), f.weight < ROOT_WEIGHT, t, -f.weight)
+
+    ordered = sorted(findings, key=key)
+    # One finding per (rule, culprit): rules may see the same fault through two paths.
+    seen: set[tuple[str, int | None]] = set()
+    out = []
+    for f in ordered:
+        k = (f.rule, id(f.culprit) if f.culprit is not None else None)
+        if k in seen:
+            continue
+        seen.add(k)
+        out.append(f)
+    return out
+
+
+def first_failure(facts: Facts, findings: list[Finding]) -> tuple[dict[str, Any] | None, Event | None]:
+    if not findings:
+        return None, None
+    verdict = findings[0]
+    ev = verdict.culprit
+    if ev is None:
+        # No single culprit (mutual conflict, unknown straggler): point at the first evidence line.
+        if not verdict.evidence:
+            return None, None
+        e = verdict.evidence[0]
+        match = next((x for x in facts.events if x.source == e.source and x.line == e.line), None)
+        return {
+            "rank": None,
+            "host": (verdict.hosts[0] if len(verdict.hosts) == 1 else None),
+            "time": iso(match.time) if match else None,
+            "source": e.source,
+            "line": e.line,
+            "text": e.text,
+        }, None
+    host = ev.host or (facts.ranks[ev.rank].host if ev.rank in facts.ranks else None)
+    return {
+        "rank": ev.rank,
+        "host": host,
+        "time": iso(ev.time),
+        "source": ev.source,
+        "line": ev.line,
+        "text": ev.text,
+    }, ev
+
+
+def set_rank_states(facts: Facts, findings: list[Finding], culprit: Event | None) -> None:
+    errored: set[int] = set()
+    crashed: set[int] = set()
+    for ev in facts.events:
+        if ev.rank is None:
+            continue
+        if ev.kind in FATAL_KINDS and ev.data.get("exitcode") != -15:
+            crashed.add(ev.rank)
+        elif ev.kind == "exception" and not is_downstream_exception(ev):
+            crashed.add(ev.rank)
+        elif ev.kind in ("cuda_oom", "cuda_error", "xid") and ev.severity == "error":
+            crashed.add(ev.rank)
+        elif ev.severity in ("error", "fatal"):
+            errored.add(ev.rank)
+    if culprit is not None and culprit.rank is not None and findings and findings[0].cause != "collective_timeout_straggler":
+        crashed.add(culprit.rank)
+    silent: set[int] = set()
+    if findings and findings[0].cause == "collective_timeout_straggler":
+        silent.update(findings[0].ranks)
+    last_times = [r.last_time for r in facts.ranks.values() if r.last_time]
+    latest = max(last_times) if last_times else None
+    for rank, info in facts.ranks.items():
+        if rank in crashed:
+            info.state = "crashed"
+        elif rank in silent:
+            info.state = "silent"
+        elif rank in errored:
+            info.state = "errored"
+        elif info.last_time and latest and (latest - info.last_time).total_seconds() > 60:
+            info.state = "silent"
+        elif info.sources or info.last_line:
+            info.state = "ok"
+        else:
+            info.state = "unknown"
+    # The world may have ranks with no line at all in the bundle.
+    if facts.world_size and facts.world_size <= 4096:
+        from .model import RankInfo
+
+        for r in range(facts.world_size):
+            facts.ranks.setdefault(r, RankInfo(rank=r, state="unknown"))
+        facts.ranks = dict(sorted(facts.ranks.items()))
+
+
+def summary(facts: Facts, findings: list[Finding], culprit: Event | None) -> str:
+    if not findings:
+        if not facts.events:
+            return "No failure found: the bundle has no log lines the engine recognises."
+        return "No cause found with confidence: the logs show no error that names a failing rank."
+    v = findings[0]
+    when = f" at {culprit.time.strftime('%H:%M:%S')}" if culprit is not None and culprit.time else ""
+    text = v.title.rstrip(".") + when
+    victims = [r for r, info in facts.ranks.items() if info.state in ("errored", "crashed") and (culprit is None or r != culprit.rank)]
+    if culprit is not None and culprit.rank is not None and victims and v.cause != "collective_timeout_straggler":
+        text += f"; the errors on {len(victims)} other rank{'s' if len(victims) != 1 else ''} followed it"
+    if v.confidence == "low":
+        text += " (low confidence: the logs are incomplete)"
+    return text + "."
+
+
+def notes(facts: Facts, findings: list[Finding]) -> list[str]:
+    out: list[str] = []
+    if not facts.has_nccl:
+        out.append(
+            "No NCCL debug lines: NCCL_DEBUG=INFO was probably not set, so which transport was used and which peer "
+            "connection failed is unknown. Re-run with NCCL_DEBUG=INFO (and NCCL_DEBUG_FILE=/path/nccl.%h.%p.log)."
+        )
+    if facts.world_size:
+        missing = [r for r, info in facts.ranks.items() if not info.sources and info.last_line is None]
+        if missing:
+            shown = ", ".join(map(str, missing[:12])) + (" …" if len(missing) > 12 else "")
+            out.append(f"{len(missing)} of {facts.world_size} ranks have no lines in the bundle (ranks {shown}): conclusions about them are inferred from absence.")
+    timeouts = [e.data.get("timeout_ms") for e in facts.kind("watchdog_timeout") if e.data.get("timeout_ms")]
+    if findings and findings[0].cause in ("rank_crash", "oom", "hardware_fault") and timeouts and max(timeouts) > 1_800_000:
+        out.append(
+            f"The collective timeout was raised to {max(timeouts) // 60000} min. Raising the timeout never fixes a crashed rank: "
+            "the others only wait longer before failing."
+        )
+    if findings and findings[0].cause in ("rank_crash",) and any(e.data.get("signal") == "SIGKILL" for e in facts.events):
+        out.append("A process was killed with SIGKILL: check `dmesg` for the host OOM killer and the scheduler for limits.")
+    if facts.problems:
+        out.append(f"Parts of the bundle could not be read ({len(facts.problems)} problem(s)); the diagnosis uses what could be read.")
+    return out
+
+
+def sort_events(events: list[Event]) -> list[Event]:
+    return sorted(events, key=event_sort_key)
