@@ -6,6 +6,7 @@ A page is found by counting newlines in 1 MiB blocks, never by reading the sourc
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import BinaryIO
 
 from .models import Bundle, Incident
 
@@ -52,57 +53,54 @@ def log_page(*, incident: Incident, source: str, first: int, count: int, max_cha
     bundle, inner = source_bundle(incident=incident, source=source)
     first = max(1, first)
     try:
-        stream = open_source(bundle.file.path, inner)
+        with open_source(bundle.file.path, inner) as stream:
+            start, lines, at_end = _read_page(stream, first, count, max_chars)
     except (BundleError, KeyError, FileNotFoundError) as e:
-        raise SourceNotFound(f"{source}: {e}") from e
-    with stream:
-        lines: list[LogLine] = []
-        number = 1
-        pending = b""
-        at_end = True
-        # Skip whole blocks while the wanted line is beyond them: a count, no decoding.
+        raise SourceNotFound(f"{source}: not readable in its bundle ({e})") from e
+    return LogPage(source=source, bundle=bundle, first=start, lines=lines, at_end=at_end)
+
+
+def _read_page(stream: BinaryIO, first: int, count: int, max_chars: int) -> tuple[int, list[LogLine], bool]:
+    lines: list[LogLine] = []
+    number = 1
+    pending = b""
+    # Skip whole blocks while the wanted line is beyond them: a count, no decoding.
+    while number < first:
+        block = stream.read(BLOCK)
+        if not block:
+            return number, [], True  # the source ends before the wanted line
+        newlines = block.count(b"\n")
+        if number + newlines < first:
+            number += newlines
+            continue
+        # The wanted line starts inside this block: keep what follows its start.
+        offset = 0
         while number < first:
-            block = stream.read(BLOCK)
-            if not block:
-                break
-            newlines = block.count(b"\n")
-            if number + newlines < first:
-                number += newlines
-                continue
-            # The wanted line starts inside this block: keep what follows its start.
-            offset = 0
-            while number < first:
-                offset = block.index(b"\n", offset) + 1
-                number += 1
-            pending = block[offset:]
-            break
-        if number < first:
-            return LogPage(source=source, bundle=bundle, first=number, lines=[], at_end=True)
-        while len(lines) < count:
-            cut = pending.find(b"\n")
-            if cut < 0:
-                block = stream.read(BLOCK)
-                if block:
-                    pending += block
-                    if len(pending) > max_chars * 4 + BLOCK:  # a monster line: keep only its head
-                        pending = pending[: max_chars * 4] + b"\n" + _skip_line(stream)
-                    continue
-                if pending:
-                    lines.append(_line(number, pending, max_chars))
-                    pending = b""
-                break
+            offset = block.index(b"\n", offset) + 1
+            number += 1
+        pending = block[offset:]
+    while len(lines) < count:
+        cut = pending.find(b"\n")
+        if cut >= 0:
             lines.append(_line(number, pending[:cut], max_chars))
             pending = pending[cut + 1 :]
             number += 1
-        else:
-            at_end = not pending and not stream.read(1)
-    return LogPage(source=source, bundle=bundle, first=first, lines=lines, at_end=at_end)
+            continue
+        block = stream.read(BLOCK)
+        if not block:
+            if pending:
+                lines.append(_line(number, pending, max_chars))
+            return first, lines, True
+        pending += block
+        if len(pending) > max_chars * 4 + BLOCK:  # a monster line: keep its head, skip the rest
+            pending = pending[: max_chars * 4] + b"\n" + _skip_line(stream)
+    return first, lines, not pending and not stream.read(1)
 
 
-def _skip_line(stream: object) -> bytes:
+def _skip_line(stream: BinaryIO) -> bytes:
     """Read past the rest of an over-long line; return what follows it."""
     while True:
-        block = stream.read(BLOCK)  # type: ignore[attr-defined]
+        block = stream.read(BLOCK)
         if not block:
             return b""
         cut = block.find(b"\n")
