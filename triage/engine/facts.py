@@ -166,6 +166,9 @@ def _identify(facts: Facts) -> None:
     for ev in facts.events:
         if ev.kind == "nccl_proxy_failure" and ev.host and ev.pid is not None:
             mapping.setdefault((ev.host, ev.pid), ev.data["peer_rank"])
+        if ev.kind == "nccl_shm_error" and ev.host and ev.pid is not None and ev.data.get("own_rank") is not None:
+            mapping.setdefault((ev.host, ev.pid), ev.data["own_rank"])
+    _infer_from_transport(facts, mapping)
     _infer_from_devices(facts, mapping)
     facts.world_size = world
     facts.host_pid_rank = mapping
@@ -186,6 +189,25 @@ def _identify(facts: Facts) -> None:
             pid = ev.data.get("child_pid") or ev.data.get("victim_pid")
             if pid is not None and pid_rank.get(pid, -1) >= 0:
                 ev.rank = pid_rank[pid]
+
+
+def _infer_from_transport(facts: Facts, mapping: dict[tuple[str, int], int]) -> None:
+    """A process logs the channels it connects: 'a[x] -> b[y]' is its own rank a when sending,
+    b when '[receive]'. Used only where no init line names the rank, and only when consistent."""
+    seen: dict[tuple[str, int], set[int]] = defaultdict(set)
+    for ev in facts.events:
+        if ev.kind != "nccl_transport" or not ev.host or ev.pid is None:
+            continue
+        own = ev.data["dst"] if ev.data.get("direction") == "receive" else ev.data["src"]
+        seen[(ev.host, ev.pid)].add(own)
+    taken = {(h, r) for (h, _p), r in mapping.items()}
+    for key, ranks in seen.items():
+        if key in mapping or len(ranks) != 1:
+            continue
+        rank = next(iter(ranks))
+        if (key[0], rank) not in taken:
+            mapping[key] = rank
+            taken.add((key[0], rank))
 
 
 def _infer_from_devices(facts: Facts, mapping: dict[tuple[str, int], int]) -> None:

@@ -134,7 +134,7 @@ def _parse_message(ctx: LineCtx, level: str, msg: str, loc: str | None) -> list[
         kind = "P2P" if via.startswith("P2P") or via.startswith("direct pointer") else (
             "SHM" if via.startswith("SHM") or "shared memory" in via else ("NET" if via.startswith("NET") else via)
         )
-        return [ctx.event("nccl_transport", message=msg, transport=kind, via=via, src=int(tr["src"]), dst=int(tr["dst"]))]
+        return [ctx.event("nccl_transport", message=msg, transport=kind, via=via, src=int(tr["src"]), dst=int(tr["dst"]), direction=tr["dir"])]
     n = _NET.search(msg)
     if n:
         return [ctx.event("nccl_net", net=n["net"])]
@@ -178,7 +178,7 @@ def _classify_warn(ctx: LineCtx, msg: str) -> Event:
             "extend" if "extend" in what or "fallocate" in what or "ftruncate" in what else "other"))
         if "Call to open" in what:
             op = "attach"
-        return ctx.event("nccl_shm_error", severity="error", message=msg, op=op, errno=_shm_errno(msg))
+        return ctx.event("nccl_shm_error", severity="error", message=msg, op=op, errno=_shm_errno(msg), own_rank=_shm_owner(msg))
     m = _IB.search(msg)
     if m:
         status = m["status"]
@@ -221,6 +221,18 @@ def _classify_warn(ctx: LineCtx, msg: str) -> Event:
     if _NVML.search(msg):
         return ctx.event("nccl_nvml_failure", severity="error", message=msg)
     return ctx.event("nccl_warn", severity="warn", message=msg)
+
+
+# Pre-2.7 shm transport segment names: nccl-shm-<recv|send>-<pidHash>-<channel>-<sendRank>-<recvRank>;
+# a receive buffer is created by the receiving rank, a send buffer by the sender.
+_SHM_NAME = re.compile(r"nccl-shm-(?P<side>recv|send)-[0-9a-f]+-\d+-(?P<send>\d+)-(?P<recv>\d+)")
+
+
+def _shm_owner(msg: str) -> int | None:
+    m = _SHM_NAME.search(msg)
+    if not m:
+        return None
+    return int(m["recv"]) if m["side"] == "recv" else int(m["send"])
 
 
 def _vendor(msg: str) -> int | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..facts import Facts
 from ..model import Event, Finding
-from .common import earliest, evidence, hosts_of, is_downstream_exception, ranks_of, where
+from .common import DOWNSTREAM_TEXT, earliest, evidence, hosts_of, is_downstream_exception, ranks_of, where
 
 FIX = (
     "Fix the error on the rank that died first (its traceback is the evidence below); the other "
@@ -32,8 +32,14 @@ def crash_events(facts: Facts) -> list[Event]:
         if is_downstream_exception(ev):
             continue
         out.append(ev)
-    for ev in facts.kind("crash_signal", "signal_received", "terminate_called"):
+    for ev in facts.kind("crash_signal", "signal_received"):
         out.append(ev)
+    # 'terminate called ...' is only as much a root cause as its what(): an NCCL error
+    # rethrown by the watchdog is downstream, an application exception is not.
+    for ev in facts.kind("terminate_what"):
+        what = ev.data.get("what") or ""
+        if not any(t in what for t in DOWNSTREAM_TEXT):
+            out.append(ev)
     for ev in facts.kind("cuda_error"):
         if ev.data.get("error_class") in ("app", "app_or_hw", "other", "driver"):
             out.append(ev)
@@ -109,6 +115,6 @@ def _describe(ev: Event) -> str:
         return f"CUDA error: {ev.data.get('error')}"
     if ev.kind == "xid":
         return f"Xid {ev.data.get('xid')} ({ev.data.get('xid_name')})"
-    if ev.kind == "terminate_called":
-        return f"C++ exception {ev.data.get('exc_type')} (std::terminate)"
+    if ev.kind == "terminate_what":
+        return f"an uncaught C++ exception ({str(ev.data.get('what'))[:160]})"
     return f"{ev.data.get('signal') or 'a signal'} ({ev.data.get('what') or 'native crash'})"
