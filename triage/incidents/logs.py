@@ -86,14 +86,15 @@ def _read_page(stream: BinaryIO, first: int, count: int, max_chars: int) -> tupl
             pending = pending[cut + 1 :]
             number += 1
             continue
+        if len(pending) > max_chars * 4:  # a monster line: keep its head, skip the rest
+            pending = pending[: max_chars * 4] + b"\n" + _skip_line(stream)
+            continue
         block = stream.read(BLOCK)
         if not block:
             if pending:
                 lines.append(_line(number, pending, max_chars))
             return first, lines, True
         pending += block
-        if len(pending) > max_chars * 4 + BLOCK:  # a monster line: keep its head, skip the rest
-            pending = pending[: max_chars * 4] + b"\n" + _skip_line(stream)
     return first, lines, not pending and not stream.read(1)
 
 
