@@ -51,6 +51,23 @@
     return null;
   }
 
+  // Without WebGL (old browsers, some remote desktops) scattergl draws nothing; SVG scatter is
+  // slower at 1,000+ ranks but still shows the story.
+  function webglAvailable() {
+    try {
+      var canvas = document.createElement("canvas");
+      return Boolean(canvas.getContext("webgl") || canvas.getContext("experimental-webgl"));
+    } catch (e) {
+      return false;
+    }
+  }
+
+  function withoutWebgl(fig) {
+    (fig.data || []).forEach(function (trace) {
+      if (trace.type === "scattergl") { trace.type = "scatter"; }
+    });
+  }
+
   function addTraceLink(url) {
     var a = document.createElement("a");
     a.href = url;
@@ -73,6 +90,7 @@
     })
     .then(function (fig) {
       fillRowHover(fig);
+      if (!webglAvailable()) { withoutWebgl(fig); }
       var meta = (fig.layout && fig.layout.meta) || {};
       var config = {
         responsive: true,

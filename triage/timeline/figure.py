@@ -127,6 +127,11 @@ def build_figure(timeline: dict[str, Any]) -> dict[str, Any]:
 
     data = spans + rank_points + events + ([seq] if seq else []) + ([gpu] if gpu else [])
     layout = _layout(rows, axis, with_seq=seq is not None, gpu=gpu)
+    _fix_x_range(layout, axis, spans, rank_points, event_xs)
+    shown = {t.legendgroup for t in rank_points}
+    for trace in spans:
+        # The rank-state entry ("errored: 7 ranks") already stands for this group.
+        trace.showlegend = trace.legendgroup not in shown
     _mark_first_failure(layout, timeline.get("first_failure"), rows, axis)
     layout["meta"] = {
         "axis": axis.kind,
@@ -138,6 +143,28 @@ def build_figure(timeline: dict[str, Any]) -> dict[str, Any]:
     }
     figure = go.Figure(data=data, layout=layout)
     return figure.to_plotly_json()
+
+
+def _fix_x_range(
+    layout: dict[str, Any], axis: Axis, spans: list[go.Scattergl], ranks: list[go.Scattergl], event_xs: list[float]
+) -> None:
+    """Set the x range from the data: Plotly would otherwise widen it to fit annotation text."""
+    xs = [x for t in spans + ranks for x in (t.x or []) if x is not None] + event_xs
+    if not xs:
+        return
+    lo, hi = min(xs), max(xs)
+    pad = (hi - lo) * 0.02 or 1.0
+    if axis.is_time:
+        layout["xaxis"]["range"] = [_ms_text(lo - pad), _ms_text(hi + pad)]
+    else:
+        layout["xaxis"]["range"] = [lo - pad, hi + pad]
+
+
+def _ms_text(ms: float) -> str:
+    """Milliseconds since the epoch -> Plotly's date text (no zone: Plotly has none)."""
+    from datetime import datetime, timedelta
+
+    return (datetime(1970, 1, 1) + timedelta(milliseconds=ms)).isoformat(sep=" ", timespec="milliseconds")
 
 
 def _segments(rank: dict[str, Any]) -> list[dict[str, Any]]:
@@ -379,7 +406,7 @@ def _layout(rows: _Rows, axis: Axis, *, with_seq: bool, gpu: go.Heatmap | None) 
     main_px = _main_height(n)
     gpu_px = 0 if gpu is None else int(min(max(n * 4, 120), 260))
     gap_px = 60 if gpu is not None else 0
-    top, bottom = 90, 60
+    top, bottom = 110, 60
     plot_px = main_px + gap_px + gpu_px
     main_bottom = (gpu_px + gap_px) / plot_px
     yaxis: dict[str, Any] = {
