@@ -21,7 +21,6 @@ def media_root(settings: Any, tmp_path: Path) -> Path:
     """Bundles of this test go to a fresh folder."""
     root = tmp_path / "media"
     settings.MEDIA_ROOT = root
-    settings.FILE_UPLOAD_TEMP_DIR = str(root / "tmp")
     return root
 
 

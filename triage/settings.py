@@ -150,10 +150,9 @@ MEDIA_ROOT = Path(env("MEDIA_ROOT") or BASE_DIR / "media")
 MEDIA_URL = "/media/"  # never served directly: bundles are downloaded through a login-checked view
 
 # --- Uploads -------------------------------------------------------------------------------
-# Every upload streams to a temporary file next to MEDIA_ROOT (so storing it is a rename, not a
+# Every upload streams to a temporary file in MEDIA_ROOT/tmp (so storing it is a rename, not a
 # copy) while its sha256 is computed; nothing is held whole in memory.
 FILE_UPLOAD_HANDLERS = ["triage.incidents.uploads.HashingUploadHandler"]
-FILE_UPLOAD_TEMP_DIR = str(MEDIA_ROOT / "tmp")
 FILE_UPLOAD_PERMISSIONS = 0o640
 # One bundle file may be at most this big; larger ones are answered 413 with this limit named.
 TRIAGE_MAX_BUNDLE_BYTES = envint("TRIAGE_MAX_BUNDLE_MB", 4096, minimum=1) * 1024 * 1024

@@ -8,11 +8,12 @@ import pytest
 
 @pytest.fixture
 def slow_bundle(tmp_path: Path) -> Path:
-    """A rank_crash bundle big enough that its parse takes a few seconds (scenario scale builder)."""
+    """A rank_crash bundle (scenario scale builder, ~65 MB) whose parse takes about a second:
+    long enough to kill a worker in the middle of it."""
     from triage.scenarios import build_scale
 
-    folder = build_scale(tmp_path / "scale", ranks=32, hosts=4, events_per_rank=1500, seed=1)
-    archive = tmp_path / "scale.tar.gz"
-    with tarfile.open(archive, "w:gz") as tar:
+    folder = build_scale(tmp_path / "scale", ranks=32, hosts=4, events_per_rank=20_000, seed=1)
+    archive = tmp_path / "scale.tar"
+    with tarfile.open(archive, "w") as tar:
         tar.add(folder, arcname=folder.name)
     return archive

@@ -29,7 +29,7 @@ pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
 REDIS_URL = os.environ.get("TRIAGE_TEST_REDIS_URL", "redis://127.0.0.1:6379/13")
 # Short enough for a test to see a redelivery, still longer than a test parse takes.
-SOFT_LIMIT, HARD_LIMIT, VISIBILITY = 20, 25, 27
+SOFT_LIMIT, HARD_LIMIT, VISIBILITY = 8, 10, 12
 
 
 def database_url() -> str:
@@ -127,7 +127,10 @@ def upload(client: Client, token: str, path: Path, **fields: str) -> dict[str, A
     return response.json()
 
 
-def wait_for(client: Client, token: str, api_url: str, statuses: set[str], worker: Worker, timeout: float = 90) -> dict[str, Any]:
+def wait_for(
+    client: Client, token: str, api_url: str, statuses: set[str], worker: Worker, timeout: float = 90,
+    every: float = 0.1,
+) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     while True:
         body = client.get(api_url, headers={"Authorization": f"Bearer {token}"}).json()
@@ -135,7 +138,7 @@ def wait_for(client: Client, token: str, api_url: str, statuses: set[str], worke
             return body
         if time.monotonic() > deadline:
             raise AssertionError(f"still {body['status']} after {timeout} s; worker log:\n{worker.output()}")
-        time.sleep(0.1)
+        time.sleep(every)
 
 
 def test_an_uploaded_bundle_is_diagnosed_by_a_worker(client: Client, api_token: str, worker: Worker, shm_bundle: Path) -> None:
@@ -151,7 +154,7 @@ def test_a_parse_cut_by_a_killed_worker_is_redelivered(
 ) -> None:
     worker.start()
     created = upload(client, api_token, slow_bundle, job="worker-2")
-    wait_for(client, api_token, created["api"], {"parsing"}, worker, timeout=30)
+    wait_for(client, api_token, created["api"], {"parsing"}, worker, timeout=30, every=0.01)
     worker.kill()  # SIGKILL in the middle of the parse: the task was never acknowledged
     incident = Incident.objects.get(pk=created["incident"])
     assert incident.status == Incident.Status.PARSING

@@ -64,6 +64,8 @@ def test_celery_services_name_our_celery_app(name: str, role: str) -> None:
     from triage import celery_app
 
     assert celery_app.main == "triage"
+    celery_app.loader.import_default_modules()  # what a worker does at start: autodiscovery
+    assert "triage.incidents.tasks.incident_parse_task" in celery_app.tasks
     if role == "beat":
         from django.conf import settings
 

@@ -8,11 +8,12 @@ It does not raise: the CSRF middleware reads the form first and would turn that 
 from __future__ import annotations
 
 import hashlib
-import os
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.core.files.uploadedfile import TemporaryUploadedFile
+from django.core.files.uploadedfile import TemporaryUploadedFile, UploadedFile
 from django.core.files.uploadhandler import FileUploadHandler, StopUpload
 from django.http import HttpRequest
 
@@ -24,14 +25,22 @@ class BundleTooLarge(Exception):
         self.limit = limit
 
 
+def upload_temp_dir() -> Path:
+    """Where uploads stream to: inside MEDIA_ROOT, so storing one is a rename on one disk."""
+    return Path(settings.MEDIA_ROOT) / "tmp"
+
+
 class HashedUploadedFile(TemporaryUploadedFile):
     """An upload on disk with its sha256; storing it is a rename (see FileSystemStorage)."""
 
     sha256: str = ""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        os.makedirs(settings.FILE_UPLOAD_TEMP_DIR, exist_ok=True)
-        super().__init__(*args, **kwargs)
+    def __init__(self, name: str, content_type: str, size: int, charset: str | None,
+                 content_type_extra: dict[str, Any] | None = None) -> None:
+        folder = upload_temp_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        file = tempfile.NamedTemporaryFile(suffix=".upload", dir=folder)
+        UploadedFile.__init__(self, file, name, content_type, size, charset, content_type_extra)
 
 
 class HashingUploadHandler(FileUploadHandler):
