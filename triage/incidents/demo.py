@@ -31,5 +31,6 @@ def demo_incidents_load(*, causes: list[str] | None = None) -> list[Incident]:
                 incident, _ = incident_ingest(
                     bundles=[incoming], job=demo_job(cause), title=f"Demo: {cause.replace('_', ' ')}"
                 )
+        incident.refresh_from_db()
         created.append(incident)
     return created
