@@ -40,13 +40,17 @@ def build_bundle(mb: int, ranks: int, hosts: int) -> Path:
     archive = OUT / f"pipeline-{ranks}r-{mb}mb.tar"
     if archive.exists():
         return archive
-    # Size the events per rank from a small probe run: the bundle grows linearly with them.
-    probe_dir = OUT / "probe"
-    shutil.rmtree(probe_dir, ignore_errors=True)
-    probe = build_scale(probe_dir, ranks=ranks, hosts=hosts, events_per_rank=200)
-    probe_bytes = sum(p.stat().st_size for p in probe.rglob("*") if p.is_file())
-    events = max(50, int(200 * mb * 1024 * 1024 / probe_bytes))
-    shutil.rmtree(probe_dir)
+    # Size the events per rank from two small probes: the bundle grows linearly with them,
+    # on top of a fixed part (init lines, snapshots).
+    sizes = {}
+    for events in (100, 300):
+        probe_dir = OUT / "probe"
+        shutil.rmtree(probe_dir, ignore_errors=True)
+        probe = build_scale(probe_dir, ranks=ranks, hosts=hosts, events_per_rank=events)
+        sizes[events] = sum(p.stat().st_size for p in probe.rglob("*") if p.is_file())
+        shutil.rmtree(probe_dir)
+    per_event = (sizes[300] - sizes[100]) / 200
+    events = max(50, int(100 + (mb * 1024 * 1024 - sizes[100]) / per_event))
     folder_root = OUT / "bundle"
     shutil.rmtree(folder_root, ignore_errors=True)
     folder = build_scale(folder_root, ranks=ranks, hosts=hosts, events_per_rank=events)
