@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -138,6 +139,50 @@ def _user_paths(env: Mapping[str, str], added: list[str], started: float) -> lis
     return found
 
 
+_FAILURE_FIELD = re.compile(r"^\s+(?P<key>rank|error_file)\s*: (?P<value>.+?)\s*$")
+
+
+def elastic_error_ranks(output: str) -> tuple[dict[str, int], int | None]:
+    """From torchrun's ChildFailedError block: error_file path -> global rank, and the root cause's rank.
+
+    torchelastic names per-worker error files by local rank only; the block in the agent's output
+    is the one place that pairs each file with its global rank.
+    """
+    by_file: dict[str, int] = {}
+    root: int | None = None
+    rank: int | None = None
+    in_root = False
+    for line in output.splitlines():
+        if line.startswith("Root Cause (first observed failure):"):
+            in_root = True
+        m = _FAILURE_FIELD.match(line)
+        if not m:
+            continue
+        if m["key"] == "rank":
+            rank = int(m["value"].split()[0]) if m["value"].split()[0].isdigit() else None
+            if in_root and root is None:
+                root = rank
+        elif rank is not None and m["value"] != "<N/A>":
+            by_file[os.path.realpath(m["value"])] = rank
+    return by_file, root
+
+
+def _name_elastic_ranks(files: list[BundleFile], output: Path, env: Mapping[str, str]) -> None:
+    try:
+        by_file, root = elastic_error_ranks(output.read_text(errors="replace"))
+    except OSError:
+        return
+    agent_file = os.path.realpath(env.get("TORCHELASTIC_ERROR_FILE", "")) if env.get("TORCHELASTIC_ERROR_FILE") else None
+    for f in files:
+        if f.meta.get("kind") != "elastic_error" or "rank" in f.meta:
+            continue
+        real = os.path.realpath(f.path)
+        if real in by_file:
+            f.meta["rank"] = by_file[real]
+        elif real == agent_file and root is not None:
+            f.meta["rank"] = root   # the agent copies the root cause's error file to its own
+
+
 def collect(workdir: Path, env: Mapping[str, str], added: list[str], started: float) -> list[BundleFile]:
     write_snapshot(workdir / "snapshot.json", dict(env))
     klog = read_kernel_log()
@@ -149,7 +194,9 @@ def collect(workdir: Path, env: Mapping[str, str], added: list[str], started: fl
         if d.is_dir() and not any(d.rglob("*")):
             d.rmdir()
     entries = sorted(workdir.iterdir()) + _user_paths(env, added, started)
-    return gather(entries)
+    files = gather(entries)
+    _name_elastic_ranks(files, workdir / "output.log", env)
+    return files
 
 
 def run(opts: RunOptions) -> int:

@@ -12,6 +12,8 @@ from pathlib import Path
 
 from api_server import free_port
 
+from collectors.run import elastic_error_ranks
+
 REPO = Path(__file__).resolve().parents[2]
 PY = sys.executable
 
@@ -24,6 +26,7 @@ def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 180)
 def test_a_failing_command_keeps_its_exit_code_and_its_bundle_is_uploaded(api_server, spool_dir, tmp_path):
     script = "import sys; print('step 1 ok'); print('boom', file=sys.stderr); sys.exit(7)"
     out = run_cli("--server", api_server.url, "--token", "test-token", "--job", "job-7", "--host", "node-a",
+                  "--workdir", str(tmp_path / "w"),
                   "--sample-interval", "0.1", "--", PY, "-c", script)
     assert out.returncode == 7
     assert out.stdout == "step 1 ok\n"                     # tee: the user still sees the output
@@ -70,10 +73,37 @@ def test_diagnostic_variables_are_set_only_where_the_user_did_not(api_server, sp
     assert w.is_dir(), "--workdir is kept"
 
 
-def test_a_command_that_does_not_exist_exits_127(api_server, spool_dir):
-    out = run_cli("--server", api_server.url, "--token", "test-token", "--", "/nonexistent/trainer")
+def test_a_command_that_does_not_exist_exits_127(api_server, spool_dir, tmp_path):
+    out = run_cli("--server", api_server.url, "--token", "test-token", "--workdir", str(tmp_path / "w"),
+                  "--", "/nonexistent/trainer")
     assert out.returncode == 127
     assert "cannot start" in out.stderr
+
+
+def test_elastic_error_files_get_their_global_rank_from_the_failure_block():
+    block = """torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
+============================================================
+train.py FAILED
+------------------------------------------------------------
+Failures:
+[1]:
+  time      : 2026-12-02_17:06:43
+  host      : node-b
+  rank      : 12 (local_rank: 4)
+  exitcode  : -15 (pid: 8550)
+  error_file: <N/A>
+  traceback : Signal 15 (SIGTERM) received by PID 8550
+------------------------------------------------------------
+Root Cause (first observed failure):
+[0]:
+  time      : 2026-12-02_17:06:43
+  host      : node-b
+  rank      : 11 (local_rank: 3)
+  exitcode  : 1 (pid: 8551)
+  error_file: /tmp/logs/none_x/attempt_0/3/error.json
+  traceback : Traceback (most recent call last):
+============================================================"""
+    assert elastic_error_ranks(block) == ({"/tmp/logs/none_x/attempt_0/3/error.json": 11}, 11)
 
 
 CHILD_WITH_GRANDCHILD = r"""
@@ -97,6 +127,7 @@ def _start_wrapped(api_url: str, tmp_path: Path) -> tuple[subprocess.Popen[str],
     pidfile = tmp_path / "grandchild.pid"
     wrapper = subprocess.Popen(
         [PY, "-m", "collectors", "run", "--server", api_url, "--token", "test-token", "--retries", "1",
+         "--workdir", str(tmp_path / "w"),
          "--", PY, "-c", CHILD_WITH_GRANDCHILD, str(pidfile)],
         cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert wrapper.stdout.readline() == "ready\n"       # handlers are installed before the child starts
@@ -168,7 +199,7 @@ def test_it_wraps_a_real_torchrun_job_whose_rank_1_crashes(api_server, spool_dir
     torchrun = str(Path(PY).with_name("torchrun"))
     try:
         out = run_cli("--server", api_server.url, "--token", "test-token", "--job", "torchrun-crash",
-                      "--host", "node-a", "--sample-interval", "0.2",
+                      "--host", "node-a", "--sample-interval", "0.2", "--workdir", str(tmp_path / "w"),
                       "--", torchrun, "--nproc-per-node", "2", "--master-port", str(free_port()), str(train),
                       env={"OMP_NUM_THREADS": "1"}, timeout=240)
     finally:
@@ -186,6 +217,8 @@ def test_it_wraps_a_real_torchrun_job_whose_rank_1_crashes(api_server, spool_dir
     assert any(f.get("local_rank") == 1 and "torchelastic/" in f["path"] for f in elastic), files
     rank1_error = next(f for f in elastic if f.get("local_rank") == 1)
     assert "CUDA-free crash" in json.loads(members[rank1_error["path"]])["message"]["message"]
-    # The agent's own root-cause copy lands in TORCHELASTIC_ERROR_FILE.
-    assert any(f["path"] == "elastic/error.json" for f in elastic)
+    # The global rank comes from torchrun's failure block, which pairs each error_file with its rank.
+    assert rank1_error["rank"] == 1
+    # The agent's own root-cause copy lands in TORCHELASTIC_ERROR_FILE: the root cause's rank.
+    assert {"path": "elastic/error.json", "kind": "elastic_error", "rank": 1} in elastic
     assert {"snapshot.json", "output.log"} <= set(members)
