@@ -64,6 +64,8 @@ def serve(timelines: dict[str, dict[str, Any]]) -> Iterator[str]:
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
             path = urlsplit(self.path).path
+            # Static files are cacheable as whitenoise serves them; figure JSON is not.
+            cache = "public, max-age=3600" if path in statics else "no-store"
             if path in statics:
                 found: tuple[str, bytes] | None = ("text/javascript", statics[path].read_bytes())
             else:
@@ -76,7 +78,7 @@ def serve(timelines: dict[str, dict[str, Any]]) -> Iterator[str]:
             self.send_header("Content-Type", ctype)
             self.send_header("Content-Length", str(len(body)))
             self.send_header("Content-Security-Policy", CSP)
-            self.send_header("Cache-Control", "no-store")
+            self.send_header("Cache-Control", cache)
             self.end_headers()
             self.wfile.write(body)
 
