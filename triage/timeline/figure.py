@@ -474,6 +474,11 @@ def _mark_first_failure(layout: dict[str, Any], first: Any, rows: _Rows, axis: A
         return
     row = rows.of_rank.get(first.get("rank")) if first.get("rank") is not None else None
     x = axis.x(first.get("x"))
+    if x is None and row is not None:
+        # An x that does not fit the axis (e.g. a reading position on a time axis) is not
+        # drawn as is; the culprit's own silence is the same moment on this axis.
+        culprit = rows.ranks[row]
+        x = axis.x(culprit.get("silent_since")) if culprit.get("silent_since") is not None else axis.x(culprit.get("end"))
     colour = "#C00000"
     if row is not None:
         layout["shapes"].append({"type": "rect", "xref": "x domain", "yref": "y", "x0": 0, "x1": 1,
