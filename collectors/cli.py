@@ -94,7 +94,8 @@ def _need_server(args: argparse.Namespace, ap: argparse.ArgumentParser) -> None:
         ap.error("--server and --token are required (or $NCCL_TRIAGE_SERVER / $NCCL_TRIAGE_TOKEN)")
 
 
-def _upload_files(args: argparse.Namespace, paths: list[Path], job: str, host: str) -> int:
+def _upload_files(args: argparse.Namespace, paths: list[Path], job: str, host: str, *,
+                  url_to_stderr: bool = False) -> int:
     files = gather(paths)
     with tempfile.TemporaryDirectory(prefix="nccl-triage-") as tmp:
         bundle = Path(tmp, f"{job}-{host}.tar.gz".replace("/", "_"))
@@ -102,7 +103,10 @@ def _upload_files(args: argparse.Namespace, paths: list[Path], job: str, host: s
         outcome = deliver(bundle, server=args.server, token=args.token, job=job, host=host,
                           spool=Spool(args.spool or default_spool_dir()), policy=_policy(args))
     if outcome.ok:
-        print(outcome.url)
+        if url_to_stderr:   # stdout already holds a document (smoke --json) that must stay parseable
+            print(f"nccl-triage: uploaded: {outcome.url}", file=sys.stderr)
+        else:
+            print(outcome.url)
         return 0
     print(f"nccl-triage: {outcome.error}", file=sys.stderr)
     return EXIT_SPOOLED if outcome.spooled else EXIT_UPLOAD_REJECTED
@@ -151,7 +155,7 @@ def cmd_smoke(args: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
             (logdir / "smoke.json").write_text(json.dumps(result, indent=2) + "\n")
             (logdir / "snapshot.json").write_text(json.dumps(build_snapshot(), indent=2) + "\n")
             paths = sorted(p for p in logdir.iterdir() if not p.name.startswith("smoke-rank") or p.suffix == ".log")
-            rc = _upload_files(args, paths, args.job or f"smoke-{host}", host)
+            rc = _upload_files(args, paths, args.job or f"smoke-{host}", host, url_to_stderr=True)
             if rc != 0:
                 return rc
         return 0 if result["ok"] else 1

@@ -10,6 +10,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,7 +52,7 @@ def run_smoke(opts: SmokeOptions) -> dict[str, Any]:
     backend = opts.backend if opts.backend != "auto" else ("nccl" if gpus else "gloo")
     world = opts.nproc or (gpus if backend == "nccl" else 2)
     nbytes = max(4, int(opts.size_mb * 1024 * 1024) // 4 * 4)
-    logdir = opts.logdir or Path(os.environ.get("TMPDIR", "/tmp"))
+    logdir = opts.logdir or Path(tempfile.mkdtemp(prefix="nccl-triage-smoke-"))
     logdir = logdir.resolve()
     logdir.mkdir(parents=True, exist_ok=True)
     # The worker is started as `-m collectors.smoke_worker`: make this copy of the package importable

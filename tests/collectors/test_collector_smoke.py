@@ -19,7 +19,8 @@ def smoke(*args: str, env: dict[str, str] | None = None) -> subprocess.Completed
 def test_two_gloo_ranks_pass_and_report_bus_bandwidth_and_the_result_is_uploaded(api_server, spool_dir):
     out = smoke("--json", "--upload", "--server", api_server.url, "--token", "test-token")
     assert out.returncode == 0, out.stderr
-    result = json.loads(out.stdout[: out.stdout.rindex("}") + 1])
+    result = json.loads(out.stdout)                       # --json keeps stdout a single document
+    assert f"uploaded: {api_server.url}/incidents/1/" in out.stderr
     assert result["schema"] == "nccl-triage/smoke@1"
     assert (result["backend"], result["world_size"], result["ok"]) == ("gloo", 2, True)
     assert [r["rank"] for r in result["ranks"]] == [0, 1]
