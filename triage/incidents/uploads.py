@@ -8,7 +8,9 @@ It does not raise: the CSRF middleware reads the form first and would turn that 
 from __future__ import annotations
 
 import hashlib
+import queue
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -43,30 +45,70 @@ class HashedUploadedFile(TemporaryUploadedFile):
         UploadedFile.__init__(self, file, name, content_type, size, charset, content_type_extra)
 
 
+class _Sink:
+    """Hashes and writes chunks on a thread of its own, so the request thread keeps reading
+    the socket meanwhile (hashlib and file writes release the GIL). At most a few chunks wait."""
+
+    def __init__(self, file: HashedUploadedFile) -> None:
+        self.file = file
+        self.hash = hashlib.sha256()
+        self.chunks: queue.Queue[bytes | None] = queue.Queue(maxsize=8)
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, name="upload-sink", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while (chunk := self.chunks.get()) is not None:
+            if self.error is None:
+                try:
+                    self.hash.update(chunk)
+                    self.file.write(chunk)
+                except BaseException as e:  # re-raised in the request thread by finish()
+                    self.error = e
+
+    def put(self, chunk: bytes) -> None:
+        if self.error is not None:
+            raise self.error
+        self.chunks.put(chunk)
+
+    def finish(self) -> str:
+        if self.thread.is_alive():
+            self.chunks.put(None)
+            self.thread.join()
+        if self.error is not None:
+            raise self.error
+        return self.hash.hexdigest()
+
+
 class HashingUploadHandler(FileUploadHandler):
     chunk_size = 1024 * 1024
 
     def new_file(self, *args: Any, **kwargs: Any) -> None:
         super().new_file(*args, **kwargs)
         self.file = HashedUploadedFile(self.file_name, self.content_type, 0, self.charset, self.content_type_extra)
-        self.hash = hashlib.sha256()
+        self.sink = _Sink(self.file)
         self.limit: int = settings.TRIAGE_MAX_BUNDLE_BYTES
 
     def receive_data_chunk(self, raw_data: bytes, start: int) -> None:
         if start + len(raw_data) > self.limit:
+            self.sink.finish()  # Django closes (and so deletes) the partial file next
             if self.request is not None:
                 self.request.bundle_too_large = BundleTooLarge(self.file_name or "upload", self.limit)
             # Stop reading the body now rather than swallowing gigabytes to reject them.
             raise StopUpload(connection_reset=True)
-        self.hash.update(raw_data)
-        self.file.write(raw_data)
+        self.sink.put(raw_data)
         return None
 
     def file_complete(self, file_size: int) -> HashedUploadedFile:
+        self.file.sha256 = self.sink.finish()
         self.file.seek(0)
         self.file.size = file_size
-        self.file.sha256 = self.hash.hexdigest()
         return self.file
+
+    def upload_interrupted(self) -> None:
+        # The client went away mid-file: stop the sink thread; Django deletes the file.
+        if getattr(self, "sink", None) is not None:
+            self.sink.finish()
 
 
 def too_large(request: HttpRequest) -> BundleTooLarge | None:
