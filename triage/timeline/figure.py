@@ -311,6 +311,8 @@ def _event_traces(
     for kind in sorted(by_kind, key=lambda k: (order.index(k) if k in order else len(order), k)):
         points = by_kind[kind]
         label, symbol, colour, size = event_style(kind)
+        # At hundreds of rows, full-size markers would paint over the spans and the culprit's row.
+        size = int(min(size, max(3, _main_height(len(rows)) / max(len(rows), 1) * 2.5)))
         head = f"<b>{esc(label)}</b> · %{{hovertext}}<br>%{{x}}"
         trace = go.Scattergl(
             x=_f8([p[0] for p in points]), y=[p[1] for p in points], mode="markers",
@@ -429,7 +431,7 @@ def _layout(rows: _Rows, axis: Axis, *, with_seq: bool, gpu: go.Heatmap | None) 
         "height": top + bottom + plot_px,
         "margin": {"l": 190 if n <= ROW_LABEL_LIMIT else 110, "r": 30, "t": top, "b": bottom},
         "xaxis": xaxis, "yaxis": yaxis,
-        "legend": {"orientation": "h", "x": 0, "y": 1.0, "yanchor": "bottom", "yref": "container", "font": {"size": 11}},
+        "legend": {"orientation": "h", "itemsizing": "constant", "x": 0, "y": 1.0, "yanchor": "bottom", "yref": "container", "font": {"size": 11}},
         "hovermode": "closest", "plot_bgcolor": "#ffffff", "paper_bgcolor": "#ffffff",
         "font": {"family": "system-ui, sans-serif", "size": 12},
         "shapes": _host_bands(rows), "annotations": [], "uirevision": "timeline",
