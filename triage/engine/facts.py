@@ -58,7 +58,8 @@ class Facts:
 def event_sort_key(ev: Event) -> tuple[Any, ...]:
     # Time where known, then reading order: events without a time sort by position only
     # against each other, so a timed event never jumps behind an untimed one by accident.
-    return (ev.time is None, ev.time or datetime.min, ev.order)
+    t = ev.time or ev.approx_time
+    return (t is None, t or datetime.min, ev.order)
 
 
 def build_facts(collected: Collected, problems: list[str]) -> Facts:
@@ -85,7 +86,13 @@ def _fix_years(collected: Collected, facts: Facts) -> None:
         return
     year = max(set(collected.years_seen), key=collected.years_seen.count)
     facts.year_fixed = year
+    assumed = datetime.now().year
     for ev in collected.events:
+        if ev.approx_time is not None and ev.approx_time.year == assumed != year:
+            try:
+                ev.approx_time = ev.approx_time.replace(year=year)
+            except ValueError:
+                pass
         if ev.time is not None and ev.data.pop("_yearless", False) and ev.time.year != year:
             try:
                 ev.time = ev.time.replace(year=year)
@@ -180,6 +187,7 @@ def _identify(facts: Facts) -> None:
             ev.rank = mapping.get((ev.host, ev.pid))
         if ev.host is None and ev.rank is not None and ev.rank in rank_host:
             ev.host = rank_host[ev.rank]
+    _apply_local_ranks(facts, mapping)
     # Elastic agent lines name the child pid: that pid's rank is the failed rank.
     pid_rank: dict[int, int] = {}
     for (host, pid), rank in mapping.items():
@@ -189,6 +197,28 @@ def _identify(facts: Facts) -> None:
             pid = ev.data.get("child_pid") or ev.data.get("victim_pid")
             if pid is not None and pid_rank.get(pid, -1) >= 0:
                 ev.rank = pid_rank[pid]
+
+
+def _apply_local_ranks(facts: Facts, mapping: dict[tuple[str, int], int]) -> None:
+    """`[default3]:` prefixes and elastic lines give a local rank; the ChildFailedError block
+    pairs local and global rank per host, and NCCL's cudaDev is the local rank on hosts where
+    that holds for every known process."""
+    pairs: dict[tuple[str, int], int] = {}
+    for ev in facts.events:
+        if ev.kind == "elastic_failure" and ev.host and ev.rank is not None and ev.data.get("local_rank") is not None:
+            pairs[(ev.host, ev.data["local_rank"])] = ev.rank
+    offsets: dict[str, set[int]] = defaultdict(set)
+    for ev in facts.events:
+        if ev.kind == "nccl_init" and ev.host and ev.pid is not None and (ev.host, ev.pid) in mapping:
+            offsets[ev.host].add(mapping[(ev.host, ev.pid)] - ev.data["cuda_dev"])
+    for ev in facts.events:
+        lr = ev.data.get("local_rank")
+        if ev.rank is not None or lr is None or not ev.host or ev.kind in ("process_exit", "elastic_failure"):
+            continue
+        if (ev.host, lr) in pairs:
+            ev.rank = pairs[(ev.host, lr)]
+        elif len(offsets.get(ev.host, ())) == 1:
+            ev.rank = lr + next(iter(offsets[ev.host]))
 
 
 def _infer_from_transport(facts: Facts, mapping: dict[tuple[str, int], int]) -> None:

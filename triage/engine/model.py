@@ -70,6 +70,9 @@ class Event:
     time: datetime | None = None
     seq: int | None = None
     order: int = 0  # global reading order, the last-resort clock
+    # For untimed lines: the time of the last timestamped line before it in the same source
+    # (a lower bound). Used only to order events, never shown as the event's time.
+    approx_time: datetime | None = None
     data: dict[str, Any] = field(default_factory=dict)
 
     @property

@@ -133,6 +133,8 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
             for parse in ALWAYS[1:]:
                 events.extend(parse(ctx, state))
             for ev in events:
+                if ev.time is None:
+                    ev.approx_time = info.last_time
                 if yearless and ev.time is not None and ev.time is when:
                     ev.data["_yearless"] = True
                 if ev.kind.startswith("nccl"):

@@ -18,7 +18,8 @@ def rank_findings(findings: list[Finding]) -> list[Finding]:
     fault, then the rule's own weight."""
 
     def key(f: Finding) -> tuple[Any, ...]:
-        t = f.culprit.time if f.culprit is not None and f.culprit.time is not None else datetime.max
+        c = f.culprit
+        t = (c.time or c.approx_time or datetime.max) if c is not None else datetime.max
         return (-CONFIDENCE_ORDER.get(f.confidence, 0), f.weight < ROOT_WEIGHT, t, -f.weight)
 
     ordered = sorted(findings, key=key)

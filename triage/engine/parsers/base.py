@@ -21,6 +21,8 @@ class LineCtx:
 
     def event(self, kind: str, *, severity: str = "info", message: str = "", **data: Any) -> Event:
         o = self.origin
+        if o.local_rank is not None:
+            data.setdefault("local_rank", o.local_rank)
         return Event(
             kind=kind,
             source=self.source,

@@ -101,7 +101,7 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
     if "AMD-Vi" in body or "DMAR" in body or "iommu" in body.lower():
         m = _IOMMU.search(body)
         if m:
-            return [ctx.event("iommu_fault", severity="error", device=m["dev"], kind=m["amd"] or "DMAR")]
+            return [ctx.event("iommu_fault", severity="error", device=m["dev"], fault_kind=m["amd"] or "DMAR")]
     m = _AER.search(body)
     if m:
         return [ctx.event("pcie_aer", severity="error" if m["sev"].lower() != "corrected" else "warn", aer=m["sev"])]

@@ -39,13 +39,17 @@ def find(facts: Facts) -> list[Finding]:
         first = earliest(ib)
         assert first is not None
         status = first.data.get("status")
+        # Flush (5) and retry-exceeded (12) are also what a rank sees when its peer died:
+        # with a real fault on another rank, this is more likely a symptom than the cause.
+        faults = [e for e in _faults(facts) if e.rank != first.rank]
+        secondary = status in (5, 12) and bool(faults)
         findings.append(Finding(
-            cause="network", rule="network.ib_completion_error", confidence="high",
+            cause="network", rule="network.ib_completion_error", confidence="medium" if secondary else "high",
             title=f"InfiniBand/RoCE error on {where(facts, first)}" + (f": completion status {status}" if status is not None else ""),
             detail=(f"NCCL's IB transport got a failed work completion from peer {first.data.get('peer')}"
                     + (" (status 12 = transport retries exhausted: link down, peer unreachable over RDMA)" if status == 12 else "")
                     + ". Init had completed, so the RDMA path between the nodes is broken."),
-            fix=FIX_IB, ranks=ranks_of(ib), hosts=hosts_of(ib), evidence=evidence(ib), weight=78, culprit=first,
+            fix=FIX_IB, ranks=ranks_of(ib), hosts=hosts_of(ib), evidence=evidence(ib), weight=40 if secondary else 78, culprit=first,
         ))
     if mismatch:
         first = earliest(mismatch)
@@ -70,6 +74,14 @@ def find(facts: Facts) -> list[Finding]:
     if not findings:
         findings.extend(_dropped_peer(facts))
     return findings
+
+
+def _faults(facts: Facts) -> list:
+    from .rank_crash import crash_events
+
+    return crash_events(facts) + facts.kind("cuda_oom", "host_oom_kill") + [
+        e for e in facts.kind("xid") if e.data.get("fault_class") == "hardware"
+    ]
 
 
 def _dropped_peer(facts: Facts) -> list[Finding]:

@@ -50,17 +50,28 @@ def crash_events(facts: Facts) -> list[Event]:
 
 
 def exit_events(facts: Facts) -> list[Event]:
+    # A rank whose watchdog gave up aborts itself (SIGABRT, -6): that exit is NCCL's teardown.
+    torn_down = {e.rank for e in facts.kind("watchdog_timeout", "watchdog_terminated", "heartbeat_timeout", "torch_nccl_error")}
     out = []
     for ev in facts.kind("process_exit", "elastic_failure"):
         code = ev.data.get("exitcode")
         if code == -15:  # SIGTERM: the launcher stopping survivors after another rank failed
             continue
+        if code == -6 and (ev.rank in torn_down or (ev.rank is None and torn_down)):
+            continue
         out.append(ev)
     return out
 
 
+def hardware_ranks(facts: Facts) -> tuple[set[int], set[str]]:
+    xids = [e for e in facts.kind("xid") if e.data.get("fault_class") == "hardware"]
+    return {e.rank for e in xids if e.rank is not None}, {e.host for e in xids if e.host and e.rank is None}
+
+
 def find(facts: Facts) -> list[Finding]:
-    crashes = crash_events(facts)
+    hw_ranks, hw_hosts = hardware_ranks(facts)
+    # A crash on a GPU with a hardware Xid is that fault's consequence: hardware_fault reports it.
+    crashes = [e for e in crash_events(facts) if e.rank not in hw_ranks and not (e.rank is None and e.host in hw_hosts)]
     exits = exit_events(facts)
     findings: list[Finding] = []
     if crashes:
