@@ -70,7 +70,7 @@ def diagnose(inputs: Input, *, limits: Limits | None = None, year: int | None = 
             for s in collected.sources
         ],
         versions=facts.versions,
-        timeline=build_timeline(facts, culprit),
+        timeline=build_timeline(facts, culprit, ff),
         snapshots=[doc for _name, doc in collected.docs.snapshots],
     )
 

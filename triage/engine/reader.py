@@ -113,6 +113,9 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                 continue
             info.last_line = (lineno, text)
             origin, body = split_prefix(text)
+            owner = state.extra.get("block_owner")
+            if owner is not None and body[:1].isspace() and origin.rank is None:
+                origin.rank, origin.host = owner[0], origin.host or owner[1]
             origin.merge(file_origin)
             when, yearless = parse_time(origin.time_text or body, clock, origin.host)
             if when is None and origin.time_text is None:

@@ -22,7 +22,7 @@ MARKER_KINDS = {
 MAX_EVENTS_PER_RANK = 50
 
 
-def build_timeline(facts: Facts, culprit: Event | None) -> dict[str, Any]:
+def build_timeline(facts: Facts, culprit: Event | None, ff: dict[str, Any] | None = None) -> dict[str, Any]:
     ranks = facts.ranks
     timed = [r for r in ranks.values() if r.last_time is not None]
     with_seq = [r for r in ranks.values() if r.last_seq is not None]
@@ -103,7 +103,7 @@ def build_timeline(facts: Facts, culprit: Event | None) -> dict[str, Any]:
         "axis": axis,
         "ranks": rows,
         "events": events,
-        "first_failure": _first_failure(facts, culprit, axis, x_of),
+        "first_failure": _first_failure(facts, culprit, axis, x_of, ff),
         "gpu_samples": _gpu_samples(facts),
     }
 
@@ -121,7 +121,14 @@ def _segments(row: dict[str, Any], end_all: Any) -> list[dict[str, Any]]:
     return segments
 
 
-def _first_failure(facts: Facts, culprit: Event | None, axis: str, x_of: Any) -> dict[str, Any] | None:
+def _first_failure(facts: Facts, culprit: Event | None, axis: str, x_of: Any, ff: dict[str, Any] | None) -> dict[str, Any] | None:
+    if (culprit is None or culprit.rank is None) and ff and ff.get("rank") is not None:
+        info = facts.ranks.get(ff["rank"])
+        if info is None:
+            return None
+        x = iso(info.last_time) if axis == "time" else (info.last_seq if axis == "sequence" else info.last_order)
+        label = f"{facts.rank_label(info.rank)} went silent" + (f" at {info.last_time.strftime('%H:%M:%S')}" if axis == "time" and info.last_time else "")
+        return {"rank": info.rank, "x": x, "label": label} if x is not None else None
     if culprit is None or culprit.rank is None:
         return None
     info = facts.ranks.get(culprit.rank)
@@ -136,7 +143,12 @@ def _first_failure(facts: Facts, culprit: Event | None, axis: str, x_of: Any) ->
                 label += f", {gap:.0f} s before the others stopped"
     elif axis == "sequence" and info and info.last_seq is not None:
         label = f"{who} stopped after collective {info.last_seq}"
-    return {"rank": culprit.rank, "x": x_of(culprit) if x_of(culprit) is not None else (info.last_order if info else None), "label": label}
+    x = x_of(culprit)
+    if x is None and info is not None:
+        # An untimed culprit line: where its rank's activity ended, on the same axis.
+        x = iso(info.last_time or culprit.approx_time) if axis == "time" else (
+            info.last_seq if axis == "sequence" else info.last_order)
+    return {"rank": culprit.rank, "x": x, "label": label} if x is not None else None
 
 
 def _gpu_samples(facts: Facts) -> list[dict[str, Any]]:

@@ -40,6 +40,18 @@ def first_failure(facts: Facts, findings: list[Finding]) -> tuple[dict[str, Any]
         return None, None
     verdict = findings[0]
     ev = verdict.culprit
+    if ev is None and len(set(verdict.ranks)) == 1 and verdict.ranks[0] in facts.ranks:
+        # One rank named but no line of its own (a straggler known by absence): its last line.
+        info = facts.ranks[verdict.ranks[0]]
+        if info.last_line is not None:
+            return {
+                "rank": info.rank,
+                "host": info.host,
+                "time": iso(info.last_time),
+                "source": info.last_line.source,
+                "line": info.last_line.line,
+                "text": info.last_line.text,
+            }, None
     if ev is None:
         # No single culprit (mutual conflict, unknown straggler): point at the first evidence line.
         if not verdict.evidence:

@@ -134,6 +134,8 @@ def _failure_block(ctx: LineCtx, state: SourceState, body: str) -> list[Event] |
         return []
     if state.failure_section is None:
         return None
+    if body.startswith("====") or body.startswith("----") or _BLOCK_INDEX.match(body) or not body[:1].isspace():
+        state.extra.pop("block_owner", None)
     m = _BLOCK_INDEX.match(body)
     if m:
         events = _flush(ctx, state)
@@ -144,7 +146,11 @@ def _failure_block(ctx: LineCtx, state: SourceState, body: str) -> list[Event] |
         state.failure_block[m["key"]] = m["val"].strip()
         state.failure_block.setdefault("lines", []).append((ctx.lineno, ctx.text))
         if m["key"] == "traceback":
-            return _flush(ctx, state, keep_section=True)
+            events = _flush(ctx, state, keep_section=True)
+            # The indented lines after 'traceback :' are that failure's own traceback.
+            if events and events[0].rank is not None:
+                state.extra["block_owner"] = (events[0].rank, events[0].host)
+            return events
         return []
     if body.startswith("====") or body.startswith("----"):
         return _flush(ctx, state, keep_section=True)

@@ -45,14 +45,15 @@ def find(facts: Facts) -> list[Finding]:
     all_events = timeouts + progress + fr + desync_reports + heartbeat
     tmo = next((e.data.get("timeout_ms") for e in timeouts if e.data.get("timeout_ms")), None)
     if desync:
-        seq, ops = desync
+        seq, ops, odd = desync
         findings.append(Finding(
             cause="collective_timeout_straggler", rule="collective_timeout_straggler.desync", confidence="high",
             title=f"Desync: ranks disagree on collective #{seq} ({', '.join(sorted(ops))})",
             detail=f"At the same sequence number {seq} the ranks' watchdogs report different operations or sizes: {', '.join(sorted(ops))}. "
                    "The ranks are not running the same program path.",
-            fix=FIX, ranks=ranks_of(timeouts), hosts=hosts_of(timeouts), evidence=spread_evidence(timeouts), weight=58,
-            culprit=laggard_events[0] if laggard_events else None,
+            fix=FIX, ranks=ranks_of(odd) if odd else ranks_of(timeouts), hosts=hosts_of(odd or timeouts),
+            evidence=evidence(odd, 2) + spread_evidence([e for e in timeouts if e not in odd], 6), weight=58,
+            culprit=odd[0] if len(ranks_of(odd)) == 1 else (laggard_events[0] if laggard_events else None),
         ))
     if laggards:
         culprit = laggard_events[0] if laggard_events else None
@@ -84,16 +85,20 @@ def find(facts: Facts) -> list[Finding]:
     return findings
 
 
-def _desync(timeouts: list[Event]) -> tuple[int, set[str]] | None:
-    by_seq: dict[tuple[object, int], set[str]] = defaultdict(set)
+def _desync(timeouts: list[Event]) -> tuple[int, set[str], list[Event]] | None:
+    """Same sequence number, different operation: returns the sequence, the signatures, and
+    the events of the minority signature (the odd rank(s) out, when there is a clear minority)."""
+    by_seq: dict[tuple[object, int], dict[str, list[Event]]] = defaultdict(lambda: defaultdict(list))
     for ev in timeouts:
         if ev.seq is None:
             continue
         sig = f"{ev.data.get('op')}({ev.data.get('numel_in')})" if ev.data.get("numel_in") is not None else str(ev.data.get("op"))
-        by_seq[(ev.data.get("pg"), ev.seq)].add(sig)
-    for (_pg, seq), ops in sorted(by_seq.items(), key=lambda kv: kv[0][1]):
-        if len(ops) > 1:
-            return seq, ops
+        by_seq[(ev.data.get("pg"), ev.seq)][sig].append(ev)
+    for (_pg, seq), groups in sorted(by_seq.items(), key=lambda kv: kv[0][1]):
+        if len(groups) > 1:
+            sizes = sorted((len({e.rank for e in evs}), sig) for sig, evs in groups.items())
+            odd = groups[sizes[0][1]] if sizes[0][0] < sizes[1][0] else []
+            return seq, set(groups), odd
     return None
 
 

@@ -32,7 +32,10 @@ def crash_events(facts: Facts) -> list[Event]:
         if is_downstream_exception(ev):
             continue
         out.append(ev)
+    torn_down = watchdog_ranks(facts)
     for ev in facts.kind("crash_signal", "signal_received"):
+        if ev.data.get("signal") == "SIGABRT" and (ev.rank in torn_down or (ev.rank is None and torn_down)):
+            continue  # the watchdog's own abort after a timeout
         out.append(ev)
     # 'terminate called ...' is only as much a root cause as its what(): an NCCL error
     # rethrown by the watchdog is downstream, an application exception is not.
@@ -49,9 +52,13 @@ def crash_events(facts: Facts) -> list[Event]:
     return out
 
 
+def watchdog_ranks(facts: Facts) -> set[int | None]:
+    """Ranks whose watchdog gave up: they abort themselves (SIGABRT, -6) as NCCL's teardown."""
+    return {e.rank for e in facts.kind("watchdog_timeout", "watchdog_terminated", "heartbeat_timeout", "torch_nccl_error")}
+
+
 def exit_events(facts: Facts) -> list[Event]:
-    # A rank whose watchdog gave up aborts itself (SIGABRT, -6): that exit is NCCL's teardown.
-    torn_down = {e.rank for e in facts.kind("watchdog_timeout", "watchdog_terminated", "heartbeat_timeout", "torch_nccl_error")}
+    torn_down = watchdog_ranks(facts)
     out = []
     for ev in facts.kind("process_exit", "elastic_failure"):
         code = ev.data.get("exitcode")
