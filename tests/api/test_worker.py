@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import kombu.pools
 import pytest
 import redis
 from django.db import connection
@@ -113,10 +114,10 @@ def worker(transactional_db: None, media_root: Path, tmp_path: Path) -> Iterator
 
 
 def _reset_broker_pools() -> None:
-    # The app caches broker connections; drop them so the new broker settings take effect.
-    if celery_app._pool is not None:
-        celery_app._pool.force_close_all()
-        celery_app._pool = None
+    # The app and kombu's global pools cache broker connections (eager mode uses a producer
+    # too): drop them all so the broker settings now in force are the ones used.
+    kombu.pools.reset()
+    celery_app._pool = None
     celery_app.amqp._producer_pool = None
 
 
