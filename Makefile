@@ -30,8 +30,10 @@ chromium:
 test: venv services chromium
 	$(PY) -m pytest
 
-bench: venv
+bench: venv services chromium
 	$(PY) bench/parse.py
+	$(PY) bench/pipeline.py
+	$(PY) bench/timeline.py
 
 clean:
 	rm -rf $(VENV) media staticfiles .pytest_cache
