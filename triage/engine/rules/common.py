@@ -98,6 +98,10 @@ def others_failed_after(facts: Facts, culprit: Event) -> int:
     return len(victims)
 
 
+def upper_first(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
 def where(facts: Facts, ev: Event | None) -> str:
     if ev is None:
         return "an unidentified process"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..facts import Facts
 from ..model import Finding
-from .common import earliest, evidence, hosts_of, ranks_of, where
+from .common import upper_first, earliest, evidence, hosts_of, ranks_of, where
 
 FIX_IB = (
     "Check the fabric on both nodes named in the evidence: port state, link errors, and the GID/"
@@ -67,7 +67,7 @@ def find(facts: Facts) -> list[Finding]:
         assert first is not None
         findings.append(Finding(
             cause="network", rule="network.cannot_connect", confidence="high" if len(connect) > 1 else "medium",
-            title=f"{where(facts, first).capitalize()} cannot reach its peers ({first.data.get('reason')})",
+            title=f"{upper_first(where(facts, first))} cannot reach its peers ({first.data.get('reason')})",
             detail=f"NCCL could not connect to {first.data.get('peer') or 'a peer'}: wrong NCCL_SOCKET_IFNAME, a firewall, or the peer is not listening.",
             fix=FIX_SOCKET, ranks=ranks_of(connect), hosts=hosts_of(connect), evidence=evidence(connect), weight=72, culprit=first,
         ))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..facts import Facts
 from ..model import Event, Finding
-from .common import DOWNSTREAM_TEXT, earliest, evidence, hosts_of, is_downstream_exception, ranks_of, where
+from .common import upper_first, DOWNSTREAM_TEXT, earliest, evidence, hosts_of, is_downstream_exception, ranks_of, where
 
 FIX = (
     "Fix the error on the rank that died first (its traceback is the evidence below); the other "
@@ -94,8 +94,8 @@ def find(facts: Facts) -> list[Finding]:
         findings.append(Finding(
             cause="rank_crash", rule="rank_crash.exception" if first.kind == "exception" else "rank_crash.signal",
             confidence=confidence,
-            title=f"{where(facts, first).capitalize()} crashed first: {what}",
-            detail=(f"{where(facts, first).capitalize()} failed with {what}"
+            title=f"{upper_first(where(facts, first))} crashed first: {what}",
+            detail=(f"{upper_first(where(facts, first))} failed with {what}"
                     + (f" at {first.data['frame']}" if first.data.get("frame") else "")
                     + ". Errors on the other ranks (NCCL errors, watchdog timeouts, SIGTERM from the launcher) follow from it."),
             fix=fix, ranks=ranks_of([first] + same_rank_exits), hosts=hosts_of([first] + same_rank_exits),
@@ -115,7 +115,7 @@ def find(facts: Facts) -> list[Finding]:
         known = first.rank is not None and code is not None
         findings.append(Finding(
             cause="rank_crash", rule="rank_crash.exit", confidence="medium" if known else "low",
-            title=f"{where(facts, first).capitalize()} exited first with {what}",
+            title=f"{upper_first(where(facts, first))} exited first with {what}",
             detail=(f"The launcher reports {where(facts, first)} exiting with {what} and no traceback in these logs. "
                     "The other ranks were stopped after it. Its own stderr/log is needed to say why."),
             fix=fix, ranks=ranks_of(root), hosts=hosts_of(root), evidence=evidence(root), weight=60 if known else 30, culprit=first,

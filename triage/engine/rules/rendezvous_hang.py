@@ -34,7 +34,8 @@ def find(facts: Facts) -> list[Finding]:
             detail=(f"The store waited {first.data['waited_s']} s and {world - joined} rank(s) never arrived. "
                     + ("Exactly one rank is missing: look at the node that should have started it." if world - joined == 1 else
                        "Check that every node was launched, with the same world size.")),
-            fix=FIX, ranks=ranks_of(missing), hosts=hosts_of(missing), evidence=evidence(missing + connect), weight=86, culprit=first,
+            fix=FIX, ranks=[], hosts=hosts_of(missing), evidence=evidence(missing + connect), weight=86,
+            culprit=None,  # the store's owner reports it; the culprits are the ranks that never came
         ))
     if bad_addr:
         first = earliest(bad_addr)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..facts import Facts, short_host
 from ..model import Evidence, Finding
-from .common import earliest, evidence, hosts_of, ranks_of, where
+from .common import upper_first, earliest, evidence, hosts_of, ranks_of, where
 
 FIX = (
     "Give the container a real /dev/shm: run it with --ipc=host or --shm-size=16g (Kubernetes: an "
@@ -38,7 +38,7 @@ def find(facts: Facts) -> list[Finding]:
         assert first is not None
         findings.append(Finding(
             cause="shm_exhausted", rule="shm_exhausted.sigbus", confidence="high" if small else "medium",
-            title=f"{where(facts, first).capitalize()} died of SIGBUS (bus error): /dev/shm too small",
+            title=f"{upper_first(where(facts, first))} died of SIGBUS (bus error): /dev/shm too small",
             detail="A bus error in a training process is nearly always a write into a /dev/shm mapping that ran out of space "
                    "(Docker's default is 64 MB)." + (f" Snapshot: {small[1]}." if small else " No snapshot confirms the size."),
             fix=FIX, ranks=ranks_of(sigbus), hosts=hosts_of(sigbus), evidence=evidence(sigbus) + (small[0] if small else []), weight=84, culprit=first,
