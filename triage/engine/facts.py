@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from .model import Event, Evidence, RankInfo
@@ -71,6 +71,7 @@ def build_facts(collected: Collected, problems: list[str]) -> Facts:
     _normalise_hosts(facts)
     _identify(facts)
     _add_structured_events(facts)
+    _resolve_uptimes(facts)
     for ev in facts.events:
         facts.by_kind[ev.kind].append(ev)
         if ev.kind.startswith("nccl"):
@@ -336,6 +337,32 @@ def _add_structured_events(facts: Facts) -> None:
                 matches = [r for (h, b), r in bus_rank.items() if b == ev.data["bus"]]
                 rank = matches[0] if len(matches) == 1 and ev.host is None else None
             ev.rank = rank
+
+
+def _resolve_uptimes(facts: Facts) -> None:
+    """dmesg times are seconds since boot: with the host's boot time from its snapshot (UTC,
+    plus the host's UTC offset, since the logs print local time) they become wall times."""
+    boots: dict[str, datetime] = {}
+    for _name, doc in facts.docs.snapshots:
+        host = doc.get("host") or {}
+        name = short_host(host.get("hostname"))
+        boot = host.get("boot_time")
+        if not name or not isinstance(boot, str):
+            continue
+        try:
+            when = datetime.fromisoformat(boot.replace("Z", "+00:00"))
+        except ValueError:
+            continue
+        offset = ((host.get("timezone") or {}).get("utc_offset_seconds")) or 0
+        if when.tzinfo is not None:
+            when = (when + timedelta(seconds=int(offset))).replace(tzinfo=None)
+        boots[name] = when
+    if not boots:
+        return
+    for ev in facts.events:
+        up = ev.data.get("uptime_s")
+        if up is not None and ev.time is None and ev.host in boots:
+            ev.time = boots[ev.host] + timedelta(seconds=up)
 
 
 def _collect_versions(facts: Facts) -> None:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import gzip
+import re
 import tarfile
 import zipfile
 import zlib
@@ -135,7 +136,10 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                     break
             for parse in ALWAYS[1:]:
                 events.extend(parse(ctx, state))
+            uptime = _uptime(body) if when is None and events else None
             for ev in events:
+                if uptime is not None:
+                    ev.data["uptime_s"] = uptime
                 if ev.time is None:
                     ev.approx_time = info.last_time
                 if yearless and ev.time is not None and ev.time is when:
@@ -151,6 +155,15 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
     out.events.extend(flush_source(state, info))
     if kernel_hits and "dmesg" in info.name.lower() or kernel_hits > 2:
         info.kind = "kernel_log"
+
+
+_DMESG_UPTIME = re.compile(r"^\[\s*(\d+\.\d+)\]")
+
+
+def _uptime(body: str) -> float | None:
+    """dmesg's '[1118468.873266]': seconds since boot, resolved later with the host's boot time."""
+    m = _DMESG_UPTIME.match(body)
+    return float(m.group(1)) if m else None
 
 
 def flush_source(state: SourceState, info: SourceInfo) -> list[Event]:
