@@ -94,7 +94,7 @@ def parse_json_blob(name: str, data: bytes, docs: StructuredDocs) -> bool:
     if doc is not None:
         return classify_json(name, doc, docs)
     samples: list[dict[str, Any]] = []
-    for raw in text.splitlines():
+    for lineno, raw in enumerate(text.splitlines(), 1):
         raw = raw.strip()
         if not raw:
             continue
@@ -104,6 +104,7 @@ def parse_json_blob(name: str, data: bytes, docs: StructuredDocs) -> bool:
             return bool(samples) and _keep_samples(samples, docs)
         if not is_nvml_sample(item):
             return False
+        item["_source"], item["_line"] = name, lineno  # for evidence; not shown
         samples.append(item)
     return bool(samples) and _keep_samples(samples, docs)
 

@@ -22,6 +22,50 @@ FIX = (
 
 
 def find(facts: Facts) -> list[Finding]:
+    return _find_timeouts(facts) + _idle_gpu(facts)
+
+
+def _idle_gpu(facts: Facts) -> list[Finding]:
+    """NVML samples: one GPU near 0% over its last samples while the others are busy."""
+    from statistics import median
+
+    from ..facts import short_host
+    from ..model import Evidence
+    from ..parsers.kernel import bus_key
+
+    recent: dict[tuple[str | None, object], list[float]] = defaultdict(list)
+    bus_of: dict[tuple[str | None, object], str] = {}
+    where_of: dict[tuple[str | None, object], tuple[str, int]] = {}
+    for s in facts.docs.nvml_samples:
+        if not isinstance(s.get("util"), (int, float)):
+            continue
+        key = (short_host(s.get("host")), s.get("gpu"))
+        recent[key].append(float(s["util"]))
+        where_of[key] = (str(s.get("_source", "nvml-samples.jsonl")), int(s.get("_line", 1)))
+        if s.get("pci_bus_id"):
+            bus_of[key] = bus_key(str(s["pci_bus_id"]))
+    if len(recent) < 3:
+        return []
+    last = {k: sum(v[-5:]) / len(v[-5:]) for k, v in recent.items()}
+    busy = median(last.values())
+    idle = [k for k, u in last.items() if u < 5]
+    if busy < 50 or not idle or len(idle) > len(last) // 4:
+        return []
+    rank_by_bus = {(facts.ranks[r].host, b): r for r, b in facts.bus_of_rank.items() if r in facts.ranks}
+    ranks = [rank_by_bus[(k[0], bus_of[k])] for k in idle if k in bus_of and (k[0], bus_of[k]) in rank_by_bus]
+    names = ", ".join(f"{h} GPU {g}" for h, g in idle)
+    return [Finding(
+        cause="collective_timeout_straggler", rule="collective_timeout_straggler.idle_gpu", confidence="medium",
+        title=f"GPU idle while the others worked: {names}",
+        detail=f"NVML samples show {names} near 0% utilisation over its last samples while the median GPU was at {busy:.0f}%: "
+               "its rank stopped feeding work (stuck, or waiting in a different collective).",
+        fix=FIX, ranks=sorted(ranks), hosts=sorted({h for h, _ in idle if h}),
+        evidence=[Evidence(*where_of[(h, g)], f"{h} GPU {g}: {last[(h, g)]:.0f}% utilisation over its last samples") for h, g in idle][:4],
+        weight=48,
+    )]
+
+
+def _find_timeouts(facts: Facts) -> list[Finding]:
     timeouts = facts.kind("watchdog_timeout")
     progress = [e for e in facts.kind("watchdog_progress") if e.data.get("last_completed") is not None]
     fr = [e for e in facts.kind("fr_status") if e.seq is not None]

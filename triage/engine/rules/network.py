@@ -73,7 +73,38 @@ def find(facts: Facts) -> list[Finding]:
         ))
     if not findings:
         findings.extend(_dropped_peer(facts))
+    findings.extend(_ib_unused(facts))
     return findings
+
+
+def _ib_unused(facts: Facts) -> list[Finding]:
+    """The host has active InfiniBand ports, yet NCCL found no IB device and fell back to sockets."""
+    fallback = facts.kind("nccl_ib_missing") + [e for e in facts.kind("nccl_net") if str(e.data.get("net", "")).startswith("Socket")]
+    if not fallback:
+        return []
+    from ..facts import short_host
+    from ..model import Evidence
+
+    out: list[Finding] = []
+    for name, doc in facts.docs.snapshots:
+        host = short_host((doc.get("host") or {}).get("hostname"))
+        ports = [p for p in ((doc.get("host") or {}).get("infiniband") or []) if str(p.get("state", "")).upper().endswith("ACTIVE")]
+        on_host = [e for e in fallback if e.host == host]
+        if not ports or not on_host:
+            continue
+        devices = ", ".join(sorted({f"{p.get('device')}:{p.get('port')}" for p in ports}))
+        out.append(Finding(
+            cause="network", rule="network.ib_unused", confidence="medium",
+            title=f"{host} has active InfiniBand ports ({devices}) but NCCL used sockets",
+            detail="NCCL reported no usable IB device and fell back to TCP sockets although the host's IB ports are up: the "
+                   "container lacks /dev/infiniband or the verbs libraries, or NCCL_IB_DISABLE/NCCL_IB_HCA exclude them. "
+                   "Sockets are far slower and time out under load.",
+            fix="Expose the HCAs to the job (--device /dev/infiniband, rdma-core/libibverbs in the image), unset NCCL_IB_DISABLE, "
+                "and check NCCL_IB_HCA:\nls /dev/infiniband; ibv_devinfo | head\nNCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET",
+            hosts=[host] if host else [], ranks=ranks_of(on_host),
+            evidence=evidence(on_host, 4) + [Evidence(name, 1, f"infiniband: {devices} ACTIVE")], weight=45,
+        ))
+    return out
 
 
 def _faults(facts: Facts) -> list:
