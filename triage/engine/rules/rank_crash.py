@@ -59,12 +59,20 @@ def watchdog_ranks(facts: Facts) -> set[int | None]:
 
 def exit_events(facts: Facts) -> list[Event]:
     torn_down = watchdog_ranks(facts)
+    # A rank whose only exceptions are downstream (peer gone, NCCL error) exited because of
+    # another rank, even when the launcher observed its exit first.
+    exceptions = facts.kind("exception")
+    victims = {e.rank for e in exceptions if e.rank is not None and is_downstream_exception(e)} - {
+        e.rank for e in exceptions if not is_downstream_exception(e)
+    }
     out = []
     for ev in facts.kind("process_exit", "elastic_failure"):
         code = ev.data.get("exitcode")
         if code == -15:  # SIGTERM: the launcher stopping survivors after another rank failed
             continue
         if code == -6 and (ev.rank in torn_down or (ev.rank is None and torn_down)):
+            continue
+        if code is not None and code > 0 and ev.rank in victims:
             continue
         out.append(ev)
     return out
