@@ -153,6 +153,7 @@ class Diagnosis:
     versions: dict[str, dict[str, str]] = field(default_factory=dict)  # host -> {component: version}
     timeline: dict[str, Any] = field(default_factory=dict)
     snapshots: list[dict[str, Any]] = field(default_factory=list)
+    health: list[dict[str, Any]] = field(default_factory=list)  # smoke-check results per host
 
     @property
     def verdict(self) -> Finding | None:
@@ -171,4 +172,5 @@ class Diagnosis:
             "versions": self.versions,
             "timeline": self.timeline,
             "snapshots": self.snapshots,
+            "health": self.health,
         }

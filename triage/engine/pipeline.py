@@ -72,6 +72,7 @@ def diagnose(inputs: Input, *, limits: Limits | None = None, year: int | None = 
         versions=facts.versions,
         timeline=build_timeline(facts, culprit, ff),
         snapshots=[doc for _name, doc in collected.docs.snapshots],
+        health=[doc for _name, doc in collected.docs.smoke_results],
     )
 
 

@@ -156,6 +156,12 @@ def notes(facts: Facts, findings: list[Finding]) -> list[str]:
         )
     if findings and findings[0].cause in ("rank_crash",) and any(e.data.get("signal") == "SIGKILL" for e in facts.events):
         out.append("A process was killed with SIGKILL: check `dmesg` for the host OOM killer and the scheduler for limits.")
+    for _name, doc in facts.docs.smoke_results:
+        if doc.get("ok") is False:
+            failed = [r for r in doc.get("ranks") or [] if isinstance(r, dict) and not r.get("ok")]
+            first_error = next((str(r.get("error")) for r in failed if r.get("error")), "no error text")
+            out.append(f"Health check (smoke, {doc.get('backend')}) failed on {doc.get('host')}: "
+                       f"{len(failed)} rank(s) failed; first error: {first_error[:200]}")
     if facts.problems:
         out.append(f"Parts of the bundle could not be read ({len(facts.problems)} problem(s)); the diagnosis uses what could be read.")
     return out
