@@ -10,7 +10,7 @@ and prints MB/s for both, their ratio, and the engine's peak RSS.
 
     .venv/bin/python bench/parse.py                 # 1 GiB
     .venv/bin/python bench/parse.py --gib 4         # 4 GiB (needs the disk)
-    .venv/bin/python bench/parse.py --engine re     # force the pure-Python prefilter
+    .venv/bin/python bench/parse.py --engine python # force the pure-Python prefilter
 
 Targets (issue 2): engine >= 0.25x grep on one core; peak RSS < 200 MB at 1 GiB and 4 GiB.
 """
@@ -153,7 +153,7 @@ def time_engine(root: Path, engine: str | None) -> tuple[float, int, dict]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--gib", type=float, default=1.0, help="bundle size in GiB (default 1)")
-    parser.add_argument("--engine", choices=("hyperscan", "re2", "re"), default=None, help="force a prefilter engine")
+    parser.add_argument("--engine", choices=("hyperscan", "re2", "python"), default=None, help="force a prefilter engine")
     parser.add_argument("--dir", type=Path, default=None, help="where to write the bundle (default: a temp dir, removed after)")
     parser.add_argument("--keep", action="store_true", help="keep the generated bundle")
     args = parser.parse_args()

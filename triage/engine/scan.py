@@ -137,11 +137,40 @@ KEYWORDS: tuple[str, ...] = (
 )
 
 
-def _python_finder(pattern: bytes) -> Callable[[bytes], list[int]]:
-    compiled = re.compile(pattern)
+# The pure-Python fallback (no Hyperscan or RE2 wheel): plain lower-case substrings that
+# together cover every KEYWORDS pattern (a superset is fine: the parsers decide). Python's
+# `re` with this many alternatives and character classes runs at a few MB/s; `bytes.find`
+# per literal runs at memchr speed.
+LITERALS: tuple[str, ...] = (
+    "warn", " -> ", "init", " nranks ", "version", "using network", "net/", "via ", "shared memory",
+    "set by environment", "bootstrap", "connect", "watchdog", "worknccl", "nccl error", "nccl communicator",
+    "last ", "processgroup", "gloo", "c10d", "tcpstore", "error", "rendezvous", "clients joined", "time",
+    "exception", "traceback", 'file "', "fatal", "terminate called", "what()", "sig", "exit", "return code",
+    "kill", "died", "fail", "abort", "segmentation fault", "core dumped", "out of memory", "oom", "ecc",
+    "xid", "nvrm", "amd-vi", "dmar", "iommu", "fallen off", "root cause", "host ", "rank ", "_rank",
+    "world_size", "master_addr", "cuda_visible_devices", "load weight", "nccl==", "libnccl",
+    "duplicate gpu", "multiple ranks", "shm", "posix_fallocate", "no space left", "permission denied",
+    "broken pipe", "refused", "no route", "unreachable", "got completion", "ibv_", "wrong type", "truncated",
+    "mismatch", "desync", "lagging", "never joined", "heartbeat", "stuck", "dump", "flight", "torch",
+    "cuda ", "cudaerror", "cuda failure",
+)
+
+
+def _literal_finder(literals: tuple[str, ...]) -> Callable[[bytes], list[int]]:
+    needles = tuple(sorted({lit.encode() for lit in literals}))
 
     def find(block: bytes) -> list[int]:
-        return [m.start() for m in compiled.finditer(block)]
+        low = block.lower()
+        hits: list[int] = []
+        for needle in needles:
+            i = low.find(needle)
+            while i >= 0:
+                hits.append(i)
+                nl = low.find(b"\n", i)
+                if nl < 0:
+                    break
+                i = low.find(needle, nl + 1)
+        return hits
 
     return find
 
@@ -198,7 +227,8 @@ _PREFILTER: Prefilter | None = None
 
 
 def prefilter(prefer: str | None = None) -> Prefilter:
-    """The fastest available multi-pattern engine (cached). `prefer` forces one, for tests."""
+    """The fastest available multi-pattern engine (cached). `prefer` forces one, for tests:
+    "hyperscan", "re2", or "python" (also "re") for the pure-Python fallback."""
     global _PREFILTER
     if _PREFILTER is not None and prefer is None:
         return _PREFILTER
@@ -214,7 +244,7 @@ def prefilter(prefer: str | None = None) -> Prefilter:
         if finder:
             chosen = Prefilter("re2", finder)
     if chosen is None:
-        chosen = Prefilter("re", _python_finder(alternation))
+        chosen = Prefilter("python", _literal_finder(LITERALS))
     if prefer is None:
         _PREFILTER = chosen
     return chosen
