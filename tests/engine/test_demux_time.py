@@ -1,0 +1,172 @@
+"""Launcher prefixes, file-name origins and timestamps (demux.py, timeparse.py)."""
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from triage.engine import diagnose
+from triage.engine.demux import origin_from_name, split_prefix
+from triage.engine.timeparse import Clock, parse_time
+
+CLOCK = Clock(year=2025)
+
+
+def test_torchrun_rank_prefix():
+    o, body = split_prefix("[rank3]: RuntimeError: boom")
+    assert (o.rank, o.local_rank, o.host) == (3, None, None)
+    assert body == "RuntimeError: boom"
+
+
+def test_torchrun_role_prefix_is_local_rank():
+    o, body = split_prefix("[default3]: hello world")
+    assert (o.rank, o.local_rank) == (None, 3)
+    assert body == "hello world"
+
+
+def test_rank_prefix_before_cpp_log_keeps_timestamp_in_body():
+    line = "[rank0]:[E822 16:31:16.131931664 ProcessGroupNCCL.cpp:1664] [PG 0 Rank 0] x"
+    o, body = split_prefix(line)
+    assert o.rank == 0
+    assert body.startswith("[E822 16:31:16.131931664 ProcessGroupNCCL.cpp:1664]")
+
+
+def test_slurm_label_prefix():
+    o, body = split_prefix("0: g1002:2128869:2128880 [0] NCCL INFO Using network IB")
+    assert o.rank == 0 and o.host is None
+    assert body == "g1002:2128869:2128880 [0] NCCL INFO Using network IB"
+    o, body = split_prefix("12: E0909 14:03:50.013000 1 api.py:833] failed")
+    assert o.rank == 12 and body.startswith("E0909")
+
+
+@pytest.mark.parametrize("host", ["192.168.1.51", "trainer-2", "104.171.201.171"])
+def test_pdsh_host_prefix(host):
+    o, body = split_prefix(f"{host}: lambda-scalar02:95756:96916 [6] NCCL INFO Using network Socket")
+    assert o.host == host and o.rank is None
+    assert body == "lambda-scalar02:95756:96916 [6] NCCL INFO Using network Socket"
+
+
+def test_pdsh_own_line():
+    o, body = split_prefix("pdsh@vnode1: trainer-2: ssh exited with exit code 1")
+    assert o.host == "trainer-2"
+    assert body == "ssh exited with exit code 1"
+
+
+def test_pdsh_then_rank_prefix():
+    o, body = split_prefix("node-b: [rank3]: torch.distributed.DistBackendError: x")
+    assert (o.host, o.rank) == ("node-b", 3)
+    assert body == "torch.distributed.DistBackendError: x"
+
+
+def test_vllm_worker_prefix():
+    o, body = split_prefix("(VllmWorker rank=2 pid=42) INFO 04-22 15:53:32 [parallel_state.py:1] world_size=4 rank=2")
+    assert (o.rank, o.pid) == (2, 42)
+    assert body.startswith("INFO 04-22 15:53:32")
+    o, body = split_prefix("(VllmWorkerProcess pid=3283517) ERROR 03-28 21:38:23 worker.py:1] boom")
+    assert (o.rank, o.pid) == (None, 3283517)
+    assert body.startswith("ERROR 03-28")
+
+
+def test_sglang_prefix():
+    o, body = split_prefix("[2025-02-07 01:19:40 TP3] Load weight begin. avail mem=78.38 GB")
+    assert o.tp_rank == 3
+    assert o.time_text == "2025-02-07 01:19:40"
+    assert body == "Load weight begin. avail mem=78.38 GB"
+    o, _ = split_prefix("[2025-02-22 08:19:45 DP1 TP26] Load weight end.")
+    assert o.tp_rank == 26
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "RuntimeError: x",
+        "torch.distributed.DistBackendError: x",
+        "socketProgressOpt: Call to recv from 10.0.0.2<33759> failed : Connection reset by peer",
+        "INFO 04-22 15:53:32 utils.py:580] x",
+        "Traceback (most recent call last):",
+        "ncclSystemError: System call (e.g. socket, malloc) failed",
+        "Last error:",
+        "node-01:1:1 [0] NCCL INFO Using network IB",
+    ],
+)
+def test_ordinary_lines_are_not_pdsh_hosts(line):
+    o, body = split_prefix(line)
+    assert o.host is None, f"{line!r} taken for a pdsh host {o.host!r}"
+    assert o.rank is None
+    assert body == line
+
+
+@pytest.mark.parametrize(
+    "name,rank,host,pid",
+    [
+        ("rank3.log", 3, None, None),
+        ("worker-3.log", 3, None, None),
+        ("nccl_node-a_4242.log", None, "node-a", 4242),
+        ("node-b/rank7.log", 7, None, None),
+        ("logs/train.log", None, None, None),
+    ],
+)
+def test_origin_from_name(name, rank, host, pid):
+    o = origin_from_name(name)
+    assert (o.rank, o.host, o.pid) == (rank, host, pid)
+
+
+def test_directory_name_gives_the_host(tmp_path):
+    (tmp_path / "node-b").mkdir()
+    (tmp_path / "node-b" / "rank7.log").write_text(
+        "[rank7]: Traceback (most recent call last):\n[rank7]: RuntimeError: CUDA error: invalid device ordinal\n"
+    )
+    d = diagnose(tmp_path)
+    ranks = {r.rank: r for r in d.ranks}
+    assert 7 in ranks
+    assert ranks[7].host == "node-b"
+
+
+# --- times ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text,expected,yearless",
+    [
+        ("[2026-05-05 06:16:47] node-01:1:1 [3] a.cc:1 NCCL WARN x", datetime(2026, 5, 5, 6, 16, 47), False),
+        ("E0822 16:31:16.131931664 ProcessGroupNCCL.cpp:1] x", datetime(2025, 8, 22, 16, 31, 16), True),
+        ("[E822 16:31:16.131931664 ProcessGroupNCCL.cpp:1] x", datetime(2025, 8, 22, 16, 31, 16), True),
+        ("[E105 01:02:03.123456789 socket.cpp:1] x", datetime(2025, 1, 5, 1, 2, 3), True),
+        ("E0813 08:21:22.980000 1245483 torch/distributed/elastic/multiprocessing/api.py:984] x", datetime(2025, 8, 13, 8, 21, 22, 980000), True),
+        ("INFO 04-22 15:53:32 utils.py:580] x", datetime(2025, 4, 22, 15, 53, 32), True),
+        ("[2023-07-20 15:45:13,980] [INFO] [launch.py:315:sigkill_handler] Killing subprocess 3966", datetime(2023, 7, 20, 15, 45, 13, 980000), False),
+        ("  time      : 2024-04-01_05:16:50", datetime(2024, 4, 1, 5, 16, 50), False),
+        ("Dec  1 14:22:01 host kernel: NVRM: Xid (PCI:0000:3b:00): 79, x", datetime(2025, 12, 1, 14, 22, 1), True),
+        ("May 18 19:02:39 kernel: x", datetime(2025, 5, 18, 19, 2, 39), True),
+    ],
+)
+def test_parse_time(text, expected, yearless):
+    assert parse_time(text, CLOCK) == (expected, yearless)
+
+
+def test_monotonic_fraction_dropped_but_seconds_kept():
+    a, _ = parse_time("E0822 16:31:16.131931664 x", CLOCK)
+    b, _ = parse_time("E0822 16:31:16.999999999 x", CLOCK)
+    assert a == b == datetime(2025, 8, 22, 16, 31, 16)
+
+
+def test_no_time():
+    assert parse_time("just a line with no time", CLOCK) == (None, False)
+    assert parse_time("node-01:1:1 [0] NCCL INFO Using network IB", CLOCK) == (None, False)
+
+
+def test_assumed_year_follows_clock():
+    when, yearless = parse_time("INFO 04-22 15:53:32 x", Clock(year=2019))
+    assert when == datetime(2019, 4, 22, 15, 53, 32) and yearless
+
+
+def test_yearless_times_take_the_bundle_year(tmp_path):
+    """A glog time has no year: a full date elsewhere in the bundle supplies it."""
+    (tmp_path / "a.log").write_text(
+        "[2023-07-20 15:45:13,980] [INFO] [launch.py:315:main] starting\n"
+        "[rank0]:[E720 15:55:14.000000001 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective operation timeout: "
+        "WorkNCCL(SeqNum=5, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600026 milliseconds before timing out.\n"
+    )
+    d = diagnose(tmp_path, year=2031)
+    r0 = next(r for r in d.ranks if r.rank == 0)
+    assert r0.last_time is not None and r0.last_time.year == 2023
