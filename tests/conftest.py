@@ -3,6 +3,7 @@ timeline and collector tests need none of this: nothing here is autouse."""
 from __future__ import annotations
 
 import io
+import os
 import shutil
 import tarfile
 from pathlib import Path
@@ -11,7 +12,20 @@ from typing import Any
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-CORPUS = Path("/work/shared/corpus/real")
+
+
+def _shared_folder() -> Path:
+    """The shared data folder: NCCL_TRIAGE_SHARED, else `shared/` beside the repository (CI
+    copies it there), else /work/shared (the development machines)."""
+    override = os.environ.get("NCCL_TRIAGE_SHARED")
+    if override:
+        return Path(override)
+    beside = Path(__file__).resolve().parents[2] / "shared"
+    return beside if beside.is_dir() else Path("/work/shared")
+
+
+SHARED = _shared_folder()
+CORPUS = SHARED / "corpus" / "real"
 # Real logs whose cause is known (their meta.json): the raw material of dashboard tests.
 CORPUS_SAMPLES = {"shm_exhausted": CORPUS / "nccl-290" / "log.txt"}
 
@@ -57,9 +71,18 @@ def corrupt_bundle(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def api_token(db: None) -> str:
+    """A read-and-upload token of the default team (as `apitoken create --name` makes)."""
     from triage.accounts.services import apitoken_create
 
     return apitoken_create(name="test-collector")[1]
+
+
+def join_team(user: Any, *, team: str | None = None, role: str = "member") -> Any:
+    """Make `user` a member of `team` (the default team when None); returns the user."""
+    from triage.accounts.services import membership_set, team_default, team_get_or_create
+
+    membership_set(team=team_get_or_create(name=team) if team else team_default(), user=user, role=role)
+    return user
 
 
 @pytest.fixture

@@ -96,6 +96,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "triage.web.middleware.ContentSecurityPolicyMiddleware",
 ]
 
 ROOT_URLCONF = "triage.urls"
@@ -154,10 +155,37 @@ MEDIA_URL = "/media/"  # never served directly: bundles are downloaded through a
 # copy) while its sha256 is computed; nothing is held whole in memory.
 FILE_UPLOAD_HANDLERS = ["triage.incidents.uploads.HashingUploadHandler"]
 FILE_UPLOAD_PERMISSIONS = 0o640
-# One bundle file may be at most this big; larger ones are answered 413 with this limit named.
-TRIAGE_MAX_BUNDLE_BYTES = envint("TRIAGE_MAX_BUNDLE_MB", 4096, minimum=1) * 1024 * 1024
+# Size limits, each answered 413 with the limit named (and, on the API, in headers):
+# one file may be at most this big (TRIAGE_MAX_BUNDLE_MB is the older name of the setting) ...
+TRIAGE_MAX_BUNDLE_BYTES = envint("TRIAGE_MAX_FILE_MB", envint("TRIAGE_MAX_BUNDLE_MB", 4096, minimum=1), minimum=1) * 1024 * 1024
+# ... all files of one upload (one bundle: a request, many files from the browser) together ...
+TRIAGE_MAX_UPLOAD_BYTES = envint("TRIAGE_MAX_UPLOAD_MB", 8192, minimum=1) * 1024 * 1024
+# ... and all bundles of one incident (every node of a job uploads to the same one).
+TRIAGE_MAX_INCIDENT_BYTES = envint("TRIAGE_MAX_INCIDENT_MB", 65536, minimum=1) * 1024 * 1024
+# What the engine reads out of one incident's archives (triage.engine.bundle.Limits): member
+# count, uncompressed bytes, compression ratio. Beyond them it stops reading that archive and
+# says so in the diagnosis' problems; the raw upload is kept either way.
+TRIAGE_ARCHIVE_MAX_MEMBERS = envint("TRIAGE_ARCHIVE_MAX_MEMBERS", 20_000, minimum=1)
+TRIAGE_ARCHIVE_MAX_TOTAL_BYTES = envint("TRIAGE_ARCHIVE_MAX_TOTAL_MB", 16 * 1024, minimum=1) * 1024 * 1024
+TRIAGE_ARCHIVE_MAX_RATIO = envint("TRIAGE_ARCHIVE_MAX_RATIO", 100, minimum=2)
+# Files this small may compress better than the ratio allows (a log of one repeated line).
+TRIAGE_ARCHIVE_RATIO_GRACE_BYTES = envint("TRIAGE_ARCHIVE_RATIO_GRACE_MB", 32, minimum=0) * 1024 * 1024
+# Collector uploads per API token: at most this many per window (0: no limit), else 429 with
+# Retry-After. Generous on purpose: every node of a failed job uploads at the same moment.
+TRIAGE_UPLOAD_RATE_LIMIT = envint("TRIAGE_UPLOAD_RATE_LIMIT", 600, minimum=0)
+TRIAGE_UPLOAD_RATE_WINDOW = envint("TRIAGE_UPLOAD_RATE_WINDOW", 60, minimum=1)
 # Non-file form fields (job, host) are tiny; Django's default 2.5 MB cap is plenty.
 DATA_UPLOAD_MAX_NUMBER_FILES = envint("TRIAGE_MAX_FILES_PER_UPLOAD", 100, minimum=1)
+
+# --- Teams, share links, retention ------------------------------------------------------------
+# Incidents with no team named (the demo, `apitoken create` without --team) go to this team.
+TRIAGE_DEFAULT_TEAM = env("TRIAGE_DEFAULT_TEAM") or "default"
+# Longest a share link may live, and what one gets when none is asked for (0: never expires).
+TRIAGE_SHARE_MAX_SECONDS = envint("TRIAGE_SHARE_MAX_DAYS", 90, minimum=1) * 86400
+TRIAGE_SHARE_DEFAULT_SECONDS = envint("TRIAGE_SHARE_DEFAULT_DAYS", 7, minimum=0) * 86400
+# Incidents older than this many days are deleted with their raw files by the beat job
+# (0: keep forever).
+TRIAGE_RETENTION_DAYS = envint("TRIAGE_RETENTION_DAYS", 0, minimum=0)
 
 # Log viewer: lines shown per page, and the longest line shown whole.
 TRIAGE_LOG_PAGE_LINES = envint("TRIAGE_LOG_PAGE_LINES", 200, minimum=10)
@@ -247,7 +275,24 @@ CELERY_BEAT_SCHEDULE = {
         "task": "triage.incidents.tasks.incident_fail_stuck_task",
         "schedule": 60.0,
     },
+    # Retention: hourly, so a restart never delays it by a day; it does nothing when
+    # TRIAGE_RETENTION_DAYS is 0.
+    "incidents-prune": {
+        "task": "triage.incidents.tasks.incident_prune_task",
+        "schedule": 3600.0,
+    },
 }
+
+# The upload rate limit counts in the cache: Redis when there is one, so every gunicorn worker
+# and machine shares the count; otherwise this process's memory (the embedded default).
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": env("CACHE_REDIS_URL") or REDIS_URL,
+            "KEY_PREFIX": (env("CELERY_KEY_PREFIX") or "") + "cache",
+        }
+    }
 
 LOGGING = {
     "version": 1,
@@ -256,7 +301,29 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL") or "INFO"},
 }
 
+# --- Browser hardening ----------------------------------------------------------------------
+# Content-Security-Policy (triage.web.middleware): no inline script anywhere. plotly.js (the
+# strict, eval-free build in static/vendor) injects <style> elements and draws to data:/blob:
+# images, hence those two allowances; nothing else leaves 'self'.
+TRIAGE_CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data: blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; "
+    "frame-ancestors 'none'; form-action 'self'"
+)
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+# Share-link URLs carry their secret: never send them to another site in a Referer.
+SECURE_REFERRER_POLICY = "same-origin"
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_SAMESITE = "Lax"
+
 if not DEBUG:
     SESSION_COOKIE_SECURE = envbool("SECURE_COOKIES", True)
     CSRF_COOKIE_SECURE = envbool("SECURE_COOKIES", True)
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    # HSTS: browsers keep to https for a year once they saw it over https (0 turns it off, e.g.
+    # for a plain-http intranet install behind nothing).
+    SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", 365 * 86400, minimum=0)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+    SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", False)

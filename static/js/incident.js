@@ -3,7 +3,8 @@
 "use strict";
 (function () {
   const badge = document.getElementById("incident-status");
-  if (!badge) return;
+  // No status URL on a shared (logged-out) page: it shows what the link was opened on.
+  if (!badge || !badge.dataset.statusUrl) return;
   const initial = badge.dataset.status;
   const revision = badge.dataset.revision;
   if (initial === "ready" || initial === "failed") return;

@@ -22,7 +22,7 @@ import redis
 from django.db import connection
 from django.test import Client
 
-from tests.conftest import REPO
+from tests.conftest import REPO, join_team
 from triage import celery_app
 from triage.incidents.models import Diagnosis, Incident
 
@@ -177,7 +177,7 @@ def test_a_corrupt_archive_fails_with_a_reason_and_stays_downloadable(
     assert body["error"].startswith("the bundle could not be read: ")
     assert body["diagnosis"] is None
 
-    client.force_login(django_user_model.objects.create_user("sre"))
+    client.force_login(join_team(django_user_model.objects.create_user("sre")))
     incident = Incident.objects.get(pk=created["incident"])
     bundle = incident.bundles.get()
     response = client.get(f"/incidents/{incident.pk}/bundles/{bundle.pk}/download")

@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import join_team
+
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
@@ -17,7 +19,7 @@ def test_upload_see_the_verdict_and_open_the_evidence(
 ) -> None:
     from playwright.sync_api import expect, sync_playwright
 
-    django_user_model.objects.create_user("sre", password="correct horse")
+    join_team(django_user_model.objects.create_user("sre", password="correct horse"))
     # Playwright's sync API keeps an event loop in this thread; the live server (another thread)
     # does the database work, this thread only asks Django for nothing but settings.
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")

@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.utils import timezone
 
-from tests.conftest import sample_log, tar_gz
+from tests.conftest import join_team, sample_log, tar_gz
 from triage.incidents.models import Bundle, Finding, Incident
 from triage.incidents.services import incident_diagnose, incident_ingest, incoming_from_path
 
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def sre(client: Client) -> Client:
-    client.force_login(User.objects.create_user("sre", password="x"))
+    client.force_login(join_team(User.objects.create_user("sre", password="x")))
     return client
 
 
@@ -138,7 +138,7 @@ def test_a_browser_upload_over_the_limit_gets_413(sre: Client, media_root: Path,
 
 def test_forms_need_the_csrf_token(media_root: Path, shm_bundle: Path) -> None:
     client = Client(enforce_csrf_checks=True)
-    client.force_login(User.objects.create_user("sre2", password="x"))
+    client.force_login(join_team(User.objects.create_user("sre2", password="x")))
     with shm_bundle.open("rb") as f:
         assert client.post("/upload", {"files": [f]}).status_code == 403
 

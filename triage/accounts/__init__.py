@@ -1,1 +1,1 @@
-"""Accounts: API tokens now; teams, roles and share links later."""
+"""Accounts: teams and roles, API tokens, share links."""

@@ -1,31 +1,70 @@
-"""Writes and reads for API tokens."""
+"""Writes for teams, memberships, API tokens and share links."""
 from __future__ import annotations
 
 import hashlib
 import secrets
 from datetime import timedelta
+from typing import Any
 
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.utils import timezone
 
-from .models import ApiToken
+from .models import ApiToken, Membership, Role, ShareAccess, ShareLink, Team
 
 TOKEN_PREFIX = "nct_"
 # last_used_at is informative only: write it at most this often, not on every request.
 LAST_USED_RESOLUTION = timedelta(minutes=5)
 
 
-def _hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
+def secret_hash(secret: str) -> str:
+    # Tokens and share secrets are 256 random bits: a fast hash is enough (no brute force).
+    return hashlib.sha256(secret.encode()).hexdigest()
 
 
-def apitoken_create(*, name: str, created_by: object | None = None) -> tuple[ApiToken, str]:
+# --- Teams ----------------------------------------------------------------------------------
+
+def team_default() -> Team:
+    """The team of incidents and tokens that name none (created when first needed)."""
+    return team_get_or_create(name=settings.TRIAGE_DEFAULT_TEAM)
+
+
+def team_get_or_create(*, name: str) -> Team:
+    name = name.strip()
+    if not name:
+        raise ValueError("a team needs a name")
+    try:
+        with transaction.atomic():
+            team, _ = Team.objects.get_or_create(name=name)
+    except IntegrityError:
+        team = Team.objects.get(name=name)  # created concurrently
+    return team
+
+
+def membership_set(*, team: Team, user: Any, role: str = Role.MEMBER) -> Membership:
+    """Make `user` a member of `team` with `role` (changing the role if already a member)."""
+    if role not in Role.values:
+        raise ValueError(f"unknown role {role!r}: use one of {', '.join(Role.values)}")
+    membership, _ = Membership.objects.update_or_create(team=team, user=user, defaults={"role": role})
+    return membership
+
+
+# --- API tokens -----------------------------------------------------------------------------
+
+def apitoken_create(
+    *, name: str, team: Team | None = None, scope: str = ApiToken.Scope.READ_UPLOAD, created_by: Any = None
+) -> tuple[ApiToken, str]:
     """Create a token; return the row and the token text (the only time it exists in clear)."""
     name = name.strip()
     if not name:
         raise ValueError("a token needs a name")
+    if scope not in ApiToken.Scope.values:
+        raise ValueError(f"unknown scope {scope!r}: use one of {', '.join(ApiToken.Scope.values)}")
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
     row = ApiToken.objects.create(
-        name=name, prefix=token[:12], token_hash=_hash(token), created_by=created_by
+        name=name, team=team or team_default(), scope=scope, prefix=token[:12],
+        token_hash=secret_hash(token), created_by=created_by,
     )
     return row, token
 
@@ -34,7 +73,7 @@ def apitoken_authenticate(*, token: str) -> ApiToken | None:
     """The active token row for this token text, or None."""
     if not token.startswith(TOKEN_PREFIX):
         return None
-    row = ApiToken.objects.filter(token_hash=_hash(token), revoked_at=None).first()
+    row = ApiToken.objects.select_related("team").filter(token_hash=secret_hash(token), revoked_at=None).first()
     if row is None:
         return None
     now = timezone.now()
@@ -43,6 +82,48 @@ def apitoken_authenticate(*, token: str) -> ApiToken | None:
     return row
 
 
-def apitoken_revoke(*, name: str) -> int:
-    """Revoke every active token with this name; return how many."""
-    return ApiToken.objects.filter(name=name, revoked_at=None).update(revoked_at=timezone.now())
+def apitoken_revoke(*, name: str, team: Team | None = None) -> int:
+    """Revoke every active token with this name (in this team, when given); return how many."""
+    rows = ApiToken.objects.filter(name=name, revoked_at=None)
+    if team is not None:
+        rows = rows.filter(team=team)
+    return rows.update(revoked_at=timezone.now())
+
+
+# --- Share links ----------------------------------------------------------------------------
+
+def sharelink_create(
+    *, incident: Any, expires_in: int | None = None, created_by: Any = None, created_by_token: ApiToken | None = None
+) -> tuple[ShareLink, str]:
+    """A new read-only link to `incident`; returns the row and the secret for its URL (shown
+    once, like a token). `expires_in` seconds (None: the default; 0: never, where allowed)."""
+    if expires_in is None:
+        expires_in = settings.TRIAGE_SHARE_DEFAULT_SECONDS
+    if expires_in < 0:
+        raise ValueError("expires_in must be a positive number of seconds")
+    if expires_in > settings.TRIAGE_SHARE_MAX_SECONDS:
+        raise ValueError(f"expires_in may be at most {settings.TRIAGE_SHARE_MAX_SECONDS} seconds")
+    secret = secrets.token_urlsafe(32)  # 256 bits
+    link = ShareLink.objects.create(
+        incident=incident, token_hash=secret_hash(secret), prefix=secret[:6],
+        expires_at=timezone.now() + timedelta(seconds=expires_in) if expires_in else None,
+        created_by=created_by, created_by_token=created_by_token,
+    )
+    return link, secret
+
+
+def sharelink_revoke(*, link: ShareLink) -> ShareLink:
+    if link.revoked_at is None:
+        ShareLink.objects.filter(pk=link.pk, revoked_at=None).update(revoked_at=timezone.now())
+        link.refresh_from_db()
+    return link
+
+
+def sharelink_record_access(*, link: ShareLink, path: str, ip: str | None, user_agent: str, user: Any = None) -> None:
+    """Note that someone opened the link (kept for the team to see who saw what, and when)."""
+    now = timezone.now()
+    ShareLink.objects.filter(pk=link.pk).update(access_count=F("access_count") + 1, last_accessed_at=now)
+    ShareAccess.objects.create(
+        link=link, path=path[:300], ip=ip or None, user_agent=user_agent[:300],
+        user=user if getattr(user, "is_authenticated", False) else None,
+    )

@@ -1,62 +1,107 @@
-"""The collector API (docs/bundle-format.md): upload a bundle, read an incident."""
+"""The collector API (docs/dashboard.md): upload a bundle, read an incident, share it.
+
+Every upload answer names the limits in headers (X-Bundle-Size-Limit per file, X-Upload-Size-
+Limit per request, X-Incident-Size-Limit per incident, X-RateLimit-Limit/-Remaining per token
+and window), so a collector can size what it sends without reading the docs.
+"""
 from __future__ import annotations
+
+import json
+from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from triage.accounts.models import ShareLink
+from triage.accounts.services import sharelink_create, sharelink_revoke
+from triage.incidents.redact import redact_data
 from triage.incidents.selectors import incident_get
-from triage.incidents.services import incident_ingest, incoming_from_upload
+from triage.incidents.services import IncidentTooLarge, incident_ingest, incoming_from_upload
 from triage.incidents.uploads import too_large
 
 from .auth import api_error, token_required
+from .ratelimit import RateDecision, upload_rate_check
 
 # Room for the multipart framing and the small fields around the file.
 MULTIPART_OVERHEAD = 64 * 1024
 
 
-def _limit_headers() -> dict[str, str]:
-    return {"X_Bundle_Size_Limit": str(settings.TRIAGE_MAX_BUNDLE_BYTES)}
+def _mib(limit: int) -> int:
+    return limit // (1024 * 1024)
+
+
+def _limit_headers(rate: RateDecision | None = None) -> dict[str, str]:
+    headers = {
+        "X_Bundle_Size_Limit": str(settings.TRIAGE_MAX_BUNDLE_BYTES),
+        "X_Upload_Size_Limit": str(settings.TRIAGE_MAX_UPLOAD_BYTES),
+        "X_Incident_Size_Limit": str(settings.TRIAGE_MAX_INCIDENT_BYTES),
+    }
+    if rate is not None and rate.limit:
+        headers["X_RateLimit_Limit"] = f"{rate.limit};w={settings.TRIAGE_UPLOAD_RATE_WINDOW}"
+        headers["X_RateLimit_Remaining"] = str(rate.remaining)
+    return headers
+
+
+def _with_headers(response: HttpResponse, headers: dict[str, str]) -> HttpResponse:
+    for name, value in headers.items():
+        response[name.replace("_", "-")] = value
+    return response
 
 
 @require_POST
-@token_required
+@token_required("upload")
 def bundle_upload(request: HttpRequest) -> HttpResponse:
-    limit = settings.TRIAGE_MAX_BUNDLE_BYTES
+    token = request.api_token  # type: ignore[attr-defined]
+    # Before reading a byte of the body: a flood is refused for the price of a cache hit.
+    rate = upload_rate_check(token_id=token.pk)
+    headers = _limit_headers(rate)
+    if not rate.allowed:
+        return api_error(
+            429, f"too many uploads with this token: at most {rate.limit} per "
+            f"{settings.TRIAGE_UPLOAD_RATE_WINDOW} s; retry in {rate.retry_after} s",
+            Retry_After=str(rate.retry_after), **headers,
+        )
+    file_limit, upload_limit = settings.TRIAGE_MAX_BUNDLE_BYTES, settings.TRIAGE_MAX_UPLOAD_BYTES
     try:
         length = int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
         length = 0
-    if length > limit + MULTIPART_OVERHEAD:
+    if length > min(file_limit, upload_limit) + MULTIPART_OVERHEAD:
         # Refuse before reading a byte of the body.
-        return api_error(413, f"bundle larger than the {limit // (1024 * 1024)} MiB limit", **_limit_headers())
+        if file_limit <= upload_limit:
+            message = f"bundle larger than the {_mib(file_limit)} MiB limit per file"
+        else:
+            message = f"upload larger than the {_mib(upload_limit)} MiB limit per upload"
+        return api_error(413, message, **headers)
     upload = request.FILES.get("file")
     exceeded = too_large(request)
     if exceeded is not None:
-        return api_error(413, str(exceeded), **_limit_headers())
+        return api_error(413, str(exceeded), **headers)
     if upload is None:
-        return api_error(400, "multipart field 'file' is missing")
-    incident, _ = incident_ingest(
-        bundles=[incoming_from_upload(upload)],
-        job=request.POST.get("job", ""),
-        host=request.POST.get("host", ""),
-        token=request.api_token,  # type: ignore[attr-defined]
-    )
+        return api_error(400, "multipart field 'file' is missing", **headers)
+    try:
+        incident, _ = incident_ingest(
+            bundles=[incoming_from_upload(upload)],
+            job=request.POST.get("job", ""),
+            host=request.POST.get("host", ""),
+            token=token,
+        )
+    except IncidentTooLarge as e:
+        return api_error(413, str(e), **headers)
     body = {
         "incident": incident.pk,
         "url": request.build_absolute_uri(reverse("web:incident-detail", args=[incident.pk])),
         "api": request.build_absolute_uri(reverse("api:incident-detail", args=[incident.pk])),
     }
-    response = JsonResponse(body, status=202)
-    response["X-Bundle-Size-Limit"] = str(limit)
-    return response
+    return _with_headers(JsonResponse(body, status=202), headers)
 
 
 @never_cache
 @require_GET
-@token_required
+@token_required("read")
 def incident_detail(request: HttpRequest, incident_id: str) -> HttpResponse:
     incident = incident_get(incident_id=incident_id, token=request.api_token)  # type: ignore[attr-defined]
     if incident is None:
@@ -66,6 +111,69 @@ def incident_detail(request: HttpRequest, incident_id: str) -> HttpResponse:
         {
             "status": incident.status,
             "error": incident.error or None,
-            "diagnosis": diagnosis.data if diagnosis is not None else None,
+            # Secrets that reached the logs are not repeated by the API (the raw file has them).
+            "diagnosis": redact_data(diagnosis.data) if diagnosis is not None else None,
         }
     )
+
+
+def _expires_in(request: HttpRequest) -> int | None:
+    """`expires_in` from a JSON or form body; None when absent. ValueError when not a count."""
+    raw: Any = None
+    if request.content_type == "application/json" and request.body:
+        try:
+            payload = json.loads(request.body)
+        except json.JSONDecodeError as e:
+            raise ValueError("the body is not JSON") from e
+        raw = payload.get("expires_in") if isinstance(payload, dict) else None
+    else:
+        raw = request.POST.get("expires_in") or None
+    if raw is None:
+        return None
+    if isinstance(raw, bool) or not isinstance(raw, (int, str)) or not str(raw).isdigit() or int(raw) <= 0:
+        raise ValueError("expires_in must be a positive whole number of seconds")
+    return int(raw)
+
+
+def _share_body(request: HttpRequest, link: ShareLink) -> dict[str, Any]:
+    return {
+        "id": link.pk,
+        "incident": link.incident_id,
+        "created_at": link.created_at.isoformat(),
+        "expires_at": link.expires_at.isoformat() if link.expires_at else None,
+        "revoked_at": link.revoked_at.isoformat() if link.revoked_at else None,
+        "active": link.is_active,
+        "access_count": link.access_count,
+    }
+
+
+@never_cache
+@require_POST
+@token_required("read")
+def share_create(request: HttpRequest, incident_id: str) -> HttpResponse:
+    token = request.api_token  # type: ignore[attr-defined]
+    incident = incident_get(incident_id=incident_id, token=token)
+    if incident is None:
+        return api_error(404, "no such incident")
+    try:
+        link, secret = sharelink_create(incident=incident, expires_in=_expires_in(request), created_by_token=token)
+    except ValueError as e:
+        return api_error(400, str(e))
+    body = {"url": request.build_absolute_uri(reverse("web:share-detail", args=[secret])), "id": link.pk}
+    response = JsonResponse(body, status=201)
+    response["Location"] = request.build_absolute_uri(reverse("api:share-detail", args=[incident.pk, link.pk]))
+    return response
+
+
+@never_cache
+@require_http_methods(["GET", "DELETE"])
+@token_required("read")
+def share_detail(request: HttpRequest, incident_id: str, share_id: str) -> HttpResponse:
+    """GET: the share's state (never its secret). DELETE: revoke it, at once and for good."""
+    incident = incident_get(incident_id=incident_id, token=request.api_token)  # type: ignore[attr-defined]
+    link = ShareLink.objects.filter(pk=share_id, incident=incident).first() if incident is not None else None
+    if link is None:
+        return api_error(404, "no such share link")
+    if request.method == "DELETE":
+        link = sharelink_revoke(link=link)
+    return JsonResponse(_share_body(request, link))

@@ -14,8 +14,8 @@ class BundleInline(admin.TabularInline):
 
 @admin.register(Incident)
 class IncidentAdmin(admin.ModelAdmin):
-    list_display = ("id", "title", "job", "status", "cause", "created_at")
-    list_filter = ("status", "cause")
+    list_display = ("id", "title", "team", "job", "status", "cause", "created_at")
+    list_filter = ("team", "status", "cause")
     search_fields = ("id", "title", "job", "summary")
     readonly_fields = ("id", "revision", "parse_started_at", "first_failure", "created_at", "updated_at")
     inlines = [BundleInline]

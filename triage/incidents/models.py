@@ -27,6 +27,9 @@ class Incident(models.Model):
         FAILED = "failed"
 
     id = models.CharField(primary_key=True, max_length=16, default=new_incident_id, editable=False)
+    # Who may see it. PROTECT: a team with incidents is not deleted by accident (and its raw
+    # files are removed by pruning, which a cascade would skip).
+    team = models.ForeignKey("accounts.Team", on_delete=models.PROTECT, related_name="incidents")
     job = models.CharField(max_length=200, blank=True, default="", db_index=True)
     title = models.CharField(max_length=300, blank=True, default="")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
@@ -49,9 +52,10 @@ class Incident(models.Model):
     class Meta:
         ordering = ["-created_at"]
         constraints = [
-            # Uploads naming the same job join one incident, even when they race.
+            # Uploads naming the same job join one incident, even when they race; per team, so
+            # another team's job of the same name can neither join nor reveal this one.
             models.UniqueConstraint(
-                fields=["job"], condition=~models.Q(job=""), name="incident_unique_job"
+                fields=["team", "job"], condition=~models.Q(job=""), name="incident_unique_team_job"
             ),
         ]
 

@@ -1,5 +1,7 @@
-"""Reads. Every incident lookup goes through `incident_queryset`, so access rules (teams, share
-links) land in one place when they come."""
+"""Reads. Every incident lookup goes through `incident_queryset`, so the access rules live in
+one place: a person sees the incidents of the teams they belong to, an API token those of its
+team (with the read scope), nobody anything else. Share links are resolved by the share views
+(`triage.accounts.selectors.sharelink_from_secret`), one incident at a time."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -8,17 +10,24 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
+from triage.accounts.models import Role
+from triage.accounts.selectors import team_ids_for
+
 from .models import Bundle, Incident
 
 
-def incident_queryset(*, user: Any = None, token: Any = None) -> QuerySet[Incident]:
-    """The incidents this user (or API token) may see. Today: all, to any signed-in user or
-    valid token; the caller has authenticated them already."""
-    return Incident.objects.all()
+def incident_queryset(*, user: Any = None, token: Any = None, role: str = Role.VIEWER) -> QuerySet[Incident]:
+    """The incidents this user (with at least `role`) or API token (with the read scope) may
+    see; none without either."""
+    if token is not None:
+        if not token.can_read:
+            return Incident.objects.none()
+        return Incident.objects.filter(team_id=token.team_id)
+    return Incident.objects.filter(team_id__in=team_ids_for(user=user, role=role))
 
 
-def incident_get(*, incident_id: str, user: Any = None, token: Any = None) -> Incident | None:
-    return incident_queryset(user=user, token=token).filter(pk=incident_id).first()
+def incident_get(*, incident_id: str, user: Any = None, token: Any = None, role: str = Role.VIEWER) -> Incident | None:
+    return incident_queryset(user=user, token=token, role=role).filter(pk=incident_id).first()
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,11 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.core.files import File
 from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
+from django.db.models import Sum
 from django.utils import timezone
 
 from .models import Bundle, Diagnosis, Finding, Incident, RankState
@@ -75,18 +77,38 @@ def _unique_label(*, incident: Incident, base: str) -> str:
     return label
 
 
-def _incident_for_job(*, job: str, title: str, user: Any) -> Incident:
+class IncidentTooLarge(Exception):
+    """Adding these bundles would take the incident over TRIAGE_MAX_INCIDENT_BYTES."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            f"the incident would hold more than the {limit // (1024 * 1024)} MiB limit per incident; "
+            "nothing was stored"
+        )
+        self.limit = limit
+
+
+def _incident_for_job(*, team: Any, job: str, title: str, user: Any) -> Incident:
     if not job:
-        return Incident.objects.create(title=title, created_by=user)
+        return Incident.objects.create(team=team, title=title, created_by=user)
     try:
         with transaction.atomic():
             incident, _ = Incident.objects.get_or_create(
-                job=job, defaults={"title": title or job, "created_by": user}
+                team=team, job=job, defaults={"title": title or job, "created_by": user}
             )
     except IntegrityError:
         # Another upload for this job created it between our read and our insert.
-        incident = Incident.objects.get(job=job)
+        incident = Incident.objects.get(team=team, job=job)
     return incident
+
+
+def _check_incident_size(*, incident: Incident | None, adding: int) -> None:
+    limit = settings.TRIAGE_MAX_INCIDENT_BYTES
+    held = 0
+    if incident is not None:
+        held = Bundle.objects.filter(incident=incident).aggregate(total=Sum("size"))["total"] or 0
+    if held + adding > limit:
+        raise IncidentTooLarge(limit)
 
 
 def incident_ingest(
@@ -97,14 +119,23 @@ def incident_ingest(
     title: str = "",
     user: Any = None,
     token: Any = None,
+    team: Any = None,
 ) -> tuple[Incident, list[Bundle]]:
-    """Store bundles (untouched) in the incident of `job` (a new one when no job), and queue a
-    diagnosis of all its bundles. A bundle already in the incident is not stored twice.
-    Returns the incident and the bundles newly added."""
+    """Store bundles (untouched) in the incident of `job` in `team` (a new one when no job),
+    and queue a diagnosis of all its bundles. A bundle already in the incident is not stored
+    twice. The team is the token's when a token uploads, else the default team.
+    Returns the incident and the bundles newly added.
+    Raises IncidentTooLarge (nothing stored) past TRIAGE_MAX_INCIDENT_BYTES."""
+    from triage.accounts.services import team_default
+
     if not bundles:
         raise ValueError("no file to store")
+    if team is None:
+        team = token.team if token is not None else team_default()
     job, host = job.strip()[:200], host.strip()[:200]
-    incident = _incident_for_job(job=job, title=title or bundles[0].name[:300], user=user)
+    # Refuse before creating anything when these files alone are over the limit.
+    _check_incident_size(incident=None, adding=sum(b.size for b in bundles))
+    incident = _incident_for_job(team=team, job=job, title=title or bundles[0].name[:300], user=user)
 
     known = set(incident.bundles.values_list("sha256", flat=True))
     stored: list[tuple[IncomingBundle, str]] = []
@@ -122,6 +153,8 @@ def incident_ingest(
     try:
         with transaction.atomic():
             incident = Incident.objects.select_for_update().get(pk=incident.pk)
+            # Under the incident's lock, so two uploads racing cannot both fit in the last room.
+            _check_incident_size(incident=incident, adding=sum(incoming.size for incoming, _ in stored))
             for incoming, name in stored:
                 bundle = Bundle(
                     incident=incident,
@@ -222,11 +255,24 @@ def incident_diagnose(*, incident_id: str, force: bool = False) -> Incident | No
     started = time.monotonic()
     try:
         with _local_paths(bundles) as inputs:
-            result = diagnose(inputs)
+            result = diagnose(inputs, limits=archive_limits())
     except BundleError as e:
         return _store_failure(incident_id=incident_id, revision=revision, reason=f"the bundle could not be read: {e}")
     return _store_diagnosis(
         incident_id=incident_id, revision=revision, data=result.to_dict(), seconds=time.monotonic() - started
+    )
+
+
+def archive_limits() -> Any:
+    """The engine's archive limits, from settings (member count, bytes, compression ratio)."""
+    from triage.engine.bundle import Limits
+
+    return Limits(
+        max_members=settings.TRIAGE_ARCHIVE_MAX_MEMBERS,
+        max_total_bytes=settings.TRIAGE_ARCHIVE_MAX_TOTAL_BYTES,
+        max_member_bytes=min(Limits.max_member_bytes, settings.TRIAGE_ARCHIVE_MAX_TOTAL_BYTES),
+        max_ratio=float(settings.TRIAGE_ARCHIVE_MAX_RATIO),
+        ratio_grace_bytes=settings.TRIAGE_ARCHIVE_RATIO_GRACE_BYTES,
     )
 
 
@@ -326,3 +372,47 @@ def _rank_states(incident: Incident, data: dict[str, Any]) -> list[RankState]:
         )
         for r in data.get("ranks") or []
     ]
+
+
+def incident_prune(*, older_than_days: int, dry_run: bool = False) -> list[str]:
+    """Delete incidents created more than `older_than_days` days ago, with their raw files.
+    Returns the ids deleted (or that would be, with dry_run). 0 days deletes nothing: retention
+    off is the default, and a typo must not empty the database."""
+    if older_than_days <= 0:
+        return []
+    cutoff = timezone.now() - timedelta(days=older_than_days)
+    ids = list(Incident.objects.filter(created_at__lt=cutoff).values_list("pk", flat=True))
+    if dry_run:
+        return ids
+    for incident_id in ids:
+        names = list(Bundle.objects.filter(incident_id=incident_id).values_list("file", flat=True))
+        # Rows first: once they are gone nobody can open a file that is about to disappear, and
+        # a crash between the two leaves orphan files (harmless), never rows without files.
+        with transaction.atomic():
+            Incident.objects.filter(pk=incident_id).delete()
+        for name in names:
+            try:
+                default_storage.delete(name)
+            except OSError:
+                log.warning("could not delete %s of pruned incident %s", name, incident_id)
+        _remove_empty_folders(f"bundles/{incident_id}")
+    return ids
+
+
+def _remove_empty_folders(name: str) -> None:
+    """Drop `MEDIA_ROOT/<name>` and the folders in it once they hold no file (local storage)."""
+    try:
+        root = Path(default_storage.path(name))
+    except NotImplementedError:
+        return  # object storage has no folders
+    if not root.is_dir():
+        return
+    for folder in sorted((p for p in root.rglob("*") if p.is_dir()), key=lambda p: len(p.parts), reverse=True):
+        try:
+            folder.rmdir()
+        except OSError:
+            pass
+    try:
+        root.rmdir()
+    except OSError:
+        pass

@@ -14,7 +14,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
-from .services import incident_diagnose, incident_fail_stuck, incident_mark_failed
+from .services import incident_diagnose, incident_fail_stuck, incident_mark_failed, incident_prune
 
 log = logging.getLogger(__name__)
 
@@ -57,3 +57,12 @@ def incident_fail_stuck_task() -> int:
     if count:
         log.warning("marked %d incident(s) stuck in parsing as failed", count)
     return count
+
+
+@shared_task(soft_time_limit=3000, time_limit=3300)
+def incident_prune_task() -> int:
+    """Retention: delete incidents older than TRIAGE_RETENTION_DAYS (0: keep forever)."""
+    deleted = incident_prune(older_than_days=settings.TRIAGE_RETENTION_DAYS)
+    if deleted:
+        log.info("retention: deleted %d incident(s) older than %d days", len(deleted), settings.TRIAGE_RETENTION_DAYS)
+    return len(deleted)

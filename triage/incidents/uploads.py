@@ -21,10 +21,15 @@ from django.http import HttpRequest
 
 
 class BundleTooLarge(Exception):
-    def __init__(self, name: str, limit: int) -> None:
-        super().__init__(f"{name}: larger than the {limit // (1024 * 1024)} MiB limit per bundle")
+    """A file over TRIAGE_MAX_BUNDLE_BYTES, or an upload's files together over
+    TRIAGE_MAX_UPLOAD_BYTES (`per` says which limit)."""
+
+    def __init__(self, name: str, limit: int, per: str = "file") -> None:
+        what = name if per == "file" else f"{name}: this upload's files together are"
+        super().__init__(f"{what}: larger than the {limit // (1024 * 1024)} MiB limit per {per}")
         self.name = name
         self.limit = limit
+        self.per = per
 
 
 def upload_temp_dir() -> Path:
@@ -83,17 +88,29 @@ class _Sink:
 class HashingUploadHandler(FileUploadHandler):
     chunk_size = 1024 * 1024
 
+    def __init__(self, request: HttpRequest | None = None) -> None:
+        super().__init__(request)
+        # One handler per request: this counts every file of the request together.
+        self.request_total = 0
+
     def new_file(self, *args: Any, **kwargs: Any) -> None:
         super().new_file(*args, **kwargs)
         self.file = HashedUploadedFile(self.file_name, self.content_type, 0, self.charset, self.content_type_extra)
         self.sink = _Sink(self.file)
         self.limit: int = settings.TRIAGE_MAX_BUNDLE_BYTES
+        self.request_limit: int = settings.TRIAGE_MAX_UPLOAD_BYTES
 
     def receive_data_chunk(self, raw_data: bytes, start: int) -> None:
+        self.request_total += len(raw_data)
+        exceeded = None
         if start + len(raw_data) > self.limit:
+            exceeded = BundleTooLarge(self.file_name or "upload", self.limit)
+        elif self.request_total > self.request_limit:
+            exceeded = BundleTooLarge(self.file_name or "upload", self.request_limit, per="upload")
+        if exceeded is not None:
             self.sink.finish()  # Django closes (and so deletes) the partial file next
             if self.request is not None:
-                self.request.bundle_too_large = BundleTooLarge(self.file_name or "upload", self.limit)
+                self.request.bundle_too_large = exceeded
             # Stop reading the body now rather than swallowing gigabytes to reject them.
             raise StopUpload(connection_reset=True)
         self.sink.put(raw_data)

@@ -3,7 +3,9 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.db.models import QuerySet
 
+from triage.accounts.models import Team
 from triage.engine import CAUSES
 from triage.incidents.models import Incident
 from triage.incidents.selectors import IncidentFilters
@@ -26,11 +28,30 @@ class MultipleFileField(forms.FileField):
 
 class UploadForm(forms.Form):
     files = MultipleFileField(label="Logs or bundles")
+    # The teams the person may upload to (member or admin); the first when none is chosen.
+    team = forms.ModelChoiceField(
+        queryset=Team.objects.none(), empty_label=None, required=False, help_text="Who may see the incident."
+    )
     job = forms.CharField(
         max_length=200, required=False,
         help_text="Optional. Uploads naming the same job join one incident.",
     )
     host = forms.CharField(max_length=200, required=False, help_text="Optional. The node these files come from.")
+
+    def __init__(self, *args: Any, teams: QuerySet[Team], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["team"].queryset = teams
+        self.first_team = teams.first()
+        if self.first_team is not None:
+            self.fields["team"].initial = self.first_team.pk
+
+    def clean_team(self) -> Team | None:
+        return self.cleaned_data.get("team") or self.first_team
+
+
+class ShareForm(forms.Form):
+    EXPIRY_CHOICES = [("86400", "1 day"), ("604800", "7 days"), ("2592000", "30 days"), ("0", "never")]
+    expires_in = forms.TypedChoiceField(choices=EXPIRY_CHOICES, coerce=int, initial="604800", label="Expires after")
 
 
 class IncidentFilterForm(forms.Form):

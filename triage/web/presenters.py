@@ -9,7 +9,8 @@ from typing import Any
 
 from django.urls import reverse
 
-from triage.incidents.models import Incident
+from triage.incidents.models import Finding, Incident
+from triage.incidents.redact import redact_data, redact_text
 
 # Below this, /dev/shm is the container default or close to it: NCCL's SHM transport fails.
 SHM_SMALL_BYTES = 1024 * 1024 * 1024
@@ -42,24 +43,77 @@ class HostSnapshot:
     xids: list[dict[str, Any]]
 
 
-def incident_page_context(incident: Incident) -> dict[str, Any]:
+@dataclass(frozen=True)
+class PageLinks:
+    """Where the page's parts are fetched from: the team's URLs, or a share link's."""
+
+    log: str
+    timeline: str
+    trace: str
+
+
+def team_links(incident: Incident) -> PageLinks:
+    return PageLinks(
+        log=reverse("web:incident-log", args=[incident.pk]),
+        timeline=reverse("web:incident-timeline", args=[incident.pk]),
+        trace=reverse("web:incident-trace", args=[incident.pk]),
+    )
+
+
+def share_links(secret: str) -> PageLinks:
+    return PageLinks(
+        log=reverse("web:share-log", args=[secret]),
+        timeline=reverse("web:share-timeline", args=[secret]),
+        trace=reverse("web:share-trace", args=[secret]),
+    )
+
+
+@dataclass(frozen=True)
+class FindingView:
+    """A finding as shown: every text that may quote a log passed through the redactor."""
+
+    cause: str
+    rule: str
+    confidence: str
+    title: str
+    detail: str
+    fix: str
+    ranks: list[Any]
+    hosts: list[Any]
+    evidence: list[dict[str, Any]]
+
+
+def finding_view(finding: Finding) -> FindingView:
+    return FindingView(
+        cause=finding.cause, rule=finding.rule, confidence=finding.confidence,
+        title=redact_text(finding.title), detail=redact_text(finding.detail), fix=redact_text(finding.fix),
+        ranks=finding.ranks, hosts=finding.hosts, evidence=redact_data(finding.evidence),
+    )
+
+
+def incident_page_context(incident: Incident, *, links: PageLinks | None = None, shared: bool = False) -> dict[str, Any]:
+    links = links or team_links(incident)
     diagnosis = getattr(incident, "diagnosis", None)
-    data: dict[str, Any] = diagnosis.data if diagnosis is not None else {}
-    findings = list(incident.findings.all())
-    log_url = reverse("web:incident-log", args=[incident.pk])
+    # Everything read from the logs is shown redacted; the stored diagnosis stays as it was.
+    data: dict[str, Any] = redact_data(diagnosis.data) if diagnosis is not None else {}
+    findings = [finding_view(f) for f in incident.findings.all()]
     return {
         "incident": incident,
         "diagnosis": diagnosis,
         "data": data,
+        "findings": findings,
         "verdict": findings[0] if findings else None,
         "other_findings": findings[1:],
+        "first_failure": redact_data(incident.first_failure) if incident.first_failure else None,
         "ranks": rank_rows(list(incident.rank_states.all()), data.get("timeline") or {}),
         "versions": versions_table(data.get("versions") or {}),
         "snapshots": [host_snapshot(s) for s in data.get("snapshots") or [] if isinstance(s, dict)],
         "bundles": list(incident.bundles.all()),
-        "log_url": log_url,
+        "links": links,
+        "shared": shared,
+        "log_url": links.log,
         # For timeline.js: it substitutes SOURCE and LINE (URL-encoded) when a mark is clicked.
-        "log_url_template": f"{log_url}?source=SOURCE&line=LINE#LLINE",
+        "log_url_template": f"{links.log}?source=SOURCE&line=LINE#LLINE",
     }
 
 

@@ -19,4 +19,11 @@ urlpatterns = [
         "incidents/<str:incident_id>/bundles/<int:bundle_id>/download",
         views.bundle_download_view, name="bundle-download",
     ),
+    path("incidents/<str:incident_id>/shares", views.share_create_view, name="share-create"),
+    path("incidents/<str:incident_id>/shares/<str:share_id>/revoke", views.share_revoke_view, name="share-revoke"),
+    # Share links: the secret is the whole credential (256 bits, only its hash is stored).
+    path("s/<str:secret>/", views.share_detail_view, name="share-detail"),
+    path("s/<str:secret>/log", views.share_log_view, name="share-log"),
+    path("s/<str:secret>/timeline.json", views.share_timeline_view, name="share-timeline"),
+    path("s/<str:secret>/trace.json", views.share_trace_view, name="share-trace"),
 ]

@@ -1,10 +1,15 @@
-"""Browser pages. Thin: read through selectors, write through services, render templates."""
+"""Browser pages. Thin: read through selectors, write through services, render templates.
+
+Two ways in: a signed-in member of the incident's team (the `incident_*` views), or anyone
+holding a share link (the `share_*` views, read-only, logged out, one incident)."""
 from __future__ import annotations
 
 from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth.decorators import login_not_required
+from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
@@ -12,20 +17,30 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from triage.accounts.models import Role, ShareLink
+from triage.accounts.selectors import membership_get, sharelink_from_secret, sharelinks_of, teams_for
+from triage.accounts.services import sharelink_create, sharelink_record_access, sharelink_revoke
 from triage.incidents.logs import SourceNotFound, log_page
 from triage.incidents.models import Incident
+from triage.incidents.redact import redact_data
 from triage.incidents.selectors import incident_bundle, incident_get, incident_list
-from triage.incidents.services import incident_ingest, incident_reparse, incoming_from_upload
+from triage.incidents.services import IncidentTooLarge, incident_ingest, incident_reparse, incoming_from_upload
 from triage.incidents.uploads import too_large
 
-from .forms import IncidentFilterForm, UploadForm
-from .presenters import incident_page_context
+from .forms import IncidentFilterForm, ShareForm, UploadForm
+from .presenters import PageLinks, incident_page_context, share_links, team_links
 
 
-def _incident_or_404(request: HttpRequest, incident_id: str) -> Incident:
+def _incident_or_404(request: HttpRequest, incident_id: str, role: str = Role.VIEWER) -> Incident:
+    """The incident if the user's team may see it (404 otherwise: another team's incident
+    does not exist for them), and 403 when they see it but their role is too low."""
     incident = incident_get(incident_id=incident_id, user=request.user)
     if incident is None:
         raise Http404("no such incident")
+    if role != Role.VIEWER:
+        membership = membership_get(user=request.user, team_id=incident.team_id)
+        if membership is None or not membership.allows(role):
+            raise PermissionDenied(f"this needs the {role} role in the incident's team")
     return incident
 
 
@@ -46,7 +61,14 @@ def incident_list_view(request: HttpRequest) -> HttpResponse:
 @require_GET
 def incident_detail_view(request: HttpRequest, incident_id: str) -> HttpResponse:
     incident = _incident_or_404(request, incident_id)
-    return render(request, "incidents/detail.html", incident_page_context(incident))
+    context = incident_page_context(incident)
+    membership = membership_get(user=request.user, team_id=incident.team_id)
+    context["can_write"] = membership is not None and membership.allows(Role.MEMBER)
+    context["can_admin"] = membership is not None and membership.allows(Role.ADMIN)
+    if context["can_write"]:
+        context["share_form"] = ShareForm()
+        context["share_links"] = list(sharelinks_of(incident=incident))
+    return render(request, "incidents/detail.html", context)
 
 
 @never_cache
@@ -59,7 +81,7 @@ def incident_status_view(request: HttpRequest, incident_id: str) -> HttpResponse
 
 @require_POST
 def incident_reparse_view(request: HttpRequest, incident_id: str) -> HttpResponse:
-    incident = _incident_or_404(request, incident_id)
+    incident = _incident_or_404(request, incident_id, Role.MEMBER)
     incident_reparse(incident=incident)
     messages.info(request, "The diagnosis is running again over the stored bundles.")
     return redirect("web:incident-detail", incident.pk)
@@ -67,32 +89,46 @@ def incident_reparse_view(request: HttpRequest, incident_id: str) -> HttpRespons
 
 def _upload_page(request: HttpRequest, form: UploadForm, *, status: int = 200, error: str = "") -> HttpResponse:
     limit = settings.TRIAGE_MAX_BUNDLE_BYTES
-    context = {"form": form, "limit_bytes": limit, "limit_mb": limit // (1024 * 1024), "upload_error": error}
+    context = {
+        "form": form, "limit_bytes": limit, "limit_mb": limit // (1024 * 1024),
+        "upload_limit_mb": settings.TRIAGE_MAX_UPLOAD_BYTES // (1024 * 1024),
+        "incident_limit_mb": settings.TRIAGE_MAX_INCIDENT_BYTES // (1024 * 1024),
+        "upload_error": error,
+    }
     return render(request, "incidents/upload.html", context, status=status)
 
 
 @require_http_methods(["GET", "POST"])
 def upload_view(request: HttpRequest) -> HttpResponse:
+    teams = teams_for(user=request.user, role=Role.MEMBER)
+    if not teams.exists():
+        raise PermissionDenied("uploading needs the member role in a team; ask a team admin")
     if request.method == "GET":
-        return _upload_page(request, UploadForm())
+        return _upload_page(request, UploadForm(teams=teams))
     wants_json = request.headers.get("Accept", "").startswith("application/json")
-    form = UploadForm(request.POST, request.FILES)
+    form = UploadForm(request.POST, request.FILES, teams=teams)
     exceeded = too_large(request)
     if exceeded is not None:
         if wants_json:
             return JsonResponse({"error": str(exceeded)}, status=413)
-        return _upload_page(request, UploadForm(), status=413, error=str(exceeded))
+        return _upload_page(request, UploadForm(teams=teams), status=413, error=str(exceeded))
     if not form.is_valid():
         if wants_json:
             return JsonResponse({"error": form.errors.get_json_data()}, status=400)
         return _upload_page(request, form, status=400)
 
-    incident, added = incident_ingest(
-        bundles=[incoming_from_upload(f) for f in form.cleaned_data["files"]],
-        job=form.cleaned_data["job"],
-        host=form.cleaned_data["host"],
-        user=request.user,
-    )
+    try:
+        incident, added = incident_ingest(
+            bundles=[incoming_from_upload(f) for f in form.cleaned_data["files"]],
+            job=form.cleaned_data["job"],
+            host=form.cleaned_data["host"],
+            user=request.user,
+            team=form.cleaned_data["team"],
+        )
+    except IncidentTooLarge as e:
+        if wants_json:
+            return JsonResponse({"error": str(e)}, status=413)
+        return _upload_page(request, UploadForm(teams=teams), status=413, error=str(e))
     url = reverse("web:incident-detail", args=[incident.pk])
     if not added:
         messages.info(request, "These files were already in this incident; nothing new was stored.")
@@ -117,6 +153,10 @@ def bundle_download_view(request: HttpRequest, incident_id: str, bundle_id: int)
 @require_GET
 def log_view(request: HttpRequest, incident_id: str) -> HttpResponse:
     incident = _incident_or_404(request, incident_id)
+    return _log_page(request, incident, team_links(incident), shared=False)
+
+
+def _log_page(request: HttpRequest, incident: Incident, links: PageLinks, *, shared: bool) -> HttpResponse:
     source = request.GET.get("source", "")
     target = _positive_int(request.GET.get("line"), 0)
     size = settings.TRIAGE_LOG_PAGE_LINES
@@ -135,34 +175,137 @@ def log_view(request: HttpRequest, incident_id: str) -> HttpResponse:
         "page": page,
         "source": source,
         "target": target,
+        "links": links,
+        "shared": shared,
+        "back_url": request.path.rsplit("/log", 1)[0] + "/",
         "prev_start": max(1, page.first - size) if page.first > 1 else None,
         "next_start": None if page.at_end else page.first + len(page.lines),
     }
     return render(request, "incidents/log.html", context)
 
 
-@require_GET
-def incident_timeline_view(request: HttpRequest, incident_id: str) -> HttpResponse:
+def _timeline(incident: Incident) -> HttpResponse:
     from triage.timeline.figure import build_figure
 
-    incident = _incident_or_404(request, incident_id)
     diagnosis = getattr(incident, "diagnosis", None)
     if diagnosis is None:
         raise Http404("this incident has no diagnosis yet")
-    return JsonResponse(build_figure(diagnosis.data.get("timeline") or {}))
+    # Hover texts quote log lines: redacted like every other view of them.
+    return JsonResponse(build_figure(redact_data(diagnosis.data.get("timeline") or {})))
+
+
+def _trace(incident: Incident) -> HttpResponse:
+    from triage.timeline.perfetto import build_trace
+
+    diagnosis = getattr(incident, "diagnosis", None)
+    if diagnosis is None:
+        raise Http404("this incident has no diagnosis yet")
+    response = JsonResponse(build_trace(redact_data(diagnosis.data.get("timeline") or {})))
+    response["Content-Disposition"] = f'attachment; filename="incident-{incident.pk}-trace.json"'
+    return response
+
+
+@require_GET
+def incident_timeline_view(request: HttpRequest, incident_id: str) -> HttpResponse:
+    return _timeline(_incident_or_404(request, incident_id))
 
 
 @require_GET
 def incident_trace_view(request: HttpRequest, incident_id: str) -> HttpResponse:
-    from triage.timeline.perfetto import build_trace
+    return _trace(_incident_or_404(request, incident_id))
 
-    incident = _incident_or_404(request, incident_id)
-    diagnosis = getattr(incident, "diagnosis", None)
-    if diagnosis is None:
-        raise Http404("this incident has no diagnosis yet")
-    response = JsonResponse(build_trace(diagnosis.data.get("timeline") or {}))
-    response["Content-Disposition"] = f'attachment; filename="incident-{incident.pk}-trace.json"'
+
+# --- Share links: managed by team members, opened by anyone holding one ----------------------
+
+@require_POST
+def share_create_view(request: HttpRequest, incident_id: str) -> HttpResponse:
+    incident = _incident_or_404(request, incident_id, Role.MEMBER)
+    form = ShareForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Choose when the link expires.")
+        return redirect("web:incident-detail", incident.pk)
+    _, secret = sharelink_create(incident=incident, expires_in=form.cleaned_data["expires_in"], created_by=request.user)
+    url = request.build_absolute_uri(reverse("web:share-detail", args=[secret]))
+    # Shown this once: only its hash is stored.
+    messages.success(request, url, extra_tags="share-url")
+    return redirect("web:incident-detail", incident.pk)
+
+
+@require_POST
+def share_revoke_view(request: HttpRequest, incident_id: str, share_id: str) -> HttpResponse:
+    incident = _incident_or_404(request, incident_id, Role.MEMBER)
+    link = ShareLink.objects.filter(pk=share_id, incident=incident).first()
+    if link is None:
+        raise Http404("no such share link")
+    membership = membership_get(user=request.user, team_id=incident.team_id)
+    # A member may take back their own links; an admin anyone's.
+    if link.created_by_id != request.user.pk and not (membership and membership.allows(Role.ADMIN)):
+        raise PermissionDenied("only its creator or a team admin can revoke this link")
+    sharelink_revoke(link=link)
+    messages.info(request, "The share link was revoked: it no longer opens anything.")
+    return redirect("web:incident-detail", incident.pk)
+
+
+def _shared_incident(request: HttpRequest, secret: str, *, record: bool) -> tuple[Incident, ShareLink] | HttpResponse:
+    link = sharelink_from_secret(secret=secret)
+    if link is None:
+        raise Http404("no such share link")
+    if not link.is_active:
+        reason = "was revoked" if link.revoked_at else "has expired"
+        return render(request, "incidents/share_gone.html", {"reason": reason}, status=410)
+    if record:
+        sharelink_record_access(
+            link=link, path=request.path.replace(secret, secret[:6] + "…"), ip=request.META.get("REMOTE_ADDR"),
+            user_agent=request.headers.get("User-Agent", ""), user=request.user,
+        )
+    return link.incident, link
+
+
+def _private(response: HttpResponse) -> HttpResponse:
+    # The URL is the credential: no caching on the way, no search engine, no Referer out.
+    response["Cache-Control"] = "private, no-store"
+    response["Referrer-Policy"] = "no-referrer"
+    response["X-Robots-Tag"] = "noindex, nofollow"
     return response
+
+
+@login_not_required
+@require_GET
+def share_detail_view(request: HttpRequest, secret: str) -> HttpResponse:
+    found = _shared_incident(request, secret, record=True)
+    if isinstance(found, HttpResponse):
+        return _private(found)
+    incident, link = found
+    context = incident_page_context(incident, links=share_links(secret), shared=True)
+    context["share"] = link
+    return _private(render(request, "incidents/detail.html", context))
+
+
+@login_not_required
+@require_GET
+def share_log_view(request: HttpRequest, secret: str) -> HttpResponse:
+    found = _shared_incident(request, secret, record=True)
+    if isinstance(found, HttpResponse):
+        return _private(found)
+    return _private(_log_page(request, found[0], share_links(secret), shared=True))
+
+
+@login_not_required
+@require_GET
+def share_timeline_view(request: HttpRequest, secret: str) -> HttpResponse:
+    found = _shared_incident(request, secret, record=False)
+    if isinstance(found, HttpResponse):
+        return _private(found)
+    return _private(_timeline(found[0]))
+
+
+@login_not_required
+@require_GET
+def share_trace_view(request: HttpRequest, secret: str) -> HttpResponse:
+    found = _shared_incident(request, secret, record=False)
+    if isinstance(found, HttpResponse):
+        return _private(found)
+    return _private(_trace(found[0]))
 
 
 def _positive_int(value: str | None, default: int) -> int:

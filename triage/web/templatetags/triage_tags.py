@@ -5,9 +5,10 @@ import re
 from urllib.parse import urlencode
 
 from django import template
-from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
+
+from triage.incidents.redact import redact_text
 
 register = template.Library()
 
@@ -64,14 +65,20 @@ def _command(value: str) -> SafeString:
 
 
 @register.simple_tag
-def log_url(incident_id: str, source: str, line: int | None = None) -> str:
-    """The log viewer at this line of this source."""
+def log_url(base: str, source: str, line: int | None = None) -> str:
+    """The log viewer (at `base`: the team's or a share link's) at this line of this source."""
     query = {"source": source}
     anchor = ""
     if line:
         query["line"] = str(line)
         anchor = f"#L{line}"
-    return f"{reverse('web:incident-log', args=[incident_id])}?{urlencode(query)}{anchor}"
+    return f"{base}?{urlencode(query)}{anchor}"
+
+
+@register.filter
+def redact(text: object) -> str:
+    """Secrets (TOKEN=..., Authorization: Bearer ..., --api-key ...) out of shown text."""
+    return redact_text("" if text is None else str(text))
 
 
 @register.filter

@@ -8,6 +8,8 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
+from triage.accounts.models import Role
+from triage.accounts.services import membership_set, team_default
 from triage.incidents.demo import demo_incidents_load
 
 DEMO_USER = "demo"
@@ -32,10 +34,15 @@ class Command(BaseCommand):
 
     def _demo_user(self) -> None:
         users = get_user_model()
-        if users.objects.filter(username=DEMO_USER).exists():
+        existing = users.objects.filter(username=DEMO_USER).first()
+        if existing is not None:
+            # Upgraded installs: the demo user predates teams; it belongs to the demo's team.
+            membership_set(team=team_default(), user=existing, role=Role.ADMIN)
             return
         password = DEMO_DEV_PASSWORD if settings.DEBUG else secrets.token_urlsafe(12)
-        users.objects.create_user(DEMO_USER, password=password, is_staff=True, is_superuser=True)
+        user = users.objects.create_user(DEMO_USER, password=password, is_staff=True, is_superuser=True)
+        # The demo incidents go to the default team; the demo user administers it.
+        membership_set(team=team_default(), user=user, role=Role.ADMIN)
         if settings.DEBUG:
             self.stdout.write(f"created user {DEMO_USER!r} with the dev password {DEMO_DEV_PASSWORD!r}")
         else:

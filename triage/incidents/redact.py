@@ -1,0 +1,57 @@
+"""Secrets out of what is shown: a display-time filter over log lines, evidence, diagnosis data.
+
+The raw bundle stays untouched (team members can download it); everything a page, the API or a
+share link shows passes through here first. Names follow the engine's own rule for snapshot
+environments (token|key|passw|secret|credential); values go, names stay, so an SRE still sees
+*that* a variable was set.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+REDACTED = "[redacted]"
+
+# A variable or option name that says it holds a secret.
+_SECRET_NAME = r"[A-Za-z0-9_.-]*(?:token|key|passw|secret|credential)[A-Za-z0-9_.-]*"
+_SECRET_KEY = re.compile(r"(?i)token|key|passw|secret|credential")
+
+_PATTERNS = [
+    # Authorization: Bearer abc / Basic abc (headers in curl -v output, HTTP client logs).
+    (re.compile(r"(?i)(\bauthorization\b\s*[:=]\s*[\"']?\s*(?:bearer|basic|token|digest)?\s*)[^\s\"',;]+"), r"\1" + REDACTED),
+    # Bare "Bearer abc" in any other context.
+    (re.compile(r"(?i)(\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}"), r"\1" + REDACTED),
+    # --api-key abc, --token=abc, -password abc (command lines).
+    (re.compile(r"(?i)((?<![A-Za-z0-9])--?" + _SECRET_NAME + r")(\s*=\s*|\s+)(?![-\s])([\"']?)[^\s\"']+\3"), r"\1\2\3" + REDACTED + r"\3"),
+    # NAME=value, NAME: value, "name": "value" (env dumps, configs, JSON).
+    (re.compile(r"(?i)(?<![A-Za-z0-9_.-])([\"']?" + _SECRET_NAME + r"[\"']?\s*(?:=|:)\s*)([\"']?)(?!\[redacted\])[^\s\"',;}]+\2"), r"\1\2" + REDACTED + r"\2"),
+]
+# Cheap pre-check: most lines mention none of these words and skip the patterns.
+_ANY = re.compile(r"(?i)token|key|passw|secret|credential|bearer|authorization")
+
+
+def redact_text(text: str) -> str:
+    """`text` with the values of secret-looking variables, options and headers replaced."""
+    if not text or not _ANY.search(text):
+        return text
+    for pattern, replacement in _PATTERNS:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def redact_data(value: Any) -> Any:
+    """A copy of JSON-like data with secret-named keys' values and secrets inside strings
+    replaced (diagnosis data, timeline, environment dicts)."""
+    if isinstance(value, str):
+        return redact_text(value)
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if isinstance(key, str) and _SECRET_KEY.search(key) and isinstance(item, (str, int, float)) and not isinstance(item, bool):
+                out[key] = REDACTED
+            else:
+                out[key] = redact_data(item)
+        return out
+    if isinstance(value, list):
+        return [redact_data(item) for item in value]
+    return value
