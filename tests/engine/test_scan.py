@@ -162,3 +162,10 @@ def test_tail_lines_kept_when_the_last_line_is_a_keyword_line(engine):
     lines = [f"q{i}" for i in range(1, 100)] + ["RuntimeError: the end"]
     out = [n for n, _ in scan(lines, engine, head_lines=0, tail_lines=5)]
     assert out == [96, 97, 98, 99, 100]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_line_after_an_over_long_line_is_not_glued_to_it(engine):
+    data = b"first line\n" + b"A" * (200 * 1024) + b"\n" + b"node-a:1:1 [0] NCCL INFO Using network Socket\n"
+    out = dict(LineScanner(io.BytesIO(data), engine=prefilter(prefer=engine), head_lines=0, tail_lines=0, block_bytes=64 * 1024))
+    assert out.get(3) == b"node-a:1:1 [0] NCCL INFO Using network Socket", (out.get(3) or b"")[:80]
