@@ -79,12 +79,23 @@ class CountingReader(io.RawIOBase):
         self._name = name
         self._compressed = compressed
         self.read_bytes = 0
+        self.truncated = False
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, buffer: "memoryview | bytearray") -> int:  # type: ignore[override]
-        data = self._inner.read(len(buffer))
+        if self.truncated:
+            return 0
+        # read1 hands over what one decompression step produced, so the data before a
+        # truncation point reaches the parsers instead of dying with the exception.
+        read = getattr(self._inner, "read1", None) or self._inner.read
+        try:
+            data = read(len(buffer))
+        except (EOFError, zlib.error, gzip.BadGzipFile, tarfile.ReadError, zipfile.BadZipFile) as exc:
+            self.truncated = True
+            self._budget.note(f"{self._name}: truncated or corrupt compressed data ({_describe(exc)}); kept what was read before")
+            return 0
         if not data:
             return 0
         n = len(data)
@@ -255,7 +266,9 @@ def _iter_stream(
         budget.note(f"{name}: archive nested too deep, skipped")
         return
     if kind == "zip":
-        yield from _iter_zip(buffered, name, budget, depth=depth, outer_is_single=outer_is_single)
+        # zip reads its central directory at the end: it needs the seekable file itself.
+        handle.seek(0)
+        yield from _iter_zip(handle, name, budget, depth=depth, outer_is_single=outer_is_single)
         return
     if kind == "gzip":
         unpacked = io.BufferedReader(

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import gzip
+import io
 import re
 import tarfile
 import zipfile
@@ -72,20 +73,47 @@ def read_member(member: Member, out: Collected, budget: Budget, engine: Prefilte
         budget.note(f"{member.name}: binary file skipped")
         out.sources.append(info)
         return
-    if head.lstrip()[:1] in (b"{", b"["):
+    if _looks_like_json(head):
         data = stream.read(MAX_JSON_BYTES + 1)
         if len(data) <= MAX_JSON_BYTES and parse_json_blob(member.name, data, out.docs):
             info.kind = _structured_kind(member.name, out.docs)
             info.bytes = len(data)
             out.sources.append(info)
             return
-        import io
-
-        stream = io.BufferedReader(io.BytesIO(data))  # type: ignore[arg-type]
-        if len(data) > MAX_JSON_BYTES:
-            budget.note(f"{member.name}: JSON-looking file larger than {MAX_JSON_BYTES} bytes read as text")
-    _read_text(stream, info, out, engine, clock)
+        # Not a document we know (or too big to be one): read it as text, all of it.
+        stream = io.BufferedReader(_Chain(data, stream), buffer_size=1 << 20)  # type: ignore[arg-type]
+    # Listed before reading: a source cut off half-way still counts as (partly) read.
     out.sources.append(info)
+    _read_text(stream, info, out, engine, clock)
+
+
+_JSON_START = re.compile(rb"^\s*(?:\{|\[\s*(?:\{|\]))")
+
+
+def _looks_like_json(head: bytes) -> bool:
+    # '{' or '[{' / '[]': a JSON document. Not '[rank0]:' or '[2026-05-05 06:16:47]' log lines.
+    return bool(_JSON_START.match(head[:256]))
+
+
+class _Chain(io.RawIOBase):
+    """Bytes already read, then the rest of the stream."""
+
+    def __init__(self, first: bytes, rest: Any) -> None:
+        self._first = memoryview(first)
+        self._rest = rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self._first.nbytes:
+            n = min(len(buffer), self._first.nbytes)
+            buffer[:n] = self._first[:n]
+            self._first = self._first[n:]
+            return n
+        data = self._rest.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
 
 
 def _structured_kind(name: str, docs: StructuredDocs) -> str:

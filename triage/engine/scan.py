@@ -250,6 +250,10 @@ def prefilter(prefer: str | None = None) -> Prefilter:
     return chosen
 
 
+def _introduces_next(raw: bytes) -> bool:
+    return raw.rstrip(b"\r").endswith(b":")
+
+
 @dataclass
 class ScanStats:
     lines: int = 0
@@ -271,10 +275,12 @@ class LineScanner:
 
     def __iter__(self) -> Iterator[tuple[int, bytes]]:
         tail: deque[tuple[int, bytes]] = deque(maxlen=self.tail_lines)
-        last_emitted = 0
+        recent: deque[int] = deque(maxlen=self.tail_lines + 8)  # line numbers already yielded
+        held: list[tuple[int, bytes]] = []  # the last block's picks, yielded with the next block
         line_base = 0  # lines completed before the current block
         carry = b""
         skipping_long = False  # inside a line longer than MAX_KEPT_LINE: drop until newline
+        bring_next = False  # the previous block ended with a line ending in ':'
         find = self.engine.find
         read = self.stream.read
         while True:
@@ -286,9 +292,9 @@ class LineScanner:
                 nl = chunk.find(b"\n")
                 if nl < 0:
                     continue
-                chunk = chunk[nl + 1 :]
+                # The over-long line ends here: keep its cut head as one line of its own.
+                chunk = b"\n" + chunk[nl + 1 :]
                 skipping_long = False
-                line_base += 1
             block = carry + chunk if carry else chunk
             cut = block.rfind(b"\n")
             if cut < 0:
@@ -305,32 +311,34 @@ class LineScanner:
                 skipping_long = True
                 self.stats.long_lines_cut += 1
             n_lines = body.count(b"\n")
-            for lineno, raw in self._select(body, line_base, n_lines, find):
-                if lineno > last_emitted:
-                    last_emitted = lineno
-                    yield lineno, raw
+            picks = list(self._select(body, line_base, n_lines, find, bring_next))
+            bring_next = bool(picks) and picks[-1][0] == line_base + n_lines and _introduces_next(picks[-1][1])
+            for item in held:
+                recent.append(item[0])
+                yield item
+            held = picks
             # Keep the tail of the source for the end; the last lines say how a rank ended.
             self._remember_tail(body, line_base, n_lines, tail)
             line_base += n_lines
         if carry:
             line_base += 1
             tail.append((line_base, carry))
-            if line_base > last_emitted and (len(carry) <= MAX_KEPT_LINE) and find(carry):
-                last_emitted = line_base
-                yield line_base, carry
-        elif skipping_long:
-            line_base += 1
+            if bring_next or find(carry):
+                held.append((line_base, carry))
         self.stats.lines = line_base
         self.stats.last_line = line_base
-        for lineno, raw in tail:
-            if lineno > last_emitted:
-                last_emitted = lineno
-                yield lineno, raw
+        done = set(recent)
+        final = {n: raw for n, raw in held}
+        for n, raw in tail:
+            if n not in done:
+                final.setdefault(n, raw)
+        for n in sorted(final):
+            yield n, final[n]
 
     def _select(
-        self, body: bytes, line_base: int, n_lines: int, find: Callable[[bytes], list[int]]
+        self, body: bytes, line_base: int, n_lines: int, find: Callable[[bytes], list[int]], bring_first: bool = False
     ) -> Iterator[tuple[int, bytes]]:
-        starts: set[int] = set()
+        starts: set[int] = {0} if bring_first else set()
         for pos in find(body):
             starts.add(body.rfind(b"\n", 0, pos) + 1)
         if line_base < self.head_lines:
@@ -347,9 +355,8 @@ class LineScanner:
         for start in ordered:
             end = body.find(b"\n", start)
             # A line ending in ':' ("Last error:", "Root Cause ...:") introduces the next line.
-            if end > 0 and body[end - 1 : end] == b":" or (end > 1 and body[end - 2 : end] == b":\r"):
-                if end + 1 < len(body):
-                    extra.append(end + 1)
+            if _introduces_next(body[start:end]) and end + 1 < len(body):
+                extra.append(end + 1)
         if extra:
             ordered = sorted(starts.union(extra))
         counted_to = 0

@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-MAX_JSON_BYTES = 64 * 1024 * 1024
+# Whole JSON documents (snapshots, manifests, dumps) are small; bigger JSON-looking files are
+# read as text, so memory stays bounded.
+MAX_JSON_BYTES = 16 * 1024 * 1024
 _SECRET = re.compile(r"token|key|passw|secret|credential", re.I)
 _FR_RANK = re.compile(r"(\d+)(?:\.\w+)?$")
 

@@ -15,8 +15,8 @@ Parser = Callable[[LineCtx, SourceState], list[Event]]
 EXCLUSIVE: tuple[Parser, ...] = (
     nccl.parse,
     torch_c10d.parse,
-    process_exit.parse,
     kernel.parse,
+    process_exit.parse,
     cuda.parse,
 )
 ALWAYS: tuple[Parser, ...] = (python_tb.parse, launchers.parse)

@@ -87,7 +87,7 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
                     fault_class=cls,
                     bus=bus_key(m["bdf"]),
                     xid_pid=int(pid) if pid and pid.isdigit() else None,
-                    process=m["name"],
+                    process=None if not m["name"] or m["name"].strip("'<>") == "unknown" else m["name"],
                     detail=m["msg"],
                 )
             ]

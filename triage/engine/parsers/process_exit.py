@@ -117,7 +117,7 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
         return [ctx.event("crash_signal", severity="fatal", signal=sig, what=what)]
     if _SGLANG_SIGQUIT.search(body):
         return [ctx.event("child_failed", severity="error", reporter="sglang")]
-    if _SHELL_KILLED.match(body) and len(body) < 120:
+    if _SHELL_KILLED.match(body) and len(body) < 120 and "process" not in body and "memory" not in body:
         return [ctx.event("crash_signal", severity="fatal", signal="SIGKILL", what="Killed")]
     return out
 
