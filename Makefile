@@ -34,6 +34,7 @@ bench: venv services chromium
 	$(PY) bench/parse.py
 	$(PY) bench/pipeline.py
 	$(PY) bench/timeline.py
+	$(PY) bench/load.py
 
 clean:
 	rm -rf $(VENV) media staticfiles .pytest_cache
