@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import re
 import tarfile
 import zipfile
@@ -16,7 +17,15 @@ from .model import Event
 from .parsers import ALWAYS, EXCLUSIVE
 from .parsers.base import LineCtx, SourceState
 from .scan import LineScanner, Prefilter
-from .structured import MAX_JSON_BYTES, StructuredDocs, parse_json_blob, parse_pickle_blob
+from .structured import (
+    MAX_JSON_BYTES,
+    MAX_SAMPLES,
+    StructuredDocs,
+    is_nvml_sample,
+    parse_json_blob,
+    parse_pickle_blob,
+    stream_nvml_samples,
+)
 from .text import clean_line, looks_binary
 from .timeparse import Clock, parse_time, year_hint
 
@@ -73,6 +82,14 @@ def read_member(member: Member, out: Collected, budget: Budget, engine: Prefilte
         budget.note(f"{member.name}: binary file skipped")
         out.sources.append(info)
         return
+    if _first_line_is_sample(head):
+        # NVML samples of a long job can be large: stream them line by line, never whole.
+        info.kind = "nvml_samples"
+        info.bytes, dropped = stream_nvml_samples(member.name, stream, out.docs)
+        if dropped:
+            budget.note(f"{member.name}: {dropped} older NVML samples dropped (kept the last {MAX_SAMPLES})")
+        out.sources.append(info)
+        return
     if _looks_like_json(head):
         data = stream.read(MAX_JSON_BYTES + 1)
         if len(data) <= MAX_JSON_BYTES and parse_json_blob(member.name, data, out.docs):
@@ -85,6 +102,16 @@ def read_member(member: Member, out: Collected, budget: Budget, engine: Prefilte
     # Listed before reading: a source cut off half-way still counts as (partly) read.
     out.sources.append(info)
     _read_text(stream, info, out, engine, clock)
+
+
+def _first_line_is_sample(head: bytes) -> bool:
+    first = head.split(b"\n", 1)[0].strip()
+    if not first.startswith(b"{") or b"\n" not in head:
+        return False
+    try:
+        return is_nvml_sample(json.loads(first))
+    except ValueError:
+        return False
 
 
 _JSON_START = re.compile(rb"^\s*(?:\{|\[\s*(?:\{|\]))")

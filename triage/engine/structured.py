@@ -111,6 +111,42 @@ def parse_json_blob(name: str, data: bytes, docs: StructuredDocs) -> bool:
     return bool(samples) and _keep_samples(samples, docs)
 
 
+MAX_SAMPLES = 50_000  # the most recent ones: what happened near the failure
+
+
+def stream_nvml_samples(name: str, stream: Any, docs: StructuredDocs) -> tuple[int, int]:
+    """Read an NVML samples file line by line; returns (bytes read, samples dropped)."""
+    from collections import deque
+
+    kept: deque[dict[str, Any]] = deque(maxlen=MAX_SAMPLES)
+    total = seen = lineno = 0
+    while True:
+        raw = stream.readline(65537)  # bounded: a sample line is short
+        if not raw:
+            break
+        total += len(raw)
+        if not raw.endswith(b"\n") and len(raw) > 65536:
+            while (rest := stream.readline(65537)) and not rest.endswith(b"\n"):
+                total += len(rest)
+            total += len(rest)
+            lineno += 1
+            continue
+        lineno += 1
+        raw = raw.strip()
+        if not raw:
+            continue
+        try:
+            item = json.loads(raw)
+        except ValueError:
+            continue
+        if is_nvml_sample(item):
+            item["_source"], item["_line"] = name, lineno
+            kept.append(item)
+            seen += 1
+    docs.nvml_samples.extend(kept)
+    return total, seen - len(kept)
+
+
 def _keep_samples(samples: list[dict[str, Any]], docs: StructuredDocs) -> bool:
     docs.nvml_samples.extend(samples)
     return True
