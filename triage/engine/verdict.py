@@ -7,10 +7,8 @@ from typing import Any
 
 from .facts import Facts, event_sort_key
 from .model import CONFIDENCE_ORDER, Event, Finding, iso
-from .rules.common import is_downstream_exception
 
 ROOT_WEIGHT = 75  # at or above: a real fault, not a downstream symptom
-FATAL_KINDS = {"crash_signal", "terminate_called", "elastic_failure", "process_exit", "host_oom_kill", "signal_received"}
 
 
 def rank_findings(findings: list[Finding]) -> list[Finding]:
@@ -78,19 +76,15 @@ def first_failure(facts: Facts, findings: list[Finding]) -> tuple[dict[str, Any]
 
 
 def set_rank_states(facts: Facts, findings: list[Finding], culprit: Event | None) -> None:
-    errored: set[int] = set()
-    crashed: set[int] = set()
-    for ev in facts.events:
-        if ev.rank is None:
-            continue
-        if ev.kind in FATAL_KINDS and ev.data.get("exitcode") != -15:
-            crashed.add(ev.rank)
-        elif ev.kind == "exception" and not is_downstream_exception(ev):
-            crashed.add(ev.rank)
-        elif ev.kind in ("cuda_oom", "cuda_error", "xid") and ev.severity == "error":
-            crashed.add(ev.rank)
-        elif ev.severity in ("error", "fatal"):
-            errored.add(ev.rank)
+    from .rules.rank_crash import crash_events, exit_events
+
+    # Crashed: a real fault of the rank's own (not the NCCL teardown a victim goes through).
+    crashed = {e.rank for e in crash_events(facts) + exit_events(facts) if e.rank is not None}
+    crashed |= {
+        e.rank for e in facts.kind("cuda_oom", "host_oom_kill", "xid", "cuda_error")
+        if e.rank is not None and e.data.get("fault_class") != "secondary"
+    }
+    errored = {e.rank for e in facts.events if e.rank is not None and e.severity in ("error", "fatal")} - crashed
     if culprit is not None and culprit.rank is not None and findings and findings[0].cause != "collective_timeout_straggler":
         crashed.add(culprit.rank)
     silent: set[int] = set()

@@ -127,12 +127,12 @@ def build_figure(timeline: dict[str, Any]) -> dict[str, Any]:
 
     data = spans + rank_points + events + ([seq] if seq else []) + ([gpu] if gpu else [])
     layout = _layout(rows, axis, with_seq=seq is not None, gpu=gpu)
-    _fix_x_range(layout, axis, spans, rank_points, event_xs)
+    bounds = _fix_x_range(layout, axis, spans, rank_points, event_xs)
     shown = {t.legendgroup for t in rank_points}
     for trace in spans:
         # The rank-state entry ("errored: 7 ranks") already stands for this group.
         trace.showlegend = trace.legendgroup not in shown
-    _mark_first_failure(layout, timeline.get("first_failure"), rows, axis)
+    _mark_first_failure(layout, timeline.get("first_failure"), rows, axis, bounds)
     layout["meta"] = {
         "axis": axis.kind,
         "sources": sources.names,
@@ -147,17 +147,18 @@ def build_figure(timeline: dict[str, Any]) -> dict[str, Any]:
 
 def _fix_x_range(
     layout: dict[str, Any], axis: Axis, spans: list[go.Scattergl], ranks: list[go.Scattergl], event_xs: list[float]
-) -> None:
+) -> tuple[float, float] | None:
     """Set the x range from the data: Plotly would otherwise widen it to fit annotation text."""
     xs = [x for t in spans + ranks for x in (t.x or []) if x is not None] + event_xs
     if not xs:
-        return
+        return None
     lo, hi = min(xs), max(xs)
     pad = (hi - lo) * 0.02 or 1.0
     if axis.is_time:
         layout["xaxis"]["range"] = [_ms_text(lo - pad), _ms_text(hi + pad)]
     else:
         layout["xaxis"]["range"] = [lo - pad, hi + pad]
+    return lo, hi
 
 
 def _ms_text(ms: float) -> str:
@@ -470,7 +471,9 @@ def _host_bands(rows: _Rows) -> list[dict[str, Any]]:
     return bands
 
 
-def _mark_first_failure(layout: dict[str, Any], first: Any, rows: _Rows, axis: Axis) -> None:
+def _mark_first_failure(
+    layout: dict[str, Any], first: Any, rows: _Rows, axis: Axis, bounds: tuple[float, float] | None = None
+) -> None:
     """Vertical line at the first failure, the culprit's row outlined, and the story in words."""
     if not isinstance(first, dict):
         return
@@ -500,7 +503,10 @@ def _mark_first_failure(layout: dict[str, Any], first: Any, rows: _Rows, axis: A
                                   "bgcolor": "rgba(255,255,255,0.9)", "bordercolor": colour, "borderwidth": 1,
                                   "name": "first-failure"}
     if x is not None:
-        annotation.update(x=x, xref="x", y=1, yref="y domain", yanchor="bottom", xanchor="left", yshift=4)
+        # Near the right edge the label would run off the plot: hang it to the left of the line.
+        right_half = bounds is not None and bounds[1] > bounds[0] and (x - bounds[0]) / (bounds[1] - bounds[0]) > 0.5
+        annotation.update(x=x, xref="x", y=1, yref="y domain", yanchor="bottom",
+                          xanchor="right" if right_half else "left", yshift=4)
     else:
         annotation.update(x=0, xref="x domain", y=1, yref="y domain", yanchor="bottom", xanchor="left", yshift=4)
     layout["annotations"].append(annotation)
