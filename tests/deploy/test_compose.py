@@ -5,7 +5,6 @@ from __future__ import annotations
 import importlib
 import re
 import shlex
-from pathlib import Path
 from typing import Any
 
 import pytest

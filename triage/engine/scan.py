@@ -8,7 +8,6 @@ a rank) to the parsers. Memory stays bounded by the block size whatever the inpu
 """
 from __future__ import annotations
 
-import re
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field

@@ -19,7 +19,6 @@ import base64
 import html
 import re
 from array import array
-from collections import Counter
 from typing import Any
 
 import plotly.graph_objects as go

@@ -99,6 +99,8 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
         ev.pid = ctx.origin.pid
         if loc:
             ev.data.setdefault("location", loc)
+        if func:
+            ev.data.setdefault("function", func)
     out.extend(events)
     return out
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from ..facts import Facts
-from ..model import Event, Evidence, Finding
+from ..model import Evidence, Finding
 from .common import CHECKLIST_VERSIONS, earliest, evidence, hosts_of, ranks_of, where
 
 FIX = (
