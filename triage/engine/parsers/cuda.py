@@ -14,7 +14,9 @@ _OOM = re.compile(
     r"| \(GPU (?P<dev2>\d+); (?P<tot2>[\d.]+ \w+) total capacity)?"
 )
 _CUDA_ERROR = re.compile(r"CUDA error: (?P<err>[^.\n\[]+?)(?:\s*$|\s*\[|\.\s|\s+CUDA kernel)")
-_CUDA_NAME = re.compile(r"(?P<name>cudaError\w+)(?:: (?P<err>[^\n]+))?")
+# 'failed to synchronize: cudaErrorECCUncorrectable: uncorrectable ...' or '... returned cudaErrorX'.
+# A bare mention (a docs table, torch's "Search for `cudaErrorX' ..." hint) is no error.
+_CUDA_NAME = re.compile(r"(?:(?P<name>cudaError\w+): (?P<err>[^\n]+)|(?:returned|error|failed with) (?P<name2>cudaError\w+))")
 _CUBLAS = re.compile(r"CUBLAS_STATUS_(?P<status>\w+)")
 
 # cudaGetErrorString text -> (cudaError name, class)
@@ -74,9 +76,10 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
         name, cls = classify(m["err"])
         return [ctx.event("cuda_error", severity="error", error=m["err"].strip(), cuda_name=name, error_class=cls)]
     m = _CUDA_NAME.search(body)
-    if m:
-        text, cls = _BY_NAME.get(m["name"], (m["err"] or m["name"], "other"))
-        return [ctx.event("cuda_error", severity="error", error=text, cuda_name=m["name"], error_class=cls)]
+    if m and "Search for `" not in body:
+        name = m["name"] or m["name2"]
+        text, cls = _BY_NAME.get(name, (m["err"] or name, "other"))
+        return [ctx.event("cuda_error", severity="error", error=text, cuda_name=name, error_class=cls)]
     m = _CUBLAS.search(body)
     if m and ("error" in body.lower() or "failed" in body):
         cls = "oom" if m["status"] == "ALLOC_FAILED" else "app"
