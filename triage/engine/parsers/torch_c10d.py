@@ -101,10 +101,11 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
         return events + [ev]
     m = _TERMINATED.search(body)
     if m:
-        return events + [ctx.event("watchdog_terminated", severity="fatal", what=m["what"], **_pg(body))]
+        ev = ctx.event("watchdog_terminated", severity="fatal", what=m["what"], **_pg(body))
+        return events + [ev] + _cuda_fault(ctx, m["what"])
     m = _ASYNC.search(body)
     if m:
-        return events + [ctx.event("nccl_async_error", severity="error", what=m["what"])]
+        return events + [ctx.event("nccl_async_error", severity="error", what=m["what"])] + _cuda_fault(ctx, m["what"])
     if "NCCL error" in body or "NCCL Error" in body:
         m = _NCCL_ERROR.search(body)
         if m:
@@ -152,6 +153,21 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
         return events + [ctx.event("store_error", severity="error", what="ncclUniqueId exchange", detail=m["err"])]
     events.extend(_rendezvous(ctx, body))
     return events
+
+
+_CUDA_IN_WHAT = re.compile(r"CUDA error: (?P<err>[^.\n\[]+)")
+
+
+def _cuda_fault(ctx: LineCtx, what: str) -> list[Event]:
+    """A kernel fault (illegal address, ECC ...) is found by the watchdog when it polls the
+    collective's CUDA event: the rank's own fault, reported through ProcessGroupNCCL."""
+    m = _CUDA_IN_WHAT.search(what)
+    if not m:
+        return []
+    from .cuda import classify
+
+    name, cls = classify(m["err"])
+    return [ctx.event("cuda_error", severity="error", error=m["err"].strip(), cuda_name=name, error_class=cls, via_watchdog=True)]
 
 
 def _rendezvous(ctx: LineCtx, body: str) -> list[Event]:

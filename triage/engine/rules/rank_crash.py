@@ -100,7 +100,7 @@ def find(facts: Facts) -> list[Finding]:
         if first.data.get("cut_off"):
             confidence = "medium"
         findings.append(Finding(
-            cause="rank_crash", rule="rank_crash.exception" if first.kind == "exception" else "rank_crash.signal",
+            cause="rank_crash", rule={"exception": "rank_crash.exception", "cuda_error": "rank_crash.cuda_error", "xid": "rank_crash.xid"}.get(first.kind, "rank_crash.signal"),
             confidence=confidence,
             title=f"{upper_first(where(facts, first))} crashed first: {what}",
             detail=(f"{upper_first(where(facts, first))} failed with {what}"
