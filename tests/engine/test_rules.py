@@ -81,3 +81,43 @@ def test_no_nccl_lines_says_what_is_unknown(tmp_path: Path) -> None:
     d = diagnose(bundle(tmp_path, {"train.log": "epoch 1 loss 2.3\nepoch 2 loss 2.1\n"})).to_dict()
     assert d["findings"] == []
     assert any("NCCL_DEBUG=INFO was probably not set" in n for n in d["notes"])
+
+
+def fr_dump(rank: int, last_completed: int, stuck_seq: int) -> dict:
+    """A flight-recorder dump as torch writes it (FORMATS.md 2.7), plain data only."""
+    return {
+        "version": "2.10",
+        "pg_config": {"0": {"name": "0", "desc": "default_pg", "ranks": "[0, 1, 2, 3]"}},
+        "pg_status": {"0": {"last_enqueued_collective": stuck_seq, "last_started_collective": stuck_seq,
+                            "last_completed_collective": last_completed}},
+        "entries": [
+            {"record_id": 1, "pg_id": 0, "process_group": ["0", "default_pg"], "collective_seq_id": stuck_seq,
+             "p2p_seq_id": 0, "op_id": stuck_seq, "profiling_name": "nccl:all_reduce", "time_created_ns": 1764685321000000000,
+             "input_sizes": [[1024]], "input_dtypes": ["Float"], "output_sizes": [[1024]], "output_dtypes": ["Float"],
+             "state": "started", "time_discovered_started_ns": 1764685321000500000, "time_discovered_completed_ns": None,
+             "retired": False, "timeout_ms": 600000, "is_p2p": False},
+        ],
+    }
+
+
+def test_flight_recorder_dumps_name_the_rank_behind(tmp_path: Path) -> None:
+    import json
+    import pickle
+
+    for rank in range(4):
+        behind = rank == 2
+        doc = fr_dump(rank, 99 if behind else 100, 100 if behind else 101)
+        if rank % 2:
+            # torch writes pickles; they go through the plain-data loader.
+            (tmp_path / f"nccl_trace_rank_{rank}").write_bytes(pickle.dumps(doc, protocol=2))
+        else:
+            (tmp_path / f"nccl_trace_rank_{rank}.json").write_text(json.dumps(doc))
+    for r in (0, 1, 3):
+        (tmp_path / f"rank{r}.log").write_text(WATCHDOG_TIMEOUT.format(r=r).replace("SeqNum=120", "SeqNum=101").replace(
+            "at work: 120, last enqueued NCCL work: 120, last completed NCCL work: 119", "at work: 101, last enqueued NCCL work: 101, last completed NCCL work: 100"))
+    d = diagnose(tmp_path).to_dict()
+    verdict = d["findings"][0]
+    assert verdict["cause"] == "collective_timeout_straggler"
+    assert verdict["ranks"] == [2]
+    assert d["first_failure"]["rank"] == 2
+    assert {r["rank"]: r["last_seq"] for r in d["ranks"]}[2] == 99
