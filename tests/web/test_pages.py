@@ -155,3 +155,20 @@ def test_the_status_endpoint(sre: Client, media_root: Path, shm_bundle: Path) ->
     assert sre.get(f"/incidents/{incident.pk}/status.json").json() == {
         "status": "ready", "error": None, "revision": 1
     }
+
+
+def test_a_smoke_check_shows_as_the_hosts_health_record(sre: Client, media_root: Path, tmp_path: Path) -> None:
+    import json
+
+    smoke = {
+        "schema": "nccl-triage/smoke@1", "host": "node-c", "backend": "nccl", "world_size": 8, "ok": False,
+        "busbw_gbps": None,
+        "ranks": [{"rank": 0, "ok": True, "error": None}, {"rank": 5, "ok": False, "error": "NCCL error: unhandled cuda error"}],
+    }
+    path = tmp_path / "smoke.tar.gz"
+    path.write_bytes(tar_gz({"node-c/smoke.json": json.dumps(smoke).encode()}))
+    incident = diagnosed(path, job="smoke-node-c")
+    page = sre.get(f"/incidents/{incident.pk}/").content.decode()
+    assert 'id="health"' in page
+    assert "node-c" in page and "failed" in page and "NCCL error: unhandled cuda error" in page
+    assert "Health check (smoke, nccl) failed on node-c" in page  # the engine's note

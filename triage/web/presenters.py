@@ -108,6 +108,7 @@ def incident_page_context(incident: Incident, *, links: PageLinks | None = None,
         "ranks": rank_rows(list(incident.rank_states.all()), data.get("timeline") or {}),
         "versions": versions_table(data.get("versions") or {}),
         "snapshots": [host_snapshot(s) for s in data.get("snapshots") or [] if isinstance(s, dict)],
+        "health": [health_check(h) for h in data.get("health") or [] if isinstance(h, dict)],
         "bundles": list(incident.bundles.all()),
         "links": links,
         "shared": shared,
@@ -160,6 +161,21 @@ def host_snapshot(snapshot: dict[str, Any]) -> HostSnapshot:
         container=host.get("container"),
         xids=[x for x in snapshot.get("xid") or [] if isinstance(x, dict)],
     )
+
+
+def health_check(result: dict[str, Any]) -> dict[str, Any]:
+    """A smoke-check result (schema nccl-triage/smoke@1) as one row: the host's health record."""
+    ranks = [r for r in result.get("ranks") or [] if isinstance(r, dict)]
+    failed = [r for r in ranks if not r.get("ok")]
+    return {
+        "host": result.get("host") or "?",
+        "backend": result.get("backend"),
+        "world_size": result.get("world_size"),
+        "ok": bool(result.get("ok")),
+        "busbw_gbps": result.get("busbw_gbps"),
+        "failed_ranks": [r.get("rank") for r in failed],
+        "first_error": next((str(r.get("error")) for r in failed if r.get("error")), None),
+    }
 
 
 def _ecc_sum(gpus: list[dict[str, Any]], keys: tuple[str, ...]) -> int | None:
