@@ -82,6 +82,9 @@ def split_prefix(line: str) -> tuple[Origin, str]:
         m = _SGLANG.match(body)
         if m:
             origin.tp_rank = int(m["tp"])
+            if m["dp"] is None and m["pp"] is None and origin.rank is None:
+                # Pure tensor parallelism: the TP rank is the global rank.
+                origin.rank = origin.tp_rank
             origin.time_text = m["ts"]
             body = body[m.end() :]
             continue
