@@ -131,11 +131,31 @@ def _apply_manifests(facts: Facts) -> None:
 
 
 def _apply_dir_hosts(facts: Facts) -> None:
-    """`node-b/rank3.log`: a folder per host is the common way to lay out a multi-node bundle."""
+    """Which host wrote a file with no host on its lines (a traceback, a launcher log)? The host
+    its own NCCL lines name, else the one NCCL names in sibling files, else the folder's name
+    (`node-b/rank3.log`: a folder per host is the common way to lay out a multi-node bundle)."""
+    from collections import Counter
+
+    named: dict[str, Counter[str]] = defaultdict(Counter)
+    for ev in facts.events:
+        if ev.kind.startswith("nccl") and ev.host:
+            named[ev.source][ev.host] += 1
+    by_dir: dict[str, Counter[str]] = defaultdict(Counter)
+    for source, counts in named.items():
+        by_dir[source.rsplit("/", 1)[0] if "/" in source else ""].update(counts)
     for src in facts.sources:
-        parts = src.name.split("/")
-        if src.file_origin.host is None and len(parts) >= 2:
-            candidate = parts[-2]
+        if src.file_origin.host is not None:
+            continue
+        folder = src.name.rsplit("/", 1)[0] if "/" in src.name else ""
+        own, siblings = named.get(src.name), by_dir.get(folder)
+        if own:
+            # One host in the file's NCCL lines: the file is that host's. Several: unknown.
+            if len(own) == 1:
+                src.file_origin.host = next(iter(own))
+        elif siblings and len(siblings) == 1:
+            src.file_origin.host = next(iter(siblings))
+        elif folder:
+            candidate = folder.rsplit("/", 1)[-1]
             if candidate.lower() not in GENERIC_DIRS and not candidate.startswith(".") and "." not in candidate[-4:]:
                 src.file_origin.host = candidate
     hosts = {s.name: s.file_origin.host for s in facts.sources if s.file_origin.host}
