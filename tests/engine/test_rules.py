@@ -121,3 +121,17 @@ def test_flight_recorder_dumps_name_the_rank_behind(tmp_path: Path) -> None:
     assert verdict["ranks"] == [2]
     assert d["first_failure"]["rank"] == 2
     assert {r["rank"]: r["last_seq"] for r in d["ranks"]}[2] == 99
+
+
+def test_the_host_comes_from_nccl_lines_not_the_folder_name(tmp_path: Path) -> None:
+    folder = tmp_path / "job-42"
+    folder.mkdir()
+    (folder / "rank3.log").write_text(
+        "gpu7:4242:4300 [3] NCCL INFO ncclCommInitRank comm 0x55a1 rank 3 nranks 4 cudaDev 3 nvmlDev 3 busId 3b000 "
+        "commId 0x1 - Init COMPLETE\n"
+        "Traceback (most recent call last):\n  File \"train.py\", line 9, in <module>\nValueError: bad batch\n"
+    )
+    (folder / "rank0.log").write_text(WATCHDOG_TIMEOUT.format(r=0))
+    d = diagnose(tmp_path).to_dict()
+    assert d["first_failure"]["rank"] == 3
+    assert d["first_failure"]["host"] == "gpu7"
