@@ -12,7 +12,6 @@ import contextlib
 import gzip
 import io
 import os
-import posixpath
 import stat
 import tarfile
 import tempfile
@@ -148,7 +147,8 @@ def safe_name(raw: str) -> tuple[str, bool]:
     name = raw.replace("\\", "/")
     parts = [p for p in name.split("/") if p not in ("", ".", "..")]
     cleaned = "/".join(parts) or "unnamed"
-    return cleaned, cleaned != posixpath.normpath(name).lstrip("./") or name.startswith("/") or ".." in name.split("/")
+    # Absolute names and '..' parts are the unsafe ones; './' and doubled slashes are just noise.
+    return cleaned, name.startswith("/") or ".." in name.split("/") or (len(name) > 1 and name[1] == ":")
 
 
 def sniff_kind(head: bytes) -> str:
