@@ -37,7 +37,6 @@ class Facts:
     host_pid_rank: dict[tuple[str, int], int] = field(default_factory=dict)
     bus_of_rank: dict[int, str] = field(default_factory=dict)  # rank -> bus key 'bb:dd'
     has_nccl: bool = False
-    year_fixed: int | None = None
 
     def kind(self, *kinds: str) -> list[Event]:
         out: list[Event] = []
@@ -86,7 +85,6 @@ def _fix_years(collected: Collected, facts: Facts) -> None:
     if not collected.years_seen:
         return
     year = max(set(collected.years_seen), key=collected.years_seen.count)
-    facts.year_fixed = year
     assumed = datetime.now().year
     for ev in collected.events:
         if ev.approx_time is not None and ev.approx_time.year == assumed != year:

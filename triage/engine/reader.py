@@ -27,7 +27,7 @@ from .structured import (
     stream_nvml_samples,
 )
 from .text import clean_line, looks_binary
-from .timeparse import Clock, parse_time, year_hint
+from .timeparse import Clock, dmesg_uptime, parse_time
 
 
 @dataclass
@@ -40,7 +40,6 @@ class SourceInfo:
     last_line: tuple[int, str] | None = None  # the last non-empty line (for "last words")
     first_time: Any = None
     last_time: Any = None
-    nccl_lines: int = 0
 
 
 @dataclass
@@ -173,9 +172,9 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
             if owner is not None and body[:1].isspace() and origin.rank is None:
                 origin.rank, origin.host = owner[0], origin.host or owner[1]
             origin.merge(file_origin)
-            when, yearless = parse_time(origin.time_text or body, clock, origin.host)
+            when, yearless = parse_time(origin.time_text or body, clock)
             if when is None and origin.time_text is None:
-                when, yearless = parse_time(text, clock, origin.host)
+                when, yearless = parse_time(text, clock)
             if when is not None:
                 if not yearless:
                     out.years_seen.append(when.year)
@@ -191,7 +190,7 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                     break
             for parse in ALWAYS[1:]:
                 events.extend(parse(ctx, state))
-            uptime = _uptime(body) if when is None and events else None
+            uptime = dmesg_uptime(body) if when is None and events else None
             for ev in events:
                 if uptime is not None:
                     ev.data["uptime_s"] = uptime
@@ -199,8 +198,6 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                     ev.approx_time = info.last_time
                 if yearless and ev.time is not None and ev.time is when:
                     ev.data["_yearless"] = True
-                if ev.kind.startswith("nccl"):
-                    info.nccl_lines += 1
                 if ev.kind in ("xid", "host_oom_kill", "iommu_fault"):
                     kernel_hits += 1
             out.events.extend(events)
@@ -208,17 +205,8 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
         info.lines = scanner.stats.lines
         info.bytes = scanner.stats.bytes
     out.events.extend(flush_source(state, info))
-    if kernel_hits and "dmesg" in info.name.lower() or kernel_hits > 2:
+    if (kernel_hits and "dmesg" in info.name.lower()) or kernel_hits > 2:
         info.kind = "kernel_log"
-
-
-_DMESG_UPTIME = re.compile(r"^\[\s*(\d+\.\d+)\]")
-
-
-def _uptime(body: str) -> float | None:
-    """dmesg's '[1118468.873266]': seconds since boot, resolved later with the host's boot time."""
-    m = _DMESG_UPTIME.match(body)
-    return float(m.group(1)) if m else None
 
 
 def flush_source(state: SourceState, info: SourceInfo) -> list[Event]:
@@ -247,6 +235,3 @@ def flush_source(state: SourceState, info: SourceInfo) -> list[Event]:
 
 READ_ERRORS = (EOFError, zlib.error, tarfile.TarError, zipfile.BadZipFile, gzip.BadGzipFile, OSError, LimitExceeded)
 
-
-def year_from(text: str) -> int | None:
-    return year_hint(text)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 # [2026-05-05 06:16:47] or [2026-05-05 06:16:47.123456] (NCCL >= 2.26 default), also ISO 'T'
 _FULL = re.compile(
@@ -33,10 +33,9 @@ _MONTHS = {m: i for i, m in enumerate("Jan Feb Mar Apr May Jun Jul Aug Sep Oct N
 
 @dataclass
 class Clock:
-    """Per-run context for reading times: the year to assume, and boot times per host."""
+    """Per-run context for reading times: the year to assume."""
 
     year: int | None = None
-    boot_times: dict[str, datetime] | None = None
 
     def assume_year(self) -> int:
         return self.year or datetime.now().year
@@ -62,7 +61,14 @@ def full_date(text: str) -> datetime | None:
     return _safe(int(m["y"]), int(m["mo"]), int(m["d"]), int(m["h"]), int(m["mi"]), int(m["s"]), _micro(m["f"]))
 
 
-def parse_time(text: str, clock: Clock, host: str | None = None) -> tuple[datetime | None, bool]:
+def dmesg_uptime(text: str) -> float | None:
+    """dmesg's '[1118468.873266]': seconds since boot; facts.py turns it into a wall time once the
+    host's boot time (from its snapshot) is known."""
+    m = _DMESG.match(text)
+    return float(f"{m['sec']}.{m['us']}") if m else None
+
+
+def parse_time(text: str, clock: Clock) -> tuple[datetime | None, bool]:
     """The first timestamp found in a line, or None; the flag says the year was assumed."""
     head = text[:200]
     if "-" in head:
@@ -85,12 +91,4 @@ def parse_time(text: str, clock: Clock, host: str | None = None) -> tuple[dateti
     m = _SYSLOG.search(head)
     if m:
         return _safe(clock.assume_year(), _MONTHS[m["mon"]], int(m["d"]), int(m["h"]), int(m["mi"]), int(m["s"])), True
-    m = _DMESG.search(head)
-    if m and clock.boot_times and host and host in clock.boot_times:
-        return clock.boot_times[host] + timedelta(seconds=int(m["sec"]), microseconds=_micro(m["us"])), False
     return None, False
-
-
-def year_hint(text: str) -> int | None:
-    m = _FULL.search(text[:200])
-    return int(m["y"]) if m else None

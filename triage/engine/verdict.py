@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from .facts import Facts, event_sort_key
+from .facts import Facts
 from .model import CONFIDENCE_ORDER, Event, Finding, iso
 
 ROOT_WEIGHT = 75  # at or above: a real fault, not a downstream symptom
@@ -159,7 +159,3 @@ def notes(facts: Facts, findings: list[Finding]) -> list[str]:
     if facts.problems:
         out.append(f"Parts of the bundle could not be read ({len(facts.problems)} problem(s)); the diagnosis uses what could be read.")
     return out
-
-
-def sort_events(events: list[Event]) -> list[Event]:
-    return sorted(events, key=event_sort_key)

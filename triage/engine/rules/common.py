@@ -88,16 +88,6 @@ def is_downstream_exception(ev: Event) -> bool:
     return any(t in text for t in DOWNSTREAM_TEXT)
 
 
-def others_failed_after(facts: Facts, culprit: Event) -> int:
-    """How many other ranks show an error after the culprit: they are its victims."""
-    victims = {
-        e.rank
-        for e in facts.events
-        if e.rank is not None and e.rank != culprit.rank and e.severity in ("error", "fatal")
-    }
-    return len(victims)
-
-
 def upper_first(text: str) -> str:
     return text[:1].upper() + text[1:]
 
