@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import gzip
 import io
-import json
 import re
 import tarfile
 import zipfile
@@ -21,7 +20,7 @@ from .structured import (
     MAX_JSON_BYTES,
     MAX_SAMPLES,
     StructuredDocs,
-    is_nvml_sample,
+    first_line_is_sample,
     parse_json_blob,
     parse_pickle_blob,
     stream_nvml_samples,
@@ -81,7 +80,7 @@ def read_member(member: Member, out: Collected, budget: Budget, engine: Prefilte
         budget.note(f"{member.name}: binary file skipped")
         out.sources.append(info)
         return
-    if _first_line_is_sample(head):
+    if b"\n" in head and first_line_is_sample(head):
         # NVML samples of a long job can be large: stream them line by line, never whole.
         info.kind = "nvml_samples"
         info.bytes, dropped = stream_nvml_samples(member.name, stream, out.docs)
@@ -101,16 +100,6 @@ def read_member(member: Member, out: Collected, budget: Budget, engine: Prefilte
     # Listed before reading: a source cut off half-way still counts as (partly) read.
     out.sources.append(info)
     _read_text(stream, info, out, engine, clock)
-
-
-def _first_line_is_sample(head: bytes) -> bool:
-    first = head.split(b"\n", 1)[0].strip()
-    if not first.startswith(b"{") or b"\n" not in head:
-        return False
-    try:
-        return is_nvml_sample(json.loads(first))
-    except ValueError:
-        return False
 
 
 _JSON_START = re.compile(rb"^\s*(?:\{|\[\s*(?:\{|\]))")

@@ -95,20 +95,21 @@ def parse_json_blob(name: str, data: bytes, docs: StructuredDocs) -> bool:
         doc = None
     if doc is not None:
         return classify_json(name, doc, docs)
-    samples: list[dict[str, Any]] = []
-    for lineno, raw in enumerate(text.splitlines(), 1):
-        raw = raw.strip()
-        if not raw:
-            continue
-        try:
-            item = json.loads(raw)
-        except ValueError:
-            return bool(samples) and _keep_samples(samples, docs)
-        if not is_nvml_sample(item):
-            return False
-        item["_source"], item["_line"] = name, lineno  # for evidence; not shown
-        samples.append(item)
-    return bool(samples) and _keep_samples(samples, docs)
+    if not first_line_is_sample(data.lstrip()):
+        return False
+    stream_nvml_samples(name, io.BytesIO(data), docs)
+    return True
+
+
+def first_line_is_sample(head: bytes) -> bool:
+    """JSON lines of NVML samples start with a sample on their first line."""
+    first = head.split(b"\n", 1)[0].strip()
+    if not first.startswith(b"{"):
+        return False
+    try:
+        return is_nvml_sample(json.loads(first))
+    except ValueError:
+        return False
 
 
 MAX_SAMPLES = 50_000  # the most recent ones: what happened near the failure
@@ -140,16 +141,11 @@ def stream_nvml_samples(name: str, stream: Any, docs: StructuredDocs) -> tuple[i
         except ValueError:
             continue
         if is_nvml_sample(item):
-            item["_source"], item["_line"] = name, lineno
+            item["_source"], item["_line"] = name, lineno  # for evidence; not shown
             kept.append(item)
             seen += 1
     docs.nvml_samples.extend(kept)
     return total, seen - len(kept)
-
-
-def _keep_samples(samples: list[dict[str, Any]], docs: StructuredDocs) -> bool:
-    docs.nvml_samples.extend(samples)
-    return True
 
 
 def parse_pickle_blob(name: str, data: bytes, docs: StructuredDocs) -> str | None:

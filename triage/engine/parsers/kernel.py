@@ -12,7 +12,9 @@ _XID = re.compile(
     r"(?P<xid>\d+), (?:pid=(?P<pid>'?<?[\w]+>?'?), (?:name=(?P<name>[^,]*), )?)?(?P<msg>.*)$"
 )
 _OFF_BUS = re.compile(r"NVRM: GPU (?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})\.\d: GPU has fallen off the bus")
-_OOM_KILL = re.compile(r"Out of memory: Kill(?:ed)? process (?P<pid>\d+) \((?P<name>[^)]+)\)|oom-kill:.*task=(?P<name2>[^,]+),pid=(?P<pid2>\d+)")
+# 'Out of memory: Killed process 42 (python)' (one line, newer kernels) or a separate
+# 'Killed process 42 (python) total-vm:...' line (older kernels), or the oom-kill summary.
+_OOM_KILL = re.compile(r"(?:Out of memory: )?Kill(?:ed)? process (?P<pid>\d+) \((?P<name>[^)]+)\)|oom-kill:.*task=(?P<name2>[^,]+),pid=(?P<pid2>\d+)")
 _IOMMU = re.compile(r"(?P<dev>[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.\d)?:? ?(?:AMD-Vi: Event logged \[(?P<amd>IO_PAGE_FAULT|[A-Z_]+)|DMAR: \[?(?:DRHD: handling fault|DMA \w+\]? Request)|iommu fault|IOMMU fault)")
 _AER = re.compile(r"AER: (?P<sev>Uncorrected|Corrected|Multiple)[^:]*error", re.I)
 

@@ -107,7 +107,7 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
 
 def _parse_message(ctx: LineCtx, level: str, msg: str, loc: str | None) -> list[Event]:
     if level == "WARN":
-        return [_classify_warn(ctx, msg)]
+        return [classify_warn(ctx, msg)]
     if level != "INFO":
         return []
     t = _TRAIL.match(msg)
@@ -163,7 +163,7 @@ def _parse_message(ctx: LineCtx, level: str, msg: str, loc: str | None) -> list[
     return [ctx.event("nccl_info", message=msg)]
 
 
-def _classify_warn(ctx: LineCtx, msg: str) -> Event:
+def classify_warn(ctx: LineCtx, msg: str) -> Event:
     m = _DUP.search(msg)
     if m:
         return ctx.event(

@@ -7,6 +7,7 @@ import re
 import signal
 
 from ..model import Event
+from ..timeparse import full_date
 from .base import LineCtx, SourceState
 
 _ELASTIC_FAILED = re.compile(r"failed \(exitcode: (?P<code>-?\d+)\) local_rank: (?P<lrank>\d+) \(pid: (?P<pid>\d+)\) of (?:binary|fn)")
@@ -117,7 +118,7 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
         return [ctx.event("crash_signal", severity="fatal", signal=sig, what=what)]
     if _SGLANG_SIGQUIT.search(body):
         return [ctx.event("child_failed", severity="error", reporter="sglang")]
-    if _SHELL_KILLED.match(body) and len(body) < 120 and "process" not in body and "memory" not in body:
+    if _SHELL_KILLED.match(body) and len(body) < 120:
         return [ctx.event("crash_signal", severity="fatal", signal="SIGKILL", what="Killed")]
     return out
 
@@ -168,8 +169,6 @@ def _flush(ctx: LineCtx, state: SourceState, keep_section: bool = True) -> list[
     rk = re.match(r"(?P<rank>\d+)(?: \(local_rank: (?P<lr>\d+)\))?", block.get("rank", ""))
     code = int(ec["code"]) if ec else None
     sig = _SIGNAL_RECEIVED.search(block.get("traceback", ""))
-    from ..timeparse import full_date
-
     when = full_date(block.get("time", "").replace("_", " "))
     lines = block.get("lines", [])
     line_no, line_text = next(((n, t) for n, t in lines if "exitcode" in t), (ctx.lineno, ctx.text))

@@ -6,6 +6,8 @@ import re
 
 from ..model import Event
 from .base import LineCtx, SourceState
+from .cuda import classify as classify_cuda_error
+from .nccl import classify_warn
 
 _WORK = re.compile(
     r"WorkNCCL\((?:SeqNum=(?P<seq>\d+), )?OpType=(?P<op>\w+)(?:, NumelIn=(?P<nin>\d+)(?:, Nume(?:lOut=(?P<nout>\d+))?)?)?"
@@ -62,9 +64,7 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
         if text and not text.startswith(("Exception raised", "frame #")):
             pending.data["last_error"] = text
             # The 'Last error:' text is the body of NCCL's last WARN: classify it like one.
-            from .nccl import _classify_warn
-
-            classified = _classify_warn(ctx, text)
+            classified = classify_warn(ctx, text)
             classified.data["via_last_error"] = True
             events.append(classified)
 
@@ -164,9 +164,7 @@ def _cuda_fault(ctx: LineCtx, what: str) -> list[Event]:
     m = _CUDA_IN_WHAT.search(what)
     if not m:
         return []
-    from .cuda import classify
-
-    name, cls = classify(m["err"])
+    name, cls = classify_cuda_error(m["err"])
     return [ctx.event("cuda_error", severity="error", error=m["err"].strip(), cuda_name=name, error_class=cls, via_watchdog=True)]
 
 
