@@ -2,13 +2,13 @@
 rank did last, versions per host, and the structured documents of the bundle."""
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
 from .model import Event, Evidence, RankInfo
-from .parsers.kernel import bus_key
+from .parsers.kernel import bus_key, xid_info
 from .reader import Collected, SourceInfo
 from .structured import StructuredDocs, elastic_error_summary, fr_summary
 
@@ -132,7 +132,6 @@ def _apply_dir_hosts(facts: Facts) -> None:
     """Which host wrote a file with no host on its lines (a traceback, a launcher log)? The host
     its own NCCL lines name, else the one NCCL names in sibling files, else the folder's name
     (`node-b/rank3.log`: a folder per host is the common way to lay out a multi-node bundle)."""
-    from collections import Counter
 
     named: dict[str, Counter[str]] = defaultdict(Counter)
     for ev in facts.events:
@@ -327,8 +326,6 @@ def _add_structured_events(facts: Facts) -> None:
         for item in doc.get("xid") or []:
             if not isinstance(item, dict) or item.get("xid") is None:
                 continue
-            from .parsers.kernel import xid_info
-
             xname, cls = xid_info(int(item["xid"]))
             facts.events.append(
                 Event(

@@ -7,6 +7,7 @@ import io
 import json
 import pickle
 import re
+from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -117,7 +118,6 @@ MAX_SAMPLES = 50_000  # the most recent ones: what happened near the failure
 
 def stream_nvml_samples(name: str, stream: Any, docs: StructuredDocs) -> tuple[int, int]:
     """Read an NVML samples file line by line; returns (bytes read, samples dropped)."""
-    from collections import deque
 
     kept: deque[dict[str, Any]] = deque(maxlen=MAX_SAMPLES)
     total = seen = lineno = 0

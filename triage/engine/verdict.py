@@ -6,7 +6,8 @@ from datetime import datetime
 from typing import Any
 
 from .facts import Facts
-from .model import CONFIDENCE_ORDER, Event, Finding, iso
+from .model import CONFIDENCE_ORDER, Event, Finding, RankInfo, iso
+from .rules.rank_crash import crash_events, exit_events
 
 ROOT_WEIGHT = 75  # at or above: a real fault, not a downstream symptom
 
@@ -76,7 +77,6 @@ def first_failure(facts: Facts, findings: list[Finding]) -> tuple[dict[str, Any]
 
 
 def set_rank_states(facts: Facts, findings: list[Finding], culprit: Event | None) -> None:
-    from .rules.rank_crash import crash_events, exit_events
 
     # Crashed: a real fault of the rank's own (not the NCCL teardown a victim goes through).
     crashed = {e.rank for e in crash_events(facts) + exit_events(facts) if e.rank is not None}
@@ -107,7 +107,6 @@ def set_rank_states(facts: Facts, findings: list[Finding], culprit: Event | None
             info.state = "unknown"
     # The world may have ranks with no line at all in the bundle.
     if facts.world_size and facts.world_size <= 4096:
-        from .model import RankInfo
 
         for r in range(facts.world_size):
             facts.ranks.setdefault(r, RankInfo(rank=r, state="unknown"))

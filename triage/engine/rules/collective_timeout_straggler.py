@@ -4,9 +4,11 @@ different collectives at the same sequence number (desync)."""
 from __future__ import annotations
 
 from collections import defaultdict
+from statistics import median
 
-from ..facts import Facts
-from ..model import Event, Finding
+from ..facts import Facts, short_host
+from ..model import Event, Evidence, Finding
+from ..parsers.kernel import bus_key
 from .common import earliest, evidence, hosts_of, ranks_of, spread_evidence
 
 FIX = (
@@ -27,11 +29,7 @@ def find(facts: Facts) -> list[Finding]:
 
 def _idle_gpu(facts: Facts) -> list[Finding]:
     """NVML samples: one GPU near 0% over its last samples while the others are busy."""
-    from statistics import median
 
-    from ..facts import short_host
-    from ..model import Evidence
-    from ..parsers.kernel import bus_key
 
     recent: dict[tuple[str | None, object], list[float]] = defaultdict(list)
     bus_of: dict[tuple[str | None, object], str] = {}

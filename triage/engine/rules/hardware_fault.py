@@ -3,7 +3,7 @@ and what collector snapshots say (uncorrected ECC, pending or failed row remappi
 from __future__ import annotations
 
 from ..facts import Facts, short_host
-from ..model import Event, Finding
+from ..model import Event, Evidence, Finding
 from .common import CHECKLIST_GPU, earliest, evidence, hosts_of, ranks_of, where
 
 FIX = (
@@ -72,7 +72,6 @@ def _from_snapshots(facts: Facts) -> list[Finding]:
                 ev_src.append((name, f"GPU {gpu.get('index')}: " + ", ".join(reasons)))
     if not bad:
         return []
-    from ..model import Evidence
 
     return [Finding(
         cause="hardware_fault", rule="hardware_fault.snapshot_ecc", confidence="medium",

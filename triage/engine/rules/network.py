@@ -3,9 +3,10 @@ cannot be reached, no usable interface; and, at low confidence, a peer connectio
 with nothing else to explain it."""
 from __future__ import annotations
 
-from ..facts import Facts
-from ..model import Finding
-from .common import upper_first, earliest, evidence, hosts_of, ranks_of, where
+from ..facts import Facts, short_host
+from ..model import Evidence, Finding
+from .common import earliest, evidence, hosts_of, ranks_of, upper_first, where
+from .rank_crash import crash_events
 
 FIX_IB = (
     "Check the fabric on both nodes named in the evidence: port state, link errors, and the GID/"
@@ -82,8 +83,6 @@ def _ib_unused(facts: Facts) -> list[Finding]:
     fallback = facts.kind("nccl_ib_missing") + [e for e in facts.kind("nccl_net") if str(e.data.get("net", "")).startswith("Socket")]
     if not fallback:
         return []
-    from ..facts import short_host
-    from ..model import Evidence
 
     out: list[Finding] = []
     for name, doc in facts.docs.snapshots:
@@ -108,7 +107,6 @@ def _ib_unused(facts: Facts) -> list[Finding]:
 
 
 def _faults(facts: Facts) -> list:
-    from .rank_crash import crash_events
 
     return crash_events(facts) + facts.kind("cuda_oom", "host_oom_kill") + [
         e for e in facts.kind("xid") if e.data.get("fault_class") == "hardware"

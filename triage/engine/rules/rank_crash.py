@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from ..facts import Facts
 from ..model import Event, Finding
-from .common import upper_first, DOWNSTREAM_TEXT, earliest, evidence, hosts_of, is_downstream_exception, ranks_of, where
+from .common import (
+    DOWNSTREAM_TEXT,
+    earliest,
+    evidence,
+    hosts_of,
+    is_downstream_exception,
+    ranks_of,
+    upper_first,
+    where,
+)
 
 FIX = (
     "Fix the error on the rank that died first (its traceback is the evidence below); the other "

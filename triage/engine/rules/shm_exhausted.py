@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..facts import Facts, short_host
 from ..model import Evidence, Finding
-from .common import upper_first, earliest, evidence, hosts_of, ranks_of, where
+from .common import earliest, evidence, hosts_of, ranks_of, upper_first, where
 
 FIX = (
     "Give the container a real /dev/shm: run it with --ipc=host or --shm-size=16g (Kubernetes: an "
