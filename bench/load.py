@@ -20,7 +20,6 @@ import io
 import json
 import os
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -32,7 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from pipeline import (  # noqa: E402 - the sibling benchmark's process helpers
-    OUT, PY, REPO, _clear_redis, _drop_database, _recreate_database, free_port, run, wait_until_listening,
+    OUT, PY, REPO, _recreate_database, free_port, run, stop_stack, wait_until_listening,
 )
 
 SAMPLE = "corpus/real/nccl-290/log.txt"
@@ -193,14 +192,8 @@ def main() -> None:
         if not ok:
             print(f"worker log tail:\n{worker_log.read_text(errors='replace')[-2000:]}")
     finally:
-        for proc in processes:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
-                proc.wait(30)
-        _clear_redis(args.redis_url, prefix)
-        if not args.keep:
-            shutil.rmtree(media, ignore_errors=True)
-            _drop_database(args.database_url)
+        stop_stack(processes, redis_url=args.redis_url, prefix=prefix, media=media,
+                   database_url=args.database_url, keep=args.keep)
     print("OK" if ok else "FAILED")
     sys.exit(0 if ok else 1)
 

@@ -190,14 +190,8 @@ def main() -> None:
             pipeline_runs.append((total_s, upload_s, _parse_seconds(args.database_url, created["incident"])))
         cause = body["diagnosis"]["findings"][0]["cause"]  # type: ignore[index]
     finally:
-        for proc in processes:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
-                proc.wait(30)
-        _clear_redis(args.redis_url, prefix)
-        if not args.keep:
-            shutil.rmtree(media, ignore_errors=True)
-            _drop_database(args.database_url)
+        stop_stack(processes, redis_url=args.redis_url, prefix=prefix, media=media,
+                   database_url=args.database_url, keep=args.keep)
 
     engine_s = statistics.median(engine_runs)
     pipeline_s, upload_s, parse_s = (statistics.median(run[i] for run in pipeline_runs) for i in range(3))
@@ -243,6 +237,19 @@ def _drop_database(database_url: str) -> None:
     conn, name = _admin_connection(database_url)
     with conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def stop_stack(processes: list[subprocess.Popen[bytes]], *, redis_url: str, prefix: str, media: Path,
+               database_url: str, keep: bool) -> None:
+    """Stop the servers and worker this benchmark started, and remove what they left behind."""
+    for proc in processes:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(30)
+    _clear_redis(redis_url, prefix)
+    if not keep:
+        shutil.rmtree(media, ignore_errors=True)
+        _drop_database(database_url)
 
 
 def _clear_redis(redis_url: str, prefix: str) -> None:

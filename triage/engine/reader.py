@@ -90,8 +90,9 @@ def read_member(member: Member, out: Collected, budget: Budget, engine: Prefilte
         return
     if _looks_like_json(head):
         data = stream.read(MAX_JSON_BYTES + 1)
-        if len(data) <= MAX_JSON_BYTES and parse_json_blob(member.name, data, out.docs):
-            info.kind = _structured_kind(member.name, out.docs)
+        kind = parse_json_blob(member.name, data, out.docs) if len(data) <= MAX_JSON_BYTES else False
+        if kind:
+            info.kind = kind
             info.bytes = len(data)
             out.sources.append(info)
             return
@@ -129,20 +130,6 @@ class _Chain(io.RawIOBase):
         data = self._rest.read(len(buffer))
         buffer[: len(data)] = data
         return len(data)
-
-
-def _structured_kind(name: str, docs: StructuredDocs) -> str:
-    for kind, items in (
-        ("manifest", docs.manifests),
-        ("snapshot", docs.snapshots),
-        ("elastic_error", docs.elastic_errors),
-        ("smoke", docs.smoke_results),
-    ):
-        if items and items[-1][0] == name:
-            return kind
-    if docs.flight_records and docs.flight_records[-1][0] == name:
-        return "flight_recorder"
-    return "nvml_samples"
 
 
 def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter, clock: Clock) -> None:

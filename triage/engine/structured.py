@@ -10,7 +10,7 @@ import re
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 # Whole JSON documents (snapshots, manifests, dumps) are small; bigger JSON-looking files are
 # read as text, so memory stays bounded.
@@ -52,29 +52,30 @@ class StructuredDocs:
     smoke_results: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
 
-def classify_json(name: str, doc: Any, docs: StructuredDocs) -> bool:
-    """File a parsed JSON document; False when it is no structure we know (read it as text)."""
+def classify_json(name: str, doc: Any, docs: StructuredDocs) -> str | Literal[False]:
+    """File a parsed JSON document and say what kind it is; False when it is no structure we
+    know (then it is read as text)."""
     if not isinstance(doc, dict):
         return False
     schema = str(doc.get("schema", ""))
     if schema.startswith("nccl-triage/manifest"):
         docs.manifests.append((name, doc))
-        return True
+        return "manifest"
     if schema.startswith("nccl-triage/snapshot"):
         if isinstance(doc.get("env"), dict):
             doc["env"] = redact_env(doc["env"])
         docs.snapshots.append((name, doc))
-        return True
+        return "snapshot"
     if schema.startswith("nccl-triage/smoke"):
         docs.smoke_results.append((name, doc))
-        return True
+        return "smoke"
     message = doc.get("message")
     if isinstance(message, (dict, str)) and ("extraInfo" in (message if isinstance(message, dict) else {}) or "timestamp" in doc or "errorCode" in doc):
         docs.elastic_errors.append((name, doc))
-        return True
+        return "elastic_error"
     if "pg_status" in doc or "entries" in doc and "version" in doc:
         docs.flight_records.append((name, fr_rank(name), doc))
-        return True
+        return "flight_recorder"
     return False
 
 
@@ -87,8 +88,8 @@ def is_nvml_sample(doc: Any) -> bool:
     return isinstance(doc, dict) and "gpu" in doc and ("util" in doc or "mem_used" in doc)
 
 
-def parse_json_blob(name: str, data: bytes, docs: StructuredDocs) -> bool:
-    """Try a whole JSON document, then JSON lines of NVML samples."""
+def parse_json_blob(name: str, data: bytes, docs: StructuredDocs) -> str | Literal[False]:
+    """Try a whole JSON document, then JSON lines of NVML samples; returns the kind read."""
     text = data.decode("utf-8", errors="replace")
     try:
         doc = json.loads(text)
@@ -99,7 +100,7 @@ def parse_json_blob(name: str, data: bytes, docs: StructuredDocs) -> bool:
     if not first_line_is_sample(data.lstrip()):
         return False
     stream_nvml_samples(name, io.BytesIO(data), docs)
-    return True
+    return "nvml_samples"
 
 
 def first_line_is_sample(head: bytes) -> bool:
