@@ -1,0 +1,20 @@
+"""The signature catalog: one entry per message family, drawn from the sources (see schema.py).
+
+`CATALOG` joins every source module's `SIGNATURES`, grouped by the program that prints them.
+"""
+from __future__ import annotations
+
+from . import cuda, frameworks, nccl, system, torch, xid
+from .schema import CONFIDENCES, ROLES, Signature
+
+__all__ = ["CATALOG", "CONFIDENCES", "ROLES", "SOURCES", "Signature"]
+
+SOURCES: dict[str, tuple[Signature, ...]] = {
+    "nccl": nccl.SIGNATURES,
+    "cuda": cuda.SIGNATURES,
+    "xid": xid.SIGNATURES,
+    "system": system.SIGNATURES,
+    "torch": torch.SIGNATURES,
+    "frameworks": frameworks.SIGNATURES,
+}
+CATALOG: tuple[Signature, ...] = tuple(s for group in SOURCES.values() for s in group)

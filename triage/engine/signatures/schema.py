@@ -1,0 +1,55 @@
+"""What one catalog entry says: the meaning of a message family, wherever its line appears.
+
+The catalog is data. Each entry is drawn from the program that prints the message (an NCCL
+source file, a `cudaError_t`, an Xid code, a PyTorch file, a launcher) and says what the message
+means on its own: the cause it points to, the role it plays for the rank that printed it, how
+sure it is, and the fix. Format parsers add who and when; they never decide meaning.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+ROLES = ("fault", "symptom", "context", "harmless")
+CONFIDENCES = ("high", "medium", "low")
+
+
+@dataclass(frozen=True)
+class Signature:
+    """One message family.
+
+    - `id`: dotted, stable, `<source>.<area>.<name>` (`nccl.ib.completion_error`).
+    - `patterns`: regular expressions matched anywhere in one line, after any prefix. Keep them
+      to the common subset of Hyperscan, RE2 and Python `re`: no look-around, no
+      back-references, no named groups, no `\\Z`; `(?i)` only at the start. Write them from the
+      message's constant text (its format string), with the variable parts as `\\S+`, `\\d+`,
+      `.*`; never from one sample's values.
+    - `extract`: an optional Python regex with named groups, run only on matched lines, whose
+      groups fill the finding (`errno`, `iface`, `device`, `bus_id`, `xid`, `peer`, ...).
+    - `cause`: one of the DESIGN.md causes, or None for `context`/`harmless` entries.
+    - `role`: `fault` (the printing rank's own failure), `symptom` (what a rank prints after
+      another rank or the fabric failed, e.g. "remote process exited"), `context` (facts:
+      versions, transports, settings), `harmless` (known benign lines that look scary).
+    - `confidence`: what the message supports on its own: `high` only where the message itself
+      names the cause; `medium` where it points to it; `low` where it is a guess.
+    - `priority`: when several entries match one line, the highest wins (specific 60-90,
+      default 50, generic catch-alls 10-30).
+    - `fix`: what to do, as text; lines that start with `$ ` are commands. `{device}`, `{pid}`,
+      `{host}`, `{rank}` and the names of `extract` groups are filled where the finding knows them.
+    - `origin`: where the message comes from: file and version range, error name, Xid code.
+    - `samples`: at least one real-looking line that must match (used by the tests).
+    - `literals`: lower-case substrings one of which every match contains, for the pure-Python
+      prefilter. Empty: derived from the patterns (the test suite checks that derivation works).
+    """
+
+    id: str
+    patterns: tuple[str, ...]
+    cause: str | None
+    role: str
+    confidence: str
+    title: str
+    fix: str
+    origin: str
+    samples: tuple[str, ...]
+    extract: str | None = None
+    priority: int = 50
+    literals: tuple[str, ...] = field(default_factory=tuple)

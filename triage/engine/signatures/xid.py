@@ -1,0 +1,7 @@
+"""Signatures of messages printed by xid (see schema.py for what each field means)."""
+from __future__ import annotations
+
+from .schema import Signature
+
+SIGNATURES: tuple[Signature, ...] = (
+)
