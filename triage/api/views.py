@@ -19,10 +19,17 @@ from triage.accounts.models import ShareLink
 from triage.accounts.services import sharelink_create, sharelink_revoke
 from triage.incidents.redact import redact_data
 from triage.incidents.selectors import incident_get
-from triage.incidents.services import IncidentTooLarge, incident_ingest, incoming_from_upload
+from triage.incidents.services import (
+    IncidentTooLarge,
+    InvalidUpload,
+    StoreUnavailable,
+    incident_ingest,
+    incoming_from_upload,
+)
 from triage.incidents.uploads import too_large
 
 from .auth import api_error, token_required
+from .middleware import RETRY_AFTER_SECONDS
 from .ratelimit import RateDecision, upload_rate_check
 
 # Room for the multipart framing and the small fields around the file.
@@ -91,6 +98,11 @@ def bundle_upload(request: HttpRequest) -> HttpResponse:
         )
     except IncidentTooLarge as e:
         return api_error(413, str(e), **headers)
+    except InvalidUpload as e:
+        return api_error(400, str(e), **headers)
+    except StoreUnavailable as e:
+        return api_error(503, f"{e}; nothing was stored, retry in {RETRY_AFTER_SECONDS} s",
+                         Retry_After=str(RETRY_AFTER_SECONDS), **headers)
     body = {
         "incident": incident.pk,
         "url": request.build_absolute_uri(reverse("web:incident-detail", args=[incident.pk])),
