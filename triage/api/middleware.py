@@ -18,6 +18,7 @@ from typing import Any
 from django.core.signals import got_request_exception
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http.multipartparser import MultiPartParserError
 from django.utils.html import escape
 
 from triage.incidents.services import StoreUnavailable
@@ -64,10 +65,11 @@ class ErrorResponseMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
-        if response.status_code >= 500:
-            exc = getattr(request, "triage_exception", None)
-            if isinstance(exc, OUTAGE_ERRORS):
-                return outage_response(request, exc)
+        exc = getattr(request, "triage_exception", None)
+        if response.status_code >= 500 and exc is not None:
+            known = _known_error(request, exc)
+            if known is not None:
+                return known
         if is_api(request) and response.status_code >= 400 and not response.get("Content-Type", "").startswith(
             "application/json"
         ):
@@ -75,13 +77,27 @@ class ErrorResponseMiddleware:
         return response
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
-        if isinstance(exception, OUTAGE_ERRORS):
-            log.warning("%s %s: %s", request.method, request.path, exception)
-            return outage_response(request, exception)
+        known = _known_error(request, exception)
+        if known is not None:
+            return known
         if is_api(request):
             log.exception("%s %s failed", request.method, request.path)
             return JsonResponse({"error": "internal error; it was logged"}, status=500)
         return None
+
+
+def _known_error(request: HttpRequest, exc: BaseException) -> HttpResponse | None:
+    """The answer to an error that is not a bug of ours, or None."""
+    if isinstance(exc, OUTAGE_ERRORS):
+        log.warning("%s %s: %s", request.method, request.path, exc)
+        return outage_response(request, exc)
+    if isinstance(exc, MultiPartParserError):
+        # A body cut off or framed wrong is the client's error; Django makes it a 500.
+        message = f"malformed multipart body: {exc}"
+        if is_api(request):
+            return JsonResponse({"error": message}, status=400)
+        return HttpResponse(escape(message), status=400, content_type="text/plain; charset=utf-8")
+    return None
 
 
 _MESSAGES = {
