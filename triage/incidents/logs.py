@@ -31,6 +31,7 @@ class LogPage:
     first: int  # number of the first line shown (1-based)
     lines: list[LogLine]
     at_end: bool  # no line after this page
+    notice: str = ""  # why there are no (more) lines, when it is not the end of the file
 
     @property
     def last(self) -> int:
@@ -38,28 +39,50 @@ class LogPage:
 
 
 def source_bundle(*, incident: Incident, source: str) -> tuple[Bundle, str]:
-    """The bundle a diagnosis source name comes from, and the name inside it."""
-    label, sep, inner = source.partition("/")
-    bundle = incident.bundles.filter(label=label).first() if sep else None
-    if bundle is None or not inner:
+    """The bundle a diagnosis source name comes from, and the name inside it. A loose file
+    (`rank0.log`, `rank0.log.gz`) is a source named by its bundle's label alone."""
+    label, _, inner = source.partition("/")
+    bundle = incident.bundles.filter(label=label).first()
+    if bundle is None:
         raise SourceNotFound(f"no bundle of this incident holds {source!r}")
     return bundle, inner
 
 
 def log_page(*, incident: Incident, source: str, first: int, count: int, max_chars: int) -> LogPage:
     """Lines first..first+count-1 of `source` (fewer at the end of the file)."""
-    from triage.engine import BundleError, open_source
+    from triage.engine import BundleError
+    from triage.engine.bundle import LimitExceeded
 
-    from .services import archive_limits
-
-    bundle, inner = source_bundle(incident=incident, source=source)
+    bundle, _ = source_bundle(incident=incident, source=source)
     first = max(1, first)
     try:
-        with open_source(bundle.file.path, inner, archive_limits()) as stream:
-            start, lines, at_end = _read_page(stream, first, count, max_chars)
+        start, lines, at_end = _read_source(bundle, source, first, count, max_chars)
+    except LimitExceeded as e:
+        # Paging far into a huge or bomb-like file: say so, as the diagnosis did.
+        notice = f"Lines from {first} on are past the reading limit ({e}); download the bundle to read them."
+        return LogPage(source=source, bundle=bundle, first=first, lines=[], at_end=True, notice=notice)
     except (BundleError, KeyError, FileNotFoundError) as e:
         raise SourceNotFound(f"{source}: not readable in its bundle ({e})") from e
     return LogPage(source=source, bundle=bundle, first=start, lines=lines, at_end=at_end)
+
+
+def _read_source(bundle: Bundle, source: str, first: int, count: int, max_chars: int) -> tuple[int, list[LogLine], bool]:
+    from triage.engine import open_source
+
+    from .services import archive_limits
+
+    # Named exactly as the diagnosis names it: the bundle read under its label.
+    labelled = [(bundle.label, bundle.file.path)]
+    try:
+        with open_source(labelled, source, archive_limits()) as stream:
+            return _read_page(stream, first, count, max_chars)
+    except KeyError:
+        _, _, inner = source.partition("/")
+        if not inner:
+            raise
+    # Links made before sources were named like the diagnosis: "<label>/<file name>".
+    with open_source(bundle.file.path, inner, archive_limits()) as stream:
+        return _read_page(stream, first, count, max_chars)
 
 
 def _read_page(stream: BinaryIO, first: int, count: int, max_chars: int) -> tuple[int, list[LogLine], bool]:
