@@ -16,7 +16,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from triage.accounts.models import ShareLink
-from triage.accounts.services import sharelink_create, sharelink_revoke
+from triage.accounts.services import ShareRateLimited, sharelink_create, sharelink_revoke
 from triage.incidents.redact import redact_data
 from triage.incidents.selectors import incident_get
 from triage.incidents.services import (
@@ -169,6 +169,8 @@ def share_create(request: HttpRequest, incident_id: str) -> HttpResponse:
         return api_error(404, "no such incident")
     try:
         link, secret = sharelink_create(incident=incident, expires_in=_expires_in(request), created_by_token=token)
+    except ShareRateLimited as e:
+        return api_error(429, str(e), Retry_After=str(e.retry_after))
     except ValueError as e:
         return api_error(400, str(e))
     body = {"url": request.build_absolute_uri(reverse("web:share-detail", args=[secret])), "id": link.pk}
