@@ -15,18 +15,18 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from django.conf import settings
 from django.core.signals import got_request_exception
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.http.multipartparser import MultiPartParserError
 from django.utils.html import escape
 
-from triage.incidents.services import StoreUnavailable
+from triage.incidents.storage import StorageUnavailable
 
 log = logging.getLogger(__name__)
 
-RETRY_AFTER_SECONDS = 30
-OUTAGE_ERRORS = (OperationalError, InterfaceError, StoreUnavailable)
+OUTAGE_ERRORS = (OperationalError, InterfaceError, StorageUnavailable)
 
 
 def _remember(sender: Any, request: HttpRequest | None = None, **_: Any) -> None:
@@ -44,10 +44,11 @@ def is_api(request: HttpRequest) -> bool:
 
 
 def outage_response(request: HttpRequest, exc: BaseException) -> HttpResponse:
-    if isinstance(exc, StoreUnavailable):
-        message = f"the upload could not be stored, nothing was kept: {exc}; retry in {RETRY_AFTER_SECONDS} s"
+    retry_after = settings.TRIAGE_STORAGE_RETRY_AFTER
+    if isinstance(exc, StorageUnavailable):
+        message = str(exc)
     else:
-        message = f"the database is unreachable; retry in {RETRY_AFTER_SECONDS} s"
+        message = f"the database is unreachable right now; retry in {retry_after} s"
     if is_api(request) or request.headers.get("Accept", "").startswith("application/json"):
         response: HttpResponse = JsonResponse({"error": message}, status=503)
     else:
@@ -55,7 +56,7 @@ def outage_response(request: HttpRequest, exc: BaseException) -> HttpResponse:
             f"<!doctype html><title>Unavailable</title><h1>Temporarily unavailable</h1><p>{escape(message)}</p>",
             status=503,
         )
-    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    response["Retry-After"] = str(retry_after)
     return response
 
 

@@ -22,14 +22,13 @@ from triage.incidents.selectors import incident_get
 from triage.incidents.services import (
     IncidentTooLarge,
     InvalidUpload,
-    StoreUnavailable,
     incident_ingest,
     incoming_from_upload,
 )
+from triage.incidents.storage import StorageUnavailable
 from triage.incidents.uploads import too_large
 
 from .auth import api_error, token_required
-from .middleware import RETRY_AFTER_SECONDS
 from .ratelimit import RateDecision, upload_rate_check
 
 # Room for the multipart framing and the small fields around the file.
@@ -100,9 +99,8 @@ def bundle_upload(request: HttpRequest) -> HttpResponse:
         return api_error(413, str(e), **headers)
     except InvalidUpload as e:
         return api_error(400, str(e), **headers)
-    except StoreUnavailable as e:
-        return api_error(503, f"{e}; nothing was stored, retry in {RETRY_AFTER_SECONDS} s",
-                         Retry_After=str(RETRY_AFTER_SECONDS), **headers)
+    except StorageUnavailable as e:
+        return api_error(503, str(e), Retry_After=str(settings.TRIAGE_STORAGE_RETRY_AFTER), **headers)
     body = {
         "incident": incident.pk,
         "url": request.build_absolute_uri(reverse("web:incident-detail", args=[incident.pk])),

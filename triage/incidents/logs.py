@@ -70,18 +70,19 @@ def _read_source(bundle: Bundle, source: str, first: int, count: int, max_chars:
     from triage.engine import open_source
 
     from .services import archive_limits
+    from .storage import engine_input
 
+    stored = engine_input(bundle.file.name, bundle.size)
     # Named exactly as the diagnosis names it: the bundle read under its label.
-    labelled = [(bundle.label, bundle.file.path)]
     try:
-        with open_source(labelled, source, archive_limits()) as stream:
+        with open_source([(bundle.label, stored)], source, archive_limits()) as stream:
             return _read_page(stream, first, count, max_chars)
     except KeyError:
         _, _, inner = source.partition("/")
         if not inner:
             raise
     # Links made before sources were named like the diagnosis: "<label>/<file name>".
-    with open_source(bundle.file.path, inner, archive_limits()) as stream:
+    with open_source([("", stored)], inner, archive_limits()) as stream:
         return _read_page(stream, first, count, max_chars)
 
 

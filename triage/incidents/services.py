@@ -10,7 +10,7 @@ import logging
 import re
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -24,6 +24,7 @@ from django.db.models import F, Sum
 from django.utils import timezone
 
 from .models import Bundle, Diagnosis, Finding, Incident, RankState
+from .storage import StorageUnavailable, engine_input, is_transient
 
 log = logging.getLogger(__name__)
 
@@ -126,7 +127,7 @@ def incident_ingest(
     twice. The team is the token's when a token uploads, else the default team.
     Returns the incident and the bundles newly added. Nothing is stored when it raises:
     IncidentTooLarge past TRIAGE_MAX_INCIDENT_BYTES, InvalidUpload for a field over 200
-    characters or an empty file, StoreUnavailable when the file store or the database fails.
+    characters or an empty file, StorageUnavailable when the file store or the database fails.
     Durable once it returns: the broker being down only delays the diagnosis (the sweep)."""
     from triage.accounts.services import team_default
 
@@ -138,12 +139,13 @@ def incident_ingest(
         team = token.team if token is not None else team_default()
     # Refuse before creating anything when these files alone are over the limit.
     _check_incident_size(incident=None, adding=sum(b.size for b in bundles))
-    existed = bool(job) and Incident.objects.filter(team=team, job=job).exists()
     incident = _incident_for_job(team=team, job=job, title=title or bundles[0].name[:300], user=user)
     try:
         return _ingest_into(incident=incident, bundles=bundles, host=host, user=user, token=token)
     except BaseException:
-        if not existed:
+        # A job-less upload made this incident for itself alone; a job's incident is shared
+        # with the job's other nodes (maybe uploading right now) and stays.
+        if not job:
             _drop_if_empty(incident_id=incident.pk)
         raise
 
@@ -164,7 +166,11 @@ def _ingest_into(
             name = default_storage.save(probe.file.field.generate_filename(probe, incoming.name), incoming.file)
         except Exception as e:
             _delete_stored(name for _, name in stored)
-            raise StoreUnavailable(f"the file store refused {incoming.name!r}: {e}") from e
+            # A full or broken local disk is "not now" too; a refused bucket is configuration.
+            if not (is_transient(e) or isinstance(e, OSError)):
+                raise
+            raise StorageUnavailable(f"the bundle store is unreachable right now ({type(e).__name__}); "
+                                     "nothing was stored, send the bundle again") from e
         stored.append((incoming, name))
 
     added: list[Bundle] = []
@@ -201,7 +207,8 @@ def _ingest_into(
                 incident.save(update_fields=["revision", "status", "error", "parse_attempts", "updated_at"])
     except (OperationalError, InterfaceError) as e:
         _delete_stored(name for _, name in stored)
-        raise StoreUnavailable(f"the database is unreachable: {type(e).__name__}") from e
+        raise StorageUnavailable(f"the database is unreachable right now ({type(e).__name__}); "
+                                 "nothing was stored, send the bundle again") from e
     except BaseException:
         _delete_stored(name for _, name in stored)
         raise
@@ -211,11 +218,6 @@ def _ingest_into(
     if added or incident.status == Incident.Status.QUEUED:
         incident_notify_worker(incident_id=incident.pk)
     return incident, added
-
-
-class StoreUnavailable(Exception):
-    """The database or the file store could not take the upload; nothing of it was kept.
-    Transient: the client should retry (the views answer 503 with Retry-After)."""
 
 
 def _check_fields(*, job: str, host: str, bundles: Sequence[IncomingBundle]) -> None:
@@ -317,8 +319,9 @@ def incident_requeue_stale(*, queued_for: timedelta, parse_limit: timedelta, max
         dead = Incident.objects.select_for_update(skip_locked=True).filter(
             status=Incident.Status.PARSING, parse_started_at__lt=now - parse_limit
         )
+        # revision 0: a job's incident whose first upload failed; nothing to diagnose yet.
         stale = Incident.objects.select_for_update(skip_locked=True).filter(
-            status=Incident.Status.QUEUED, updated_at__lt=now - queued_for
+            status=Incident.Status.QUEUED, updated_at__lt=now - queued_for, revision__gt=0
         )
         ids = list(dead.values_list("pk", flat=True)) + list(stale.values_list("pk", flat=True))
         Incident.objects.filter(pk__in=ids).update(status=Incident.Status.QUEUED, parse_started_at=None, updated_at=now)
@@ -327,26 +330,9 @@ def incident_requeue_stale(*, queued_for: timedelta, parse_limit: timedelta, max
     return len(ids), failed
 
 
-@contextmanager
-def _local_paths(bundles: Sequence[Bundle]) -> Iterator[list[tuple[str, str]]]:
-    """(label, local path) per bundle. Local storage gives paths directly; a remote storage
-    (S3) is copied to temporary files first, since the engine reads files."""
-    import tempfile
-
-    with ExitStack() as stack:
-        inputs = []
-        for bundle in bundles:
-            try:
-                path = bundle.file.path
-            except NotImplementedError:
-                tmp = stack.enter_context(tempfile.NamedTemporaryFile(suffix="-" + Path(bundle.file.name).name))
-                with bundle.file.open("rb") as src:
-                    for chunk in iter(lambda: src.read(1024 * 1024), b""):
-                        tmp.write(chunk)
-                tmp.flush()
-                path = tmp.name
-            inputs.append((bundle.label, path))
-        yield inputs
+def bundle_inputs(bundles: Sequence[Bundle]) -> list[tuple[str, Any]]:
+    """(label, what the engine reads) per bundle: a local path, or a stream out of the bucket."""
+    return [(bundle.label, engine_input(bundle.file.name, bundle.size)) for bundle in bundles]
 
 
 def incident_diagnose(*, incident_id: str, force: bool = False) -> Incident | None:
@@ -378,8 +364,7 @@ def incident_diagnose(*, incident_id: str, force: bool = False) -> Incident | No
 
     started = time.monotonic()
     try:
-        with _local_paths(bundles) as inputs:
-            result = diagnose(inputs, limits=archive_limits())
+        result = diagnose(bundle_inputs(bundles), limits=archive_limits())
     except BundleError as e:
         return _store_failure(incident_id=incident_id, revision=revision, reason=f"the bundle could not be read: {e}")
     return _store_diagnosis(
