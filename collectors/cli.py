@@ -43,8 +43,16 @@ def _policy(args: argparse.Namespace) -> RetryPolicy:
     return RetryPolicy(attempts=max(1, args.retries), base_delay=args.backoff)
 
 
+def _prog() -> str:
+    """How the user started us: the installed `nccl-triage`, the zipapp, or `python -m collectors`."""
+    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    if name == "nccl-triage" or name.endswith(".pyz"):
+        return name
+    return "python -m collectors"
+
+
 def parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m collectors", description=f"{COLLECTOR}: gather and "
+    ap = argparse.ArgumentParser(prog=_prog(), description=f"{COLLECTOR}: gather and "
                                  "upload what explains a failed multi-GPU job.")
     ap.add_argument("--version", action="version", version=COLLECTOR)
     sub = ap.add_subparsers(dest="command", required=True)
