@@ -24,7 +24,8 @@ def fleet_incident_task(incident_id: str) -> None:
 
 @shared_task(bind=True, max_retries=None)
 def webhook_deliver_task(self: Any, delivery_id: int) -> None:
-    final = self.request.retries >= settings.TRIAGE_WEBHOOK_MAX_RETRIES
+    # Embedded mode runs tasks inside the request: one attempt, never a retry loop in an upload.
+    final = self.request.is_eager or self.request.retries >= settings.TRIAGE_WEBHOOK_MAX_RETRIES
     try:
         delivery_attempt(delivery_id=delivery_id, final=final)
     except DeliveryFailed as e:
