@@ -12,6 +12,9 @@ from typing import Any, Callable
 
 import pytest
 
+# The real Celery worker of the API tests (its own Redis key prefix, the test database).
+from tests.api.test_worker import worker  # noqa: F401 - a fixture, used by test_fleet_worker
+
 
 @pytest.fixture(scope="session")
 def scenario_bundle(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, int], Path]:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from tests.api.test_worker import Worker, upload, wait_for, worker  # noqa: F401 - `worker` is a fixture
+from tests.api.test_worker import Worker, upload, wait_for
 from tests.conftest import join_team
 from triage.accounts.services import team_default
 from triage.fleet.models import Delivery, Occurrence, Problem, WanderFlag

@@ -24,7 +24,7 @@ MACHINE_CAUSES = {"hardware_fault"}
 SEGFAULT_RE = re.compile(r"segmentation fault|SIGSEGV|signal 11\b|Signals\.SIGSEGV|core dumped", re.I)
 # A network verdict implicates the node only when it names a NIC/port error, not a config one.
 NIC_FAULT_RE = re.compile(
-    r"completion error|port (?:state|error)|link (?:is )?down|phys_state|LinkDown|local catastrophic|"
+    r"completion[ _]error|Got completion from peer|port[ _](?:state|error)|link_down|link (?:is )?down|phys_state|LinkDown|local catastrophic|"
     r"IBV_WC_|ibv_poll_cq|remote access error|retry exceeded|transport retry counter", re.I,
 )
 
@@ -242,7 +242,7 @@ def fingerprint_of(diagnosis: dict[str, Any]) -> Fingerprint | None:
         rank_hosts = [str(r.get("host")) for r in diagnosis.get("ranks") or [] if r.get("host")]
         family = normalise_message(first_text, hosts=sorted(set(all_hosts + rank_hosts))) if first_text else rule
 
-    machine, reason = _machine_fault(cause, texts, nic)
+    machine, reason = _machine_fault(cause, texts + [rule], nic)
     return Fingerprint(
         cause=cause, host=host, gpu=gpu, gpu_label=label, device=device, pci=pci, uuid=uuid, nic=nic,
         family=family, transport=transport, machine_fault=machine and bool(host), machine_reason=reason,
