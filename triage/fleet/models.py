@@ -12,14 +12,9 @@ import secrets
 from django.db import models
 
 
-class Problem(models.Model):
-    """Incidents with the same fingerprint: one fault seen again and again."""
+class FingerprintParts(models.Model):
+    """The parts of a fingerprint (triage.fleet.fingerprint), kept by a problem and each incident."""
 
-    class Status(models.TextChoices):
-        OPEN = "open"
-        RESOLVED = "resolved"
-
-    team = models.ForeignKey("accounts.Team", on_delete=models.CASCADE, related_name="problems")
     fingerprint = models.CharField(max_length=40)
     cause = models.CharField(max_length=40)
     host = models.CharField(max_length=200, blank=True, default="")
@@ -27,6 +22,19 @@ class Problem(models.Model):
     gpu_label = models.CharField(max_length=200, blank=True, default="")
     nic = models.CharField(max_length=40, blank=True, default="")
     family = models.CharField(max_length=300, blank=True, default="")
+
+    class Meta:
+        abstract = True
+
+
+class Problem(FingerprintParts):
+    """Incidents with the same fingerprint: one fault seen again and again."""
+
+    class Status(models.TextChoices):
+        OPEN = "open"
+        RESOLVED = "resolved"
+
+    team = models.ForeignKey("accounts.Team", on_delete=models.CASCADE, related_name="problems")
     grouped_because = models.TextField(blank=True, default="")
     # Kept up to date by the grouping service so the fleet page needs no aggregate per problem.
     count = models.PositiveIntegerField(default=0)
@@ -69,7 +77,7 @@ class WanderFlag(models.Model):
         return f"{self.job_family}: {self.MESSAGE}"
 
 
-class Occurrence(models.Model):
+class Occurrence(FingerprintParts):
     """What one ready incident says about the fleet: its fingerprint, culprit and when."""
 
     incident = models.OneToOneField(
@@ -79,13 +87,6 @@ class Occurrence(models.Model):
     problem = models.ForeignKey(Problem, on_delete=models.SET_NULL, null=True, blank=True, related_name="occurrences")
     wander = models.ForeignKey(WanderFlag, on_delete=models.SET_NULL, null=True, blank=True, related_name="occurrences")
     revision = models.PositiveIntegerField(default=0)  # the diagnosis revision it was read from
-    fingerprint = models.CharField(max_length=40)
-    cause = models.CharField(max_length=40)
-    host = models.CharField(max_length=200, blank=True, default="")
-    gpu = models.CharField(max_length=120, blank=True, default="")
-    gpu_label = models.CharField(max_length=200, blank=True, default="")
-    nic = models.CharField(max_length=40, blank=True, default="")
-    family = models.CharField(max_length=300, blank=True, default="")
     transport = models.CharField(max_length=40, blank=True, default="")
     switch = models.CharField(max_length=100, blank=True, default="")  # where a snapshot names it
     job_family = models.CharField(max_length=200, blank=True, default="")
