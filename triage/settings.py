@@ -84,6 +84,7 @@ INSTALLED_APPS = [
     "triage.api",
     "triage.web",
     "triage.cli",
+    "triage.fleet",
 ]
 
 MIDDLEWARE = [
@@ -232,6 +233,25 @@ TRIAGE_RETENTION_DAYS = envint("TRIAGE_RETENTION_DAYS", 0, minimum=0)
 # Log viewer: lines shown per page, and the longest line shown whole.
 TRIAGE_LOG_PAGE_LINES = envint("TRIAGE_LOG_PAGE_LINES", 200, minimum=10)
 TRIAGE_LOG_MAX_LINE_CHARS = 4000
+
+# --- Fleet (docs/fleet.md) -------------------------------------------------------------------
+# A host or GPU implicated as culprit by a fault of the machine's own (Xid, ECC, NVLink, a NIC
+# error, repeated segfaults) in at least this many incidents within this many days is marked
+# "drain recommended".
+TRIAGE_DRAIN_THRESHOLD = envint("TRIAGE_DRAIN_THRESHOLD", 3, minimum=1)
+TRIAGE_DRAIN_WINDOW_DAYS = envint("TRIAGE_DRAIN_WINDOW_DAYS", 7, minimum=1)
+# One job (family) failing with culprits on at least this many different hosts, none twice,
+# within this many days, raises "failures wander across nodes".
+TRIAGE_WANDER_MIN_HOSTS = envint("TRIAGE_WANDER_MIN_HOSTS", 3, minimum=2)
+TRIAGE_WANDER_WINDOW_DAYS = envint("TRIAGE_WANDER_WINDOW_DAYS", 14, minimum=1)
+# Webhooks: attempts, first retry delay (doubled each time, capped) and the receiver's timeout.
+TRIAGE_WEBHOOK_MAX_RETRIES = envint("TRIAGE_WEBHOOK_MAX_RETRIES", 6, minimum=0)
+TRIAGE_WEBHOOK_BACKOFF_MS = envint("TRIAGE_WEBHOOK_BACKOFF_MS", 10_000, minimum=1)
+TRIAGE_WEBHOOK_BACKOFF_MAX_MS = envint("TRIAGE_WEBHOOK_BACKOFF_MAX_MS", 600_000, minimum=1)
+TRIAGE_WEBHOOK_TIMEOUT = envint("TRIAGE_WEBHOOK_TIMEOUT", 10, minimum=1)
+# /metrics: readable with an API token (Authorization: Bearer), or without one from these
+# addresses or networks (e.g. "10.0.0.0/8,127.0.0.1"; empty: token only).
+TRIAGE_METRICS_ALLOW = envlist("TRIAGE_METRICS_ALLOW", [])
 
 # --- Celery --------------------------------------------------------------------------------
 # Longest a parse may run. The soft limit raises inside the task so it can record a reason;

@@ -23,6 +23,8 @@ from django.db import IntegrityError, InterfaceError, OperationalError, transact
 from django.db.models import F, Sum
 from django.utils import timezone
 
+from triage.fleet.services import fleet_on_diagnosis
+
 from .models import Bundle, Diagnosis, Finding, Incident, RankState
 from .storage import StorageUnavailable, engine_input, is_transient
 
@@ -411,6 +413,7 @@ def _store_diagnosis(*, incident_id: str, revision: int, data: dict[str, Any], s
         incident.status = Incident.Status.READY if settled else Incident.Status.QUEUED
         incident.parse_started_at = None
         incident.save()
+        fleet_on_diagnosis(incident_id=incident.pk)  # grouping, drain, notifications: after commit
     return incident
 
 
