@@ -460,7 +460,9 @@ def _layout(rows: _Rows, axis: Axis, *, with_seq: bool, gpu: go.Heatmap | None) 
     main_px = _main_height(n)
     gpu_px = 0 if gpu is None else int(min(max(n * 4, 120), 260))
     gap_px = 60 if gpu is not None else 0
-    top, bottom = 110, 60
+    # The legend sits under the plot, clear of Plotly's toolbar (top right) and of the first-failure
+    # label (top of the plot).
+    top, bottom = 60, 150
     plot_px = main_px + gap_px + gpu_px
     main_bottom = (gpu_px + gap_px) / plot_px
     yaxis: dict[str, Any] = {
@@ -483,13 +485,12 @@ def _layout(rows: _Rows, axis: Axis, *, with_seq: bool, gpu: go.Heatmap | None) 
         "height": top + bottom + plot_px,
         "margin": {"l": 190 if n <= ROW_LABEL_LIMIT else 110, "r": 30, "t": top, "b": bottom},
         "xaxis": xaxis, "yaxis": yaxis,
-        "legend": {"orientation": "h", "itemsizing": "constant", "x": 0, "y": 1.0, "yanchor": "bottom", "yref": "container", "font": {"size": 11}},
+        "legend": {"orientation": "h", "itemsizing": "constant", "x": 0, "xanchor": "left", "y": 0, "yanchor": "bottom",
+                   "yref": "container", "font": {"size": 11}},
         "hovermode": "closest", "plot_bgcolor": "#ffffff", "paper_bgcolor": "#ffffff",
         "font": {"family": "system-ui, sans-serif", "size": 12},
         "shapes": _host_bands(rows), "annotations": [], "uirevision": "timeline",
     }
-    layout["legend"]["y"] = 1.0
-    layout["legend"]["yanchor"] = "top"
     if with_seq:
         layout["xaxis2"] = {"domain": [0.86, 1.0], "anchor": "y2", "title": {"text": "last collective seq"},
                             "showgrid": True, "gridcolor": "#eeeeee", "zeroline": False}
