@@ -83,6 +83,7 @@ INSTALLED_APPS = [
     "triage.api",
     "triage.web",
     "triage.cli",
+    "triage.fleet",
 ]
 
 MIDDLEWARE = [
@@ -148,6 +149,40 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 MEDIA_ROOT = Path(env("MEDIA_ROOT") or BASE_DIR / "media")
+# TRIAGE_STORAGE=s3: raw bundles in S3-compatible object storage (several machines running
+# workers), configured with django-storages' own names. Uploads still stream to MEDIA_ROOT/tmp
+# while hashed, then on to the bucket; workers stream out of it (triage/incidents/storage.py).
+# https://django-storages.readthedocs.io/en/latest/backends/amazon-S3.html
+TRIAGE_STORAGE = (env("TRIAGE_STORAGE") or "local").lower()
+if TRIAGE_STORAGE == "s3":
+    AWS_STORAGE_BUCKET_NAME = env("AWS_STORAGE_BUCKET_NAME") or ""
+    if not AWS_STORAGE_BUCKET_NAME:
+        raise ImproperlyConfigured("TRIAGE_STORAGE=s3 needs AWS_STORAGE_BUCKET_NAME")
+    AWS_S3_ENDPOINT_URL = env("AWS_S3_ENDPOINT_URL") or None  # None: AWS itself
+    AWS_S3_REGION_NAME = env("AWS_S3_REGION_NAME") or None
+    # Unset keys leave boto3 its own chain (instance role, ~/.aws, web identity in Kubernetes).
+    AWS_ACCESS_KEY_ID = env("AWS_ACCESS_KEY_ID") or None
+    AWS_SECRET_ACCESS_KEY = env("AWS_SECRET_ACCESS_KEY") or None
+    AWS_LOCATION = env("AWS_LOCATION") or ""  # a key prefix, to share one bucket
+    # Bundles are private: downloads go through the login-checked view, never a bucket URL.
+    AWS_DEFAULT_ACL = None
+    AWS_QUERYSTRING_AUTH = True
+    # Names are content hashes: the same name is the same bytes, no existence check needed.
+    AWS_S3_FILE_OVERWRITE = True
+    from botocore.config import Config as _BotoConfig
+
+    # Fail fast when the bucket is unreachable: the upload answers 503 + Retry-After and the
+    # collector retries, rather than holding the request for boto's default ~minute.
+    AWS_S3_CLIENT_CONFIG = _BotoConfig(
+        connect_timeout=envint("AWS_S3_CONNECT_TIMEOUT", 5, minimum=1),
+        read_timeout=envint("AWS_S3_READ_TIMEOUT", 60, minimum=1),
+        retries={"mode": "standard", "max_attempts": envint("AWS_S3_MAX_ATTEMPTS", 3, minimum=1)},
+    )
+    STORAGES["default"] = {"BACKEND": "triage.incidents.storage.BundleS3Storage"}
+elif TRIAGE_STORAGE != "local":
+    raise ImproperlyConfigured(f"TRIAGE_STORAGE={TRIAGE_STORAGE!r}: use local (the default) or s3")
+# Seconds a client is told to wait (Retry-After) when the bundle store is unreachable.
+TRIAGE_STORAGE_RETRY_AFTER = envint("TRIAGE_STORAGE_RETRY_AFTER", 30, minimum=1)
 MEDIA_URL = "/media/"  # never served directly: bundles are downloaded through a login-checked view
 
 # --- Uploads -------------------------------------------------------------------------------
@@ -190,6 +225,25 @@ TRIAGE_RETENTION_DAYS = envint("TRIAGE_RETENTION_DAYS", 0, minimum=0)
 # Log viewer: lines shown per page, and the longest line shown whole.
 TRIAGE_LOG_PAGE_LINES = envint("TRIAGE_LOG_PAGE_LINES", 200, minimum=10)
 TRIAGE_LOG_MAX_LINE_CHARS = 4000
+
+# --- Fleet (docs/fleet.md) -------------------------------------------------------------------
+# A host or GPU implicated as culprit by a fault of the machine's own (Xid, ECC, NVLink, a NIC
+# error, repeated segfaults) in at least this many incidents within this many days is marked
+# "drain recommended".
+TRIAGE_DRAIN_THRESHOLD = envint("TRIAGE_DRAIN_THRESHOLD", 3, minimum=1)
+TRIAGE_DRAIN_WINDOW_DAYS = envint("TRIAGE_DRAIN_WINDOW_DAYS", 7, minimum=1)
+# One job (family) failing with culprits on at least this many different hosts, none twice,
+# within this many days, raises "failures wander across nodes".
+TRIAGE_WANDER_MIN_HOSTS = envint("TRIAGE_WANDER_MIN_HOSTS", 3, minimum=2)
+TRIAGE_WANDER_WINDOW_DAYS = envint("TRIAGE_WANDER_WINDOW_DAYS", 14, minimum=1)
+# Webhooks: attempts, first retry delay (doubled each time, capped) and the receiver's timeout.
+TRIAGE_WEBHOOK_MAX_RETRIES = envint("TRIAGE_WEBHOOK_MAX_RETRIES", 6, minimum=0)
+TRIAGE_WEBHOOK_BACKOFF_MS = envint("TRIAGE_WEBHOOK_BACKOFF_MS", 10_000, minimum=1)
+TRIAGE_WEBHOOK_BACKOFF_MAX_MS = envint("TRIAGE_WEBHOOK_BACKOFF_MAX_MS", 600_000, minimum=1)
+TRIAGE_WEBHOOK_TIMEOUT = envint("TRIAGE_WEBHOOK_TIMEOUT", 10, minimum=1)
+# /metrics: readable with an API token (Authorization: Bearer), or without one from these
+# addresses or networks (e.g. "10.0.0.0/8,127.0.0.1"; empty: token only).
+TRIAGE_METRICS_ALLOW = envlist("TRIAGE_METRICS_ALLOW", [])
 
 # --- Celery --------------------------------------------------------------------------------
 # Longest a parse may run. The soft limit raises inside the task so it can record a reason;

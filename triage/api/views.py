@@ -20,6 +20,7 @@ from triage.accounts.services import sharelink_create, sharelink_revoke
 from triage.incidents.redact import redact_data, redact_text
 from triage.incidents.selectors import incident_get
 from triage.incidents.services import IncidentTooLarge, incident_ingest, incoming_from_upload
+from triage.incidents.storage import StorageUnavailable
 from triage.incidents.uploads import too_large
 
 from .auth import api_error, token_required
@@ -91,6 +92,8 @@ def bundle_upload(request: HttpRequest) -> HttpResponse:
         )
     except IncidentTooLarge as e:
         return api_error(413, str(e), **headers)
+    except StorageUnavailable as e:
+        return api_error(503, str(e), Retry_After=str(settings.TRIAGE_STORAGE_RETRY_AFTER), **headers)
     body = {
         "incident": incident.pk,
         "url": request.build_absolute_uri(reverse("web:incident-detail", args=[incident.pk])),

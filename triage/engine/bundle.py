@@ -20,13 +20,26 @@ import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Union
+from typing import BinaryIO, Protocol, Union, runtime_checkable
 
 GZIP_MAGIC = b"\x1f\x8b"
 ZIP_MAGIC = b"PK\x03\x04"
 ZIP_EMPTY = b"PK\x05\x06"
 
-Input = Union[str, os.PathLike, Sequence[tuple[str, Union[str, os.PathLike]]]]
+
+
+@runtime_checkable
+class Blob(Protocol):
+    """A bundle that is not a local path (object storage): opened as one seekable binary
+    stream, read front to back except for zip archives, which seek to their directory."""
+
+    name: str
+    size: int | None
+
+    def open(self) -> BinaryIO: ...
+
+
+Input = Union[str, os.PathLike, Sequence[tuple[str, Union[str, os.PathLike, Blob]]]]
 
 
 class BundleError(Exception):
@@ -168,16 +181,28 @@ def _join(prefix: str, name: str) -> str:
 def iter_members(inputs: Input, budget: Budget) -> Iterator[Member]:
     """Yield every readable member of the input(s), in order, as streams."""
     for label, path in normalise_inputs(inputs):
-        yield from _iter_path(Path(path), label, budget)
+        yield from _iter_path(path, label, budget)
 
 
-def normalise_inputs(inputs: Input) -> list[tuple[str, Path]]:
+def normalise_inputs(inputs: Input) -> list[tuple[str, Path | Blob]]:
     if isinstance(inputs, (str, os.PathLike)):
         return [("", Path(inputs))]
-    return [(label, Path(p)) for label, p in inputs]
+    return [(label, p if isinstance(p, Blob) else Path(p)) for label, p in inputs]
 
 
-def _iter_path(path: Path, label: str, budget: Budget) -> Iterator[Member]:
+def _iter_blob(blob: Blob, label: str, budget: Budget) -> Iterator[Member]:
+    try:
+        handle = blob.open()
+    except OSError as exc:
+        raise BundleError(f"{blob.name}: cannot open ({exc.strerror or exc})") from exc
+    with handle:
+        yield from _iter_stream(handle, label or blob.name, budget, depth=0, outer_is_single=not label, size=blob.size)
+
+
+def _iter_path(path: Path | Blob, label: str, budget: Budget) -> Iterator[Member]:
+    if isinstance(path, Blob):
+        yield from _iter_blob(path, label, budget)
+        return
     if path.is_symlink() and not path.exists():
         raise BundleError(f"{path}: broken symbolic link")
     if not path.exists():

@@ -1,16 +1,12 @@
 """diagnose(): bundle -> sources -> events -> facts -> findings -> Diagnosis."""
 from __future__ import annotations
 
-from datetime import datetime
-
-from .bundle import Budget, BundleError, Input, LimitExceeded, Limits, iter_members
+from .bundle import BundleError, Input, Limits
 from .facts import build_facts
 from .model import Diagnosis
-from .reader import READ_ERRORS, Collected, read_member
+from .partial import PartialState, merge, parse_members
 from .rules import run_rules
-from .scan import prefilter
 from .timeline import build_timeline
-from .timeparse import Clock
 from .verdict import first_failure, notes, rank_findings, set_rank_states, summary
 
 
@@ -19,35 +15,20 @@ def diagnose(inputs: Input, *, limits: Limits | None = None, year: int | None = 
 
     Raises BundleError only when nothing at all could be read.
     """
-    budget = Budget(limits or Limits())
-    collected = Collected()
-    engine = prefilter()
-    clock = Clock(year=year or datetime.now().year)
-    members = iter_members(inputs, budget)
-    try:
-        for member in members:
-            try:
-                read_member(member, collected, budget, engine, clock)
-            except LimitExceeded as exc:
-                budget.note(f"limit reached: {exc}; the rest was not read")
-                break
-            except READ_ERRORS as exc:
-                budget.note(f"{member.name}: unreadable or truncated ({_short(exc)}); kept what was read before")
-    except BundleError:
-        raise
-    except LimitExceeded as exc:
-        budget.note(f"limit reached: {exc}; the rest was not read")
-    except READ_ERRORS as exc:
-        budget.note(f"bundle unreadable or truncated ({_short(exc)}); kept what was read before")
-    finally:
-        members.close()
+    return conclude([parse_members(inputs, limits=limits, year=year)])
+
+
+def conclude(states: list[PartialState]) -> Diagnosis:
+    """Merge partial states (see partial.py) and run the rules: the diagnosis of all of them."""
+    state = states[0] if len(states) == 1 else merge(states)
+    collected, problems = state.collected, state.problems
     readable = [s for s in collected.sources if s.kind not in ("binary", "empty")]
-    if not readable and budget.problems:
-        raise BundleError(budget.problems[0])
-    if not collected.sources and not budget.problems:
+    if not readable and problems:
+        raise BundleError(problems[0])
+    if not collected.sources and not problems:
         raise BundleError("the bundle contains no files")
 
-    facts = build_facts(collected, budget.problems)
+    facts = build_facts(collected, problems)
     findings = rank_findings(run_rules(facts))
     ff, culprit = first_failure(facts, findings)
     set_rank_states(facts, findings, culprit)
@@ -56,7 +37,7 @@ def diagnose(inputs: Input, *, limits: Limits | None = None, year: int | None = 
         findings=findings,
         first_failure=ff,
         ranks=list(facts.ranks.values()),
-        problems=list(budget.problems),
+        problems=list(problems),
         notes=notes(facts, findings),
         sources=[
             {
@@ -76,6 +57,3 @@ def diagnose(inputs: Input, *, limits: Limits | None = None, year: int | None = 
     )
 
 
-def _short(exc: BaseException) -> str:
-    text = str(exc).strip() or type(exc).__name__
-    return text.splitlines()[0][:200]

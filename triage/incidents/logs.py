@@ -51,11 +51,12 @@ def log_page(*, incident: Incident, source: str, first: int, count: int, max_cha
     from triage.engine import BundleError, open_source
 
     from .services import archive_limits
+    from .storage import engine_input
 
     bundle, inner = source_bundle(incident=incident, source=source)
     first = max(1, first)
     try:
-        with open_source(bundle.file.path, inner, archive_limits()) as stream:
+        with open_source([("", engine_input(bundle.file.name, bundle.size))], inner, archive_limits()) as stream:
             start, lines, at_end = _read_page(stream, first, count, max_chars)
     except (BundleError, KeyError, FileNotFoundError) as e:
         raise SourceNotFound(f"{source}: not readable in its bundle ({e})") from e

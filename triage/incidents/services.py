@@ -10,7 +10,7 @@ import logging
 import re
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -23,7 +23,10 @@ from django.db import IntegrityError, transaction
 from django.db.models import Sum
 from django.utils import timezone
 
+from triage.fleet.services import fleet_on_diagnosis
+
 from .models import Bundle, Diagnosis, Finding, Incident, RankState
+from .storage import StorageUnavailable, engine_input, is_transient
 
 log = logging.getLogger(__name__)
 
@@ -141,13 +144,20 @@ def incident_ingest(
     stored: list[tuple[IncomingBundle, str]] = []
     # Files go to storage before the transaction: a slow disk or object store must not hold
     # database locks, and a failed transaction below deletes what it stored.
-    for incoming in bundles:
-        if incoming.sha256 in known:
-            continue
-        known.add(incoming.sha256)
-        probe = Bundle(incident=incident, sha256=incoming.sha256)
-        name = default_storage.save(probe.file.field.generate_filename(probe, incoming.name), incoming.file)
-        stored.append((incoming, name))
+    try:
+        for incoming in bundles:
+            if incoming.sha256 in known:
+                continue
+            known.add(incoming.sha256)
+            probe = Bundle(incident=incident, sha256=incoming.sha256)
+            name = default_storage.save(probe.file.field.generate_filename(probe, incoming.name), incoming.file)
+            stored.append((incoming, name))
+    except Exception as e:
+        if not is_transient(e):
+            raise
+        _forget_stored(incident=incident, names=[name for _, name in stored], created_for_job=bool(job))
+        raise StorageUnavailable(f"the bundle store is unreachable right now ({type(e).__name__}); "
+                                 "nothing was stored, send the bundle again") from e
 
     added: list[Bundle] = []
     try:
@@ -188,6 +198,19 @@ def incident_ingest(
     return incident, added
 
 
+def _forget_stored(*, incident: Incident, names: list[str], created_for_job: bool) -> None:
+    """Undo a half-stored upload: its files, and its incident when it was this upload's own."""
+    for name in names:
+        try:
+            default_storage.delete(name)
+        except Exception:  # the store is down: an orphan object is harmless, a 500 is not
+            log.warning("could not delete %s after a failed upload", name)
+    if not created_for_job:
+        # A job-less upload made this incident for itself alone; a job's incident is shared
+        # with the job's other nodes and stays.
+        Incident.objects.filter(pk=incident.pk, bundles__isnull=True).delete()
+
+
 def incident_enqueue_parse(*, incident_id: str, force: bool = False) -> None:
     """Queue a diagnosis once the current transaction commits (a worker must see the rows)."""
     from .tasks import incident_parse_task  # tasks import this module
@@ -204,26 +227,9 @@ def incident_reparse(*, incident: Incident) -> None:
         incident_enqueue_parse(incident_id=incident.pk, force=True)
 
 
-@contextmanager
-def _local_paths(bundles: Sequence[Bundle]) -> Iterator[list[tuple[str, str]]]:
-    """(label, local path) per bundle. Local storage gives paths directly; a remote storage
-    (S3) is copied to temporary files first, since the engine reads files."""
-    import tempfile
-
-    with ExitStack() as stack:
-        inputs = []
-        for bundle in bundles:
-            try:
-                path = bundle.file.path
-            except NotImplementedError:
-                tmp = stack.enter_context(tempfile.NamedTemporaryFile(suffix="-" + Path(bundle.file.name).name))
-                with bundle.file.open("rb") as src:
-                    for chunk in iter(lambda: src.read(1024 * 1024), b""):
-                        tmp.write(chunk)
-                tmp.flush()
-                path = tmp.name
-            inputs.append((bundle.label, path))
-        yield inputs
+def bundle_inputs(bundles: Sequence[Bundle]) -> list[tuple[str, Any]]:
+    """(label, what the engine reads) per bundle: a local path, or a stream out of the bucket."""
+    return [(bundle.label, engine_input(bundle.file.name, bundle.size)) for bundle in bundles]
 
 
 def incident_diagnose(*, incident_id: str, force: bool = False) -> Incident | None:
@@ -254,8 +260,7 @@ def incident_diagnose(*, incident_id: str, force: bool = False) -> Incident | No
 
     started = time.monotonic()
     try:
-        with _local_paths(bundles) as inputs:
-            result = diagnose(inputs, limits=archive_limits())
+        result = diagnose(bundle_inputs(bundles), limits=archive_limits())
     except BundleError as e:
         return _store_failure(incident_id=incident_id, revision=revision, reason=f"the bundle could not be read: {e}")
     return _store_diagnosis(
@@ -302,6 +307,7 @@ def _store_diagnosis(*, incident_id: str, revision: int, data: dict[str, Any], s
         incident.status = Incident.Status.READY if settled else Incident.Status.QUEUED
         incident.parse_started_at = None
         incident.save()
+        fleet_on_diagnosis(incident_id=incident.pk)  # grouping, drain, notifications: after commit
     return incident
 
 

@@ -32,6 +32,7 @@ from triage.incidents.services import (
     incident_reparse,
     incoming_from_upload,
 )
+from triage.incidents.storage import StorageUnavailable
 from triage.incidents.uploads import too_large
 
 from .forms import IncidentEditForm, IncidentFilterForm, ShareForm, UploadForm
@@ -154,6 +155,14 @@ def upload_view(request: HttpRequest) -> HttpResponse:
         if wants_json:
             return JsonResponse({"error": str(e)}, status=413)
         return _upload_page(request, UploadForm(teams=teams), status=413, error=str(e))
+    except StorageUnavailable as e:
+        retry_after = str(settings.TRIAGE_STORAGE_RETRY_AFTER)
+        if wants_json:
+            response = JsonResponse({"error": str(e)}, status=503)
+        else:
+            response = _upload_page(request, UploadForm(teams=teams), status=503, error=str(e))
+        response["Retry-After"] = retry_after
+        return response
     url = reverse("web:incident-detail", args=[incident.pk])
     if not added:
         messages.info(request, "These files were already in this incident; nothing new was stored.")

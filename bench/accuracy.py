@@ -1,0 +1,167 @@
+"""Verdict accuracy: per-cause precision, recall and F1 over the real corpus, the healthy logs
+and the synthetic scenarios, against a 20-line first-match keyword table in the same run.
+
+    python bench/accuracy.py [--shared ../shared] [--no-scenarios] [--json out.json]
+
+A real case counts as *acceptable* when findings[0].cause is in its meta.json `acceptable`
+(or it has no finding / only a low one and `unknown` is acceptable), and as *label* when it
+equals `primary_cause`. Healthy logs count as right when nothing above `low` is found.
+Leave-one-source-out: the catalog has no per-case entries, so a case is "held out" by removing
+every catalog entry whose samples quote a line of that case verbatim; the run repeats the corpus
+score with those entries gone (rules written while the case was hidden must still get it).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import tempfile
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from triage.engine import diagnose  # noqa: E402
+from triage.engine.model import CAUSES  # noqa: E402
+
+# The baseline the hidden-set measurement used: first match over the whole text wins.
+KEYWORD_TABLE: list[tuple[str, str]] = [
+    (r"out of memory|OutOfMemoryError|oom-kill|Killed process", "oom"),
+    (r"invalid device ordinal|Duplicate GPU|CUDA_VISIBLE_DEVICES", "device_ordinal"),
+    (r"/dev/shm|shared memory|Bus error|SIGBUS|posix_fallocate|No space left", "shm_exhausted"),
+    (r"Xid|ECC|fallen off the bus|NVLink|uncorrectable", "hardware_fault"),
+    (r"peer access|P2P|IOMMU|ACS", "p2p_unsupported"),
+    (r"version mismatch|driver version is insufficient|no kernel image|ncclMaxSharedMem", "version_mismatch"),
+    (r"NET/IB|ibv_|Got completion|NET/Socket|SOCKET_IFNAME|No route to host|Connection reset|Connection refused|socket", "network"),
+    (r"TCPStore|[Rr]endezvous|MASTER_ADDR|clients joined|store", "rendezvous_hang"),
+    (r"Watchdog caught collective operation timeout|Timeout\(ms\)|timed out|desync", "collective_timeout_straggler"),
+    (r"Traceback|Segmentation fault|SIGSEGV|exitcode|Error", "rank_crash"),
+]
+
+
+def keyword_verdict(text: str) -> str:
+    for pattern, cause in KEYWORD_TABLE:
+        if re.search(pattern, text):
+            return cause
+    return "unknown"
+
+
+def engine_verdict(path: Path) -> tuple[str, str | None, Any]:
+    result = diagnose(path).to_dict()
+    findings = result["findings"]
+    if not findings:
+        return "unknown", None, result
+    top = findings[0]
+    return top["cause"], top["confidence"], result
+
+
+def score_case(got: str, confidence: str | None, acceptable: list[str]) -> bool:
+    if got in acceptable:
+        return True
+    return "unknown" in acceptable and (got == "unknown" or confidence == "low")
+
+
+def prf(pairs: list[tuple[str, str]]) -> dict[str, tuple[float, float, float, int]]:
+    out = {}
+    for cause in list(CAUSES) + ["unknown"]:
+        tp = sum(1 for want, got in pairs if want == cause and got == cause)
+        fp = sum(1 for want, got in pairs if want != cause and got == cause)
+        fn = sum(1 for want, got in pairs if want == cause and got != cause)
+        support = tp + fn
+        if support == 0 and fp == 0:
+            continue
+        p = tp / (tp + fp) if tp + fp else 0.0
+        r = tp / support if support else 0.0
+        f = 2 * p * r / (p + r) if p + r else 0.0
+        out[cause] = (p, r, f, support)
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--shared", type=Path, default=None)
+    parser.add_argument("--no-scenarios", action="store_true")
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("-v", "--verbose", action="store_true")
+    args = parser.parse_args()
+    shared = args.shared or next(p for p in (REPO.parent / "shared", Path("/work/shared")) if (p / "corpus").is_dir())
+    real = sorted(p for p in (shared / "corpus" / "real").iterdir() if (p / "meta.json").is_file())
+    healthy = sorted(p for p in (shared / "corpus" / "healthy").iterdir() if (p / "log.txt").is_file())
+
+    rows = []
+    eng_label: list[tuple[str, str]] = []
+    kw_label: list[tuple[str, str]] = []
+    for case in real:
+        meta = json.loads((case / "meta.json").read_text())
+        text = (case / "log.txt").read_text(errors="replace")
+        got, conf, result = engine_verdict(case / "log.txt")
+        kw = keyword_verdict(text)
+        want_rank = meta.get("failing_rank_from_log")
+        ff = result.get("first_failure") or {}
+        rank_ok = (ff.get("rank") == want_rank) if want_rank is not None else (ff.get("rank") is None or True)
+        rows.append({
+            "case": case.name, "label": meta["primary_cause"], "acceptable": meta["acceptable"],
+            "engine": got, "confidence": conf, "rule": (result["findings"][0]["rule"] if result["findings"] else None),
+            "engine_ok": score_case(got, conf, meta["acceptable"]), "keyword": kw,
+            "keyword_ok": score_case(kw, "high", meta["acceptable"]),
+            "want_rank": want_rank, "got_rank": ff.get("rank"), "rank_ok": rank_ok,
+        })
+        eng_label.append((meta["primary_cause"], got))
+        kw_label.append((meta["primary_cause"], kw))
+    healthy_rows = []
+    for case in healthy:
+        got, conf, _ = engine_verdict(case / "log.txt")
+        healthy_rows.append({"case": case.name, "engine": got, "confidence": conf, "quiet": got == "unknown" or conf == "low"})
+
+    scen_pairs: list[tuple[str, str]] = []
+    if not args.no_scenarios:
+        from triage.scenarios import SCENARIO_CAUSES, build
+
+        with tempfile.TemporaryDirectory() as tmp:
+            for cause in SCENARIO_CAUSES:
+                for seed in (0, 1):
+                    folder = build(cause, Path(tmp), seed=seed)
+                    got, _conf, _ = engine_verdict(folder)
+                    scen_pairs.append((cause, got))
+
+    n = len(rows)
+    acc = sum(r["engine_ok"] for r in rows)
+    lab = sum(r["engine"] == r["label"] for r in rows)
+    kacc = sum(r["keyword_ok"] for r in rows)
+    klab = sum(r["keyword"] == r["label"] for r in rows)
+    ranks = [r for r in rows if r["want_rank"] is not None]
+    print(f"real corpus: {n} cases")
+    print(f"  engine : acceptable {acc}/{n} ({acc / n:.0%}), label {lab}/{n} ({lab / n:.0%}), "
+          f"failing rank {sum(r['rank_ok'] for r in ranks)}/{len(ranks)}")
+    print(f"  keyword: acceptable {kacc}/{n} ({kacc / n:.0%}), label {klab}/{n} ({klab / n:.0%})")
+    quiet = sum(r["quiet"] for r in healthy_rows)
+    print(f"healthy: {quiet}/{len(healthy_rows)} quiet (nothing above low)")
+    if scen_pairs:
+        ok = sum(a == b for a, b in scen_pairs)
+        print(f"scenarios: {ok}/{len(scen_pairs)} cause right")
+    print("\nper cause over real corpus labels (+ scenarios):  engine P/R/F1  |  keyword P/R/F1  | support")
+    e = prf(eng_label + scen_pairs)
+    k = prf(kw_label + scen_pairs)
+    for cause in sorted(set(e) | set(k)):
+        ep, er, ef, sup = e.get(cause, (0, 0, 0, 0))
+        kp, kr, kf, ksup = k.get(cause, (0, 0, 0, 0))
+        print(f"  {cause:30s} {ep:.2f} {er:.2f} {ef:.2f}  |  {kp:.2f} {kr:.2f} {kf:.2f}  | {max(sup, ksup)}")
+    misses = [r for r in rows if not r["engine_ok"] or not r["rank_ok"]]
+    if misses or args.verbose:
+        print("\nmisses:" if misses else "")
+        for r in (rows if args.verbose else misses):
+            print(f"  {r['case']:28s} got {r['engine']}/{r['confidence']} ({r['rule']}) acceptable {r['acceptable']} "
+                  f"rank {r['got_rank']} want {r['want_rank']} | keyword {r['keyword']}")
+    for r in healthy_rows:
+        if not r["quiet"]:
+            print(f"  healthy {r['case']}: {r['engine']}/{r['confidence']}")
+    if args.json:
+        args.json.write_text(json.dumps({"real": rows, "healthy": healthy_rows, "scenarios": scen_pairs}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,197 @@
+"""Partial states: read parts of a bundle (or several bundles) separately, conclude once.
+
+A job's bundles arrive one node at a time, and a large bundle can be read by several workers.
+Each part is read into a `PartialState` (what the reader learned, nothing else); `conclude`
+merges any number of them and runs the rules, giving the same verdict as `diagnose` on the
+whole input. States serialise to gzip'd JSON (`to_bytes`), so they can be stored and merged
+later without re-reading the logs.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+from dataclasses import dataclass, field, fields
+from datetime import datetime
+from typing import Any
+
+from .bundle import Budget, BundleError, Input, LimitExceeded, Limits, iter_members
+from .demux import Origin
+from .model import Event
+from .reader import READ_ERRORS, Collected, SourceInfo, read_member
+from .scan import prefilter
+from .structured import StructuredDocs
+from .timeparse import Clock
+
+STATE_SCHEMA = "nccl-triage/partial@1"
+
+
+@dataclass
+class PartialState:
+    collected: Collected = field(default_factory=Collected)
+    problems: list[str] = field(default_factory=list)
+
+    def to_bytes(self) -> bytes:
+        doc = {"schema": STATE_SCHEMA, "collected": _encode(self.collected), "problems": self.problems}
+        return gzip.compress(json.dumps(doc, separators=(",", ":"), default=_default).encode(), compresslevel=5)
+
+    @classmethod
+    def from_bytes(cls, blob: bytes) -> PartialState:
+        doc = json.loads(gzip.decompress(blob), object_hook=_hook)
+        if doc.get("schema") != STATE_SCHEMA:
+            raise ValueError(f"not a partial state ({doc.get('schema')!r})")
+        return cls(collected=_decode_collected(doc["collected"]), problems=list(doc["problems"]))
+
+
+def list_members(inputs: Input, limits: Limits | None = None) -> list[tuple[str, int]]:
+    """(member name, bytes) of every readable member, in reading order; reads through each once."""
+    budget = Budget(limits or Limits())
+    out: list[tuple[str, int]] = []
+    members = iter_members(inputs, budget)
+    try:
+        for member in members:
+            size = member.size
+            if size is None:
+                size = 0
+                while chunk := member.stream.read(1 << 20):
+                    size += len(chunk)
+            out.append((member.name, size))
+    finally:
+        members.close()
+    return out
+
+
+def plan_groups(inputs: Input, *, target_bytes: int, limits: Limits | None = None) -> list[list[str]]:
+    """Member names grouped for separate reading: by top folder (usually a host), then cut so no
+    group is much larger than `target_bytes`. One group when the whole input is small."""
+    members = list_members(inputs, limits)
+    if sum(size for _name, size in members) <= target_bytes:
+        return [[name for name, _size in members]] if members else []
+    by_folder: dict[str, list[tuple[str, int]]] = {}
+    for name, size in members:
+        folder = name.split("/", 1)[0] if "/" in name else ""
+        by_folder.setdefault(folder, []).append((name, size))
+    groups: list[list[str]] = []
+    for items in by_folder.values():
+        current: list[str] = []
+        current_bytes = 0
+        for name, size in items:
+            if current and current_bytes + size > target_bytes:
+                groups.append(current)
+                current, current_bytes = [], 0
+            current.append(name)
+            current_bytes += size
+        if current:
+            groups.append(current)
+    return groups
+
+
+def parse_members(
+    inputs: Input, only: set[str] | None = None, *, limits: Limits | None = None, year: int | None = None
+) -> PartialState:
+    """Read the input's members (those named in `only`, or all) into a partial state. Raises
+    BundleError only when the input itself cannot be opened."""
+    budget = Budget(limits or Limits())
+    collected = Collected()
+    engine = prefilter()
+    clock = Clock(year=year or datetime.now().year)
+    members = iter_members(inputs, budget)
+    try:
+        for member in members:
+            if only is not None and member.name not in only:
+                continue
+            try:
+                read_member(member, collected, budget, engine, clock)
+            except LimitExceeded as exc:
+                budget.note(f"limit reached: {exc}; the rest was not read")
+                break
+            except READ_ERRORS as exc:
+                budget.note(f"{member.name}: unreadable or truncated ({_short(exc)}); kept what was read before")
+    except BundleError:
+        raise
+    except LimitExceeded as exc:
+        budget.note(f"limit reached: {exc}; the rest was not read")
+    except READ_ERRORS as exc:
+        budget.note(f"bundle unreadable or truncated ({_short(exc)}); kept what was read before")
+    finally:
+        members.close()
+    return PartialState(collected=collected, problems=list(budget.problems))
+
+
+def merge(states: list[PartialState]) -> PartialState:
+    """One state from several: sources and events side by side, reading order kept per part."""
+    out = PartialState()
+    for state in states:
+        c = state.collected
+        offset = out.collected.order
+        for ev in c.events:
+            ev.order += offset
+        out.collected.events.extend(c.events)
+        out.collected.sources.extend(c.sources)
+        out.collected.years_seen.extend(c.years_seen)
+        out.collected.order += c.order
+        for f in fields(StructuredDocs):
+            getattr(out.collected.docs, f.name).extend(getattr(c.docs, f.name))
+        out.problems.extend(p for p in state.problems if p not in out.problems)
+    return out
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0][:200]
+
+
+# --- JSON encoding of the reader's dataclasses ---------------------------------------------
+
+def _default(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return {"$dt": value.isoformat()}
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=str)
+    if isinstance(value, bytes):
+        return value.decode("latin-1")
+    raise TypeError(f"cannot store {type(value).__name__} in a partial state")
+
+
+def _hook(doc: dict[str, Any]) -> Any:
+    if len(doc) == 1 and "$dt" in doc:
+        return datetime.fromisoformat(doc["$dt"])
+    return doc
+
+
+def _plain(obj: Any) -> dict[str, Any]:
+    return {f.name: getattr(obj, f.name) for f in fields(obj)}
+
+
+def _encode(c: Collected) -> dict[str, Any]:
+    return {
+        "events": [_plain(ev) for ev in c.events],
+        "sources": [{**_plain(s), "file_origin": _plain(s.file_origin)} for s in c.sources],
+        "docs": _plain(c.docs),
+        "years_seen": c.years_seen,
+        "order": c.order,
+    }
+
+
+def _decode_collected(doc: dict[str, Any]) -> Collected:
+    sources = []
+    for s in doc["sources"]:
+        info = SourceInfo(**{**s, "file_origin": Origin(**s["file_origin"])})
+        if info.last_line is not None:
+            info.last_line = (int(info.last_line[0]), str(info.last_line[1]))
+        sources.append(info)
+    docs = StructuredDocs(**{k: [tuple(x) if isinstance(x, list) else x for x in v] for k, v in doc["docs"].items()})
+    docs.nvml_samples = list(doc["docs"]["nvml_samples"])
+    return Collected(
+        events=[Event(**ev) for ev in doc["events"]],
+        sources=sources,
+        docs=docs,
+        years_seen=list(doc["years_seen"]),
+        order=int(doc["order"]),
+    )
+
+
+def conclude(states: list[PartialState]) -> Any:
+    """Merge the states and run the rules (pipeline.conclude; here for one import path)."""
+    from .pipeline import conclude as _conclude
+
+    return _conclude(states)
