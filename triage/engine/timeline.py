@@ -63,6 +63,11 @@ def build_timeline(facts: Facts, culprit: Event | None, ff: dict[str, Any] | Non
     for rank, info in ranks.items():
         rows.append(_row(info, axis, rank=rank, row_id=None))
     culprit_key = (_process_key(culprit) or ("source", culprit.source)) if culprit is not None and culprit.rank is None else None
+    if culprit is None and ff and ff.get("rank") is None:
+        # No culprit event, but the first failure's line names its process (host:pid [GPU]).
+        culprit_key = (ff.get("host"), ff.get("pid"), ff.get("device"))
+        if culprit_key in processes:
+            culprit = next((e for e in facts.events if e.source == ff.get("source") and e.line == ff.get("line")), None)
     for key, info in processes.items():
         if key == culprit_key:
             info.state = "crashed"
@@ -163,47 +168,28 @@ def _processes(facts: Facts) -> dict[tuple[Any, ...], RankInfo]:
     """Processes the logs name by host, pid or GPU but never by rank: one row each, so a single
     log of one process is drawn. With nothing named at all, one row per source file."""
     ranked = {(info.host, info.pid) for info in facts.ranks.values() if info.pid is not None}
-    out: dict[tuple[Any, ...], RankInfo] = {}
+    groups: dict[tuple[Any, ...], list[Event]] = {}
     for ev in facts.events:
-        if ev.rank is not None:
-            continue
-        key = _process_key(ev)
-        if key is None or (ev.host, ev.pid) in ranked:
-            continue
-        info = out.get(key)
-        if info is None:
-            if len(out) >= MAX_PROCESS_ROWS:
-                continue
-            info = out[key] = RankInfo(rank=None, host=ev.host, pid=ev.pid, device=ev.device)
-        _observe(info, ev)
-    if not out and not facts.ranks:
+        key = _process_key(ev) if ev.rank is None else None
+        if key is not None and (ev.host, ev.pid) not in ranked and (key in groups or len(groups) < MAX_PROCESS_ROWS):
+            groups.setdefault(key, []).append(ev)
+    if not groups and not facts.ranks:
         for ev in facts.events:
-            key = ("source", ev.source)
-            info = out.get(key)
-            if info is None:
-                if len(out) >= MAX_PROCESS_ROWS:
-                    continue
-                info = out[key] = RankInfo(rank=None)
-            _observe(info, ev)
-    for info in out.values():
-        severities = {s for s in info.sources}
-        info.state = "errored" if "error" in severities else "ok"
-        info.sources = set()
+            if ("source", ev.source) in groups or len(groups) < MAX_PROCESS_ROWS:
+                groups.setdefault(("source", ev.source), []).append(ev)
+    out: dict[tuple[Any, ...], RankInfo] = {}
+    for key, evs in groups.items():
+        times = [e.time for e in evs if e.time is not None]
+        last = max(evs, key=lambda e: e.order)
+        out[key] = RankInfo(
+            rank=None, host=key[0] if key[0] != "source" else None,
+            pid=key[1] if key[0] != "source" else None, device=key[2] if key[0] != "source" else None,
+            first_time=min(times) if times else None, last_time=max(times) if times else None,
+            first_order=min(e.order for e in evs), last_order=last.order,
+            last_line=Evidence(last.source, last.line, last.text),
+            state="errored" if any(e.severity in ("error", "fatal") for e in evs) else "ok",
+        )
     return out
-
-
-def _observe(info: RankInfo, ev: Event) -> None:
-    if ev.time is not None:
-        info.first_time = min(info.first_time, ev.time) if info.first_time else ev.time
-        if info.last_time is None or ev.time >= info.last_time:
-            info.last_time = ev.time
-    if info.first_order is None or ev.order < info.first_order:
-        info.first_order = ev.order
-    if info.last_order is None or ev.order >= info.last_order:
-        info.last_order = ev.order
-        info.last_line = Evidence(ev.source, ev.line, ev.text)
-    if ev.severity in ("error", "fatal"):
-        info.sources.add("error")  # reused as a flag bag until the state is set
 
 
 def _resolution(rows: list[dict[str, Any]]) -> float:
