@@ -140,7 +140,13 @@ def _upload_files(args: argparse.Namespace, paths: list[Path], job: str, host: s
 
 
 def cmd_snapshot(args: argparse.Namespace) -> int:
-    text = json.dumps(build_snapshot(), indent=2) + "\n"
+    snapshot = build_snapshot()
+    nvml = snapshot.get("nvml") or {}
+    if not nvml.get("available") or not nvml.get("gpus"):
+        # stdout stays the JSON alone; the person at the terminal still learns it has no GPU data.
+        reason = nvml.get("reason") or "NVML found no GPU"
+        print(f"nccl-triage: no GPU readings in this snapshot: {reason}", file=sys.stderr)
+    text = json.dumps(snapshot, indent=2) + "\n"
     if args.out:
         args.out.write_text(text)
     else:
