@@ -50,6 +50,8 @@ def test_every_source_and_evidence_link_of_loose_files_opens(browser: Client, me
         assert shared.status_code == 200, (source, shared.status_code)
     first = browser.get(f"/incidents/{incident.pk}/log", {"source": "rank1.log"}).content.decode()
     assert log.splitlines()[0].decode()[:40] in first
+    found = browser.get(f"/incidents/{incident.pk}/log", {"source": "rank1.log", "find": "rank1"})
+    assert found.status_code == 200 and found.context["found"].line is not None
 
 
 def test_paging_past_the_reading_limit_shows_a_message_not_a_500(
