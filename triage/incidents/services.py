@@ -238,6 +238,10 @@ def incident_diagnose(*, incident_id: str, force: bool = False) -> Incident | No
     """
     from triage.engine import BundleError, diagnose
 
+    if settings.TRIAGE_PARSE_PART_BYTES:
+        from triage.fanout.services import incident_diagnose_in_parts
+
+        return incident_diagnose_in_parts(incident_id=incident_id, force=force)
     incident = Incident.objects.filter(pk=incident_id).first()
     if incident is None:
         return None

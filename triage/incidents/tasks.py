@@ -9,6 +9,7 @@ import logging
 from datetime import timedelta
 from typing import Any
 
+from botocore.exceptions import BotoCoreError
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
@@ -19,7 +20,8 @@ from .services import incident_diagnose, incident_fail_stuck, incident_mark_fail
 log = logging.getLogger(__name__)
 
 # Errors worth another try: the database or the storage was briefly unreachable.
-TRANSIENT_ERRORS = (OperationalError, InterfaceError, ConnectionError, TimeoutError)
+# BotoCoreError: the bucket's connection errors and timeouts (TRIAGE_STORAGE=s3).
+TRANSIENT_ERRORS = (OperationalError, InterfaceError, ConnectionError, TimeoutError, BotoCoreError)
 
 
 @shared_task(
