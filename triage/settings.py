@@ -84,6 +84,7 @@ INSTALLED_APPS = [
     "triage.api",
     "triage.web",
     "triage.cli",
+    "triage.fleet",
 ]
 
 MIDDLEWARE = [
@@ -230,6 +231,25 @@ TRIAGE_LOG_MAX_LINE_CHARS = 4000
 # A bundle larger than this is read in parts of about this size, each by its own task; the
 # states of the parts are stored and merged by a last step. 0 reads every bundle in one task.
 TRIAGE_PARSE_PART_BYTES = envint("TRIAGE_PARSE_PART_MB", 1024, minimum=0) * 1024 * 1024
+
+# --- Fleet (docs/fleet.md) -------------------------------------------------------------------
+# A host or GPU implicated as culprit by a fault of the machine's own (Xid, ECC, NVLink, a NIC
+# error, repeated segfaults) in at least this many incidents within this many days is marked
+# "drain recommended".
+TRIAGE_DRAIN_THRESHOLD = envint("TRIAGE_DRAIN_THRESHOLD", 3, minimum=1)
+TRIAGE_DRAIN_WINDOW_DAYS = envint("TRIAGE_DRAIN_WINDOW_DAYS", 7, minimum=1)
+# One job (family) failing with culprits on at least this many different hosts, none twice,
+# within this many days, raises "failures wander across nodes".
+TRIAGE_WANDER_MIN_HOSTS = envint("TRIAGE_WANDER_MIN_HOSTS", 3, minimum=2)
+TRIAGE_WANDER_WINDOW_DAYS = envint("TRIAGE_WANDER_WINDOW_DAYS", 14, minimum=1)
+# Webhooks: attempts, first retry delay (doubled each time, capped) and the receiver's timeout.
+TRIAGE_WEBHOOK_MAX_RETRIES = envint("TRIAGE_WEBHOOK_MAX_RETRIES", 6, minimum=0)
+TRIAGE_WEBHOOK_BACKOFF_MS = envint("TRIAGE_WEBHOOK_BACKOFF_MS", 10_000, minimum=1)
+TRIAGE_WEBHOOK_BACKOFF_MAX_MS = envint("TRIAGE_WEBHOOK_BACKOFF_MAX_MS", 600_000, minimum=1)
+TRIAGE_WEBHOOK_TIMEOUT = envint("TRIAGE_WEBHOOK_TIMEOUT", 10, minimum=1)
+# /metrics: readable with an API token (Authorization: Bearer), or without one from these
+# addresses or networks (e.g. "10.0.0.0/8,127.0.0.1"; empty: token only).
+TRIAGE_METRICS_ALLOW = envlist("TRIAGE_METRICS_ALLOW", [])
 
 # --- Celery --------------------------------------------------------------------------------
 # Longest a parse may run. The soft limit raises inside the task so it can record a reason;

@@ -116,3 +116,39 @@ def _line(number: int, raw: bytes, max_chars: int) -> LogLine:
     text = raw.rstrip(b"\r").decode("utf-8", errors="replace")
     truncated = len(text) > max_chars
     return LogLine(number=number, text=text[:max_chars], truncated=truncated)
+
+
+# A search in the log viewer reads at most this much past its starting line: a phrase typed in
+# the page must answer in about a second even in a 2 GB log (the next search goes on from there).
+FIND_MAX_BYTES = 64 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class LogFind:
+    line: int | None  # first line at or after the start that contains the text
+    searched_to: int  # last line read
+    exhausted: bool  # the end of the source was reached
+
+
+def log_find(*, incident: Incident, source: str, text: str, start: int, max_bytes: int = FIND_MAX_BYTES) -> LogFind:
+    """The first line at or after `start` whose text contains `text` (case-insensitive)."""
+    from triage.engine import BundleError, open_source
+
+    from .services import archive_limits
+
+    bundle, inner = source_bundle(incident=incident, source=source)
+    needle = text.casefold()
+    number, read = 1, 0
+    try:
+        with open_source(bundle.file.path, inner, archive_limits()) as stream:
+            for raw in stream:
+                if number >= start:
+                    read += len(raw)
+                    if needle in raw.decode("utf-8", errors="replace").casefold():
+                        return LogFind(line=number, searched_to=number, exhausted=False)
+                    if read > max_bytes:
+                        return LogFind(line=None, searched_to=number, exhausted=False)
+                number += 1
+    except (BundleError, KeyError, FileNotFoundError) as e:
+        raise SourceNotFound(f"{source}: not readable in its bundle ({e})") from e
+    return LogFind(line=None, searched_to=number - 1, exhausted=True)

@@ -23,6 +23,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import Sum
 from django.utils import timezone
 
+from triage.fleet.services import fleet_on_diagnosis
+
 from .models import Bundle, Diagnosis, Finding, Incident, RankState
 from .storage import StorageUnavailable, engine_input, is_transient
 
@@ -309,6 +311,7 @@ def _store_diagnosis(*, incident_id: str, revision: int, data: dict[str, Any], s
         incident.status = Incident.Status.READY if settled else Incident.Status.QUEUED
         incident.parse_started_at = None
         incident.save()
+        fleet_on_diagnosis(incident_id=incident.pk)  # grouping, drain, notifications: after commit
     return incident
 
 
@@ -423,3 +426,22 @@ def _remove_empty_folders(name: str) -> None:
         root.rmdir()
     except OSError:
         pass
+
+
+class IncidentJobTaken(Exception):
+    """Another incident of the team already has this job id (uploads naming it join that one)."""
+
+
+def incident_rename(*, incident: Incident, title: str, job: str) -> Incident:
+    """Set the title and job id people see in the list. A job id is unique per team: uploads
+    naming it join the incident, so it cannot be given to a second one."""
+    title, job = title.strip()[:300], job.strip()[:200]
+    if job and Incident.objects.filter(team_id=incident.team_id, job=job).exclude(pk=incident.pk).exists():
+        raise IncidentJobTaken(f"job {job!r} already names another incident of this team")
+    incident.title, incident.job = title, job
+    try:
+        with transaction.atomic():
+            incident.save(update_fields=["title", "job", "updated_at"])
+    except IntegrityError as e:  # the same job id given to another incident a moment ago
+        raise IncidentJobTaken(f"job {job!r} already names another incident of this team") from e
+    return incident

@@ -32,6 +32,8 @@ class UploadForm(forms.Form):
     team = forms.ModelChoiceField(
         queryset=Team.objects.none(), empty_label=None, required=False, help_text="Who may see the incident."
     )
+    title = forms.CharField(max_length=300, required=False,
+                            help_text="Optional. What the list shows; the file name otherwise. Can be edited later.")
     job = forms.CharField(
         max_length=200, required=False,
         help_text="Optional. Uploads naming the same job join one incident.",
@@ -47,6 +49,11 @@ class UploadForm(forms.Form):
 
     def clean_team(self) -> Team | None:
         return self.cleaned_data.get("team") or self.first_team
+
+
+class IncidentEditForm(forms.Form):
+    title = forms.CharField(max_length=300, required=False)
+    job = forms.CharField(max_length=200, required=False, help_text="Uploads naming this job join this incident.")
 
 
 class ShareForm(forms.Form):

@@ -1,0 +1,115 @@
+"""/metrics, the host API, the webhook command and regrouping, through real uploads in the
+embedded mode (tasks run in-process after each commit)."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from io import StringIO
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.test import Client
+from prometheus_client.parser import text_string_to_metric_families
+
+from triage.accounts.services import apitoken_create, team_get_or_create
+from triage.fleet.models import Occurrence, Problem, Webhook
+from triage.incidents.services import incident_reparse
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def post(client: Client, token: str, path: Path, **fields: str) -> str:
+    with path.open("rb") as f:
+        response = client.post("/api/v1/bundles", {"file": f, **fields}, headers={"Authorization": f"Bearer {token}"})
+    assert response.status_code == 202, response.content
+    return str(response.json()["incident"])
+
+
+def metrics(client: Client, **headers: str) -> dict[str, Any]:
+    response = client.get("/metrics", headers=headers)
+    assert response.status_code == 200, response.content
+    assert response["Content-Type"].startswith("text/plain")
+    return {f.name: f for f in text_string_to_metric_families(response.content.decode())}
+
+
+def test_metrics_parse_with_prometheus_client_and_count_what_happened(
+    client: Client, api_token: str, media_root: Path, scenario_bundle: Callable[[str, int], Path],
+) -> None:
+    for n in range(3):
+        post(client, api_token, scenario_bundle("hardware_fault", 0), job=f"m-{n}")
+    post(client, api_token, scenario_bundle("network", 1), job="m-net")
+
+    families = metrics(client, Authorization=f"Bearer {api_token}")
+    incidents = {(s.labels["cause"], s.labels["team"]): s.value for s in families["triage_incidents"].samples
+                 if s.name == "triage_incidents_total"}
+    assert incidents == {("hardware_fault", "default"): 3, ("network", "default"): 1}
+    open_problems = [s.value for s in families["triage_problems_open"].samples]
+    assert open_problems == [2]
+    assert [s.value for s in families["triage_hosts_drain_recommended"].samples] == [1]
+    parse = {s.name: s for s in families["triage_parse_duration_seconds"].samples}
+    assert parse["triage_parse_duration_seconds_count"].value == 4
+    assert parse["triage_parse_duration_seconds_sum"].value > 0
+    assert "triage_queue_depth" in families
+
+
+def test_metrics_need_a_token_or_an_allowed_address_and_a_token_sees_only_its_team(
+    client: Client, api_token: str, media_root: Path, scenario_bundle: Callable[[str, int], Path], settings: Any,
+) -> None:
+    post(client, api_token, scenario_bundle("hardware_fault", 0), job="mine")
+    other = apitoken_create(name="other", team=team_get_or_create(name="other-team"))[1]
+
+    assert client.get("/metrics").status_code == 401
+    assert client.get("/metrics", headers={"Authorization": "Bearer nope"}).status_code == 401
+    upload_only = apitoken_create(name="up", scope="upload")[1]
+    assert client.get("/metrics", headers={"Authorization": f"Bearer {upload_only}"}).status_code == 403
+    theirs = metrics(client, Authorization=f"Bearer {other}")
+    assert not [s for s in theirs["triage_incidents"].samples if s.name == "triage_incidents_total"]
+
+    settings.TRIAGE_METRICS_ALLOW = ["127.0.0.0/8"]
+    everyone = metrics(client)  # the test client comes from 127.0.0.1
+    assert [s.value for s in everyone["triage_incidents"].samples if s.name == "triage_incidents_total"] == [1]
+
+
+def test_the_host_api_answers_for_any_host_and_refuses_without_a_read_token(
+    client: Client, api_token: str, media_root: Path, scenario_bundle: Callable[[str, int], Path],
+) -> None:
+    post(client, api_token, scenario_bundle("hardware_fault", 0), job="h-1")
+    auth = {"Authorization": f"Bearer {api_token}"}
+    body = client.get("/api/v1/hosts/node-b", headers=auth).json()
+    assert body["incidents"] == 1 and body["drain"] == {"recommended": False, "reason": ""} and body["health"] is None
+    assert client.get("/api/v1/hosts/nowhere", headers=auth).json()["incidents"] == 0
+    assert client.get("/api/v1/hosts/node-b").status_code == 401
+    other = apitoken_create(name="other", team=team_get_or_create(name="other-team"))[1]
+    assert client.get("/api/v1/hosts/node-b", headers={"Authorization": f"Bearer {other}"}).json()["incidents"] == 0
+    assert client.get("/api/v1/hosts/" + "x" * 300, headers=auth).status_code == 400
+
+
+def test_rediagnosis_keeps_one_occurrence_and_the_problem_count(
+    client: Client, api_token: str, media_root: Path, scenario_bundle: Callable[[str, int], Path],
+) -> None:
+    incident_id = post(client, api_token, scenario_bundle("hardware_fault", 0), job="again")
+    problem = Problem.objects.get()
+    from triage.incidents.models import Incident
+
+    incident_reparse(incident=Incident.objects.get(pk=incident_id))
+    assert Occurrence.objects.count() == 1
+    assert Problem.objects.get().pk == problem.pk and Problem.objects.get().count == 1
+
+
+def test_the_webhook_command_adds_lists_and_removes(db: None) -> None:
+    out = StringIO()
+    call_command("webhook", "add", "https://hooks.example.com/x", "--events", "host.drain_recommended",
+                 "--format", "slack", stdout=out)
+    assert "secret (shown only now): " in out.getvalue()
+    webhook = Webhook.objects.get()
+    assert webhook.events == ["host.drain_recommended"] and webhook.format == "slack" and len(webhook.secret) >= 32
+    listing = StringIO()
+    call_command("webhook", "list", stdout=listing)
+    assert "https://hooks.example.com/x" in listing.getvalue() and webhook.secret not in listing.getvalue()
+    with pytest.raises(CommandError, match="not an http"):
+        call_command("webhook", "add", "ftp://example.com/x")
+    with pytest.raises(CommandError, match="no team"):
+        call_command("webhook", "add", "https://example.com/x", "--team", "nobody")
+    call_command("webhook", "remove", str(webhook.pk), stdout=StringIO())
+    assert not Webhook.objects.exists()
