@@ -17,13 +17,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from triage.incidents.models import Bundle, Diagnosis, Incident
-from triage.incidents.services import (
-    _store_diagnosis,
-    _store_failure,
-    archive_limits,
-    incident_mark_failed,
-)
+from triage.incidents.models import Bundle, Incident
+from triage.incidents.services import _store_diagnosis, _store_failure, archive_limits
 from triage.incidents.storage import engine_input
 
 from .models import BundlePart
@@ -55,27 +50,14 @@ def bundle_plan_parts(*, bundle: Bundle) -> list[BundlePart]:
     return list(BundlePart.objects.filter(bundle=bundle))
 
 
-def incident_diagnose_in_parts(*, incident_id: str, force: bool = False) -> Incident | None:
+def incident_read_in_parts(*, incident_id: str, revision: int, bundles: list[Bundle], force: bool = False) -> Incident | None:
     """Plan the parts of bundles not read yet, read one-part bundles here and queue the others
-    part by part; conclude when nothing is left to read (e.g. all bundles were small)."""
+    part by part; conclude when nothing is left to read (e.g. all bundles were small). Called by
+    incidents.services.incident_diagnose once the incident is marked `parsing`."""
     from triage.engine import BundleError
 
     from .tasks import bundle_part_parse_task
 
-    incident = Incident.objects.filter(pk=incident_id).first()
-    if incident is None:
-        return None
-    if not force and incident.status == Incident.Status.READY and Diagnosis.objects.filter(
-        incident=incident, revision__gte=incident.revision
-    ).exists():
-        return incident  # a duplicate delivery: this revision is already diagnosed
-    Incident.objects.filter(pk=incident_id).update(
-        status=Incident.Status.PARSING, parse_started_at=timezone.now(), updated_at=timezone.now()
-    )
-    revision = Incident.objects.values_list("revision", flat=True).get(pk=incident_id)
-    bundles = list(Bundle.objects.filter(incident_id=incident_id))
-    if not bundles:
-        return incident_mark_failed(incident_id=incident_id, reason="the incident has no bundle to read")
     if force:  # e.g. after an engine upgrade: every bundle is read again
         BundlePart.objects.filter(bundle__incident_id=incident_id).delete()
 
