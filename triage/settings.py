@@ -81,6 +81,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "triage.accounts",
     "triage.incidents",
+    "triage.fanout",
     "triage.api",
     "triage.web",
     "triage.cli",
@@ -233,6 +234,11 @@ TRIAGE_RETENTION_DAYS = envint("TRIAGE_RETENTION_DAYS", 0, minimum=0)
 # Log viewer: lines shown per page, and the longest line shown whole.
 TRIAGE_LOG_PAGE_LINES = envint("TRIAGE_LOG_PAGE_LINES", 200, minimum=10)
 TRIAGE_LOG_MAX_LINE_CHARS = 4000
+
+# --- Parsing in parts (triage/fanout) ---------------------------------------------------------
+# A bundle larger than this is read in parts of about this size, each by its own task; the
+# states of the parts are stored and merged by a last step. 0 reads every bundle in one task.
+TRIAGE_PARSE_PART_BYTES = envint("TRIAGE_PARSE_PART_MB", 1024, minimum=0) * 1024 * 1024
 
 # --- Fleet (docs/fleet.md) -------------------------------------------------------------------
 # A host or GPU implicated as culprit by a fault of the machine's own (Xid, ECC, NVLink, a NIC

@@ -363,6 +363,11 @@ def incident_diagnose(*, incident_id: str, force: bool = False) -> Incident | No
     bundles = list(Bundle.objects.filter(incident_id=incident_id))
     if not bundles:
         return incident_mark_failed(incident_id=incident_id, reason="the incident has no bundle to read")
+    if settings.TRIAGE_PARSE_PART_BYTES:
+        # Bundles read once each, in parts over the workers; states merged (triage/fanout).
+        from triage.fanout.services import incident_read_in_parts
+
+        return incident_read_in_parts(incident_id=incident_id, revision=revision, bundles=bundles, force=force)
 
     started = time.monotonic()
     try:

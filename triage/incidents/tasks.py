@@ -9,6 +9,7 @@ import logging
 from datetime import timedelta
 from typing import Any
 
+from botocore.exceptions import BotoCoreError
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
@@ -26,7 +27,8 @@ from .services import (
 log = logging.getLogger(__name__)
 
 # Errors worth another try: the database or the storage was briefly unreachable.
-TRANSIENT_ERRORS = (OperationalError, InterfaceError, ConnectionError, TimeoutError)
+# BotoCoreError: the bucket's connection errors and timeouts (TRIAGE_STORAGE=s3).
+TRANSIENT_ERRORS = (OperationalError, InterfaceError, ConnectionError, TimeoutError, BotoCoreError)
 
 
 @shared_task(
