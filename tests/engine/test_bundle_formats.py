@@ -15,21 +15,11 @@ from pathlib import Path
 import pytest
 import zstandard
 
-from tests.conftest import sample_log
+from tests.conftest import sample_log, tar_bytes
 from triage.engine import BundleError, diagnose, open_source
 from triage.engine.bundle import Budget, Limits, iter_members
 from triage.engine.text import looks_binary
 from triage.scenarios import build
-
-
-def tar_bytes(files: dict[str, bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w") as tar:
-        for name, data in files.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return buffer.getvalue()
 
 
 def zip_bytes(files: dict[str, bytes]) -> bytes:
