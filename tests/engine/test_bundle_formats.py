@@ -8,7 +8,6 @@ import io
 import lzma
 import os
 import re
-import tarfile
 import zipfile
 from pathlib import Path
 
