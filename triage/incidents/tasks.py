@@ -82,7 +82,8 @@ def incident_requeue_task() -> int:
         return 0
     requeued, failed = incident_requeue_stale(
         queued_for=timedelta(seconds=period),
-        parse_limit=timedelta(seconds=settings.TRIAGE_PARSE_TIME_LIMIT + 60),
+        # No task runs past its hard limit: a parse older than that (and a sweep period) lost its worker.
+        parse_limit=timedelta(seconds=settings.TRIAGE_PARSE_TIME_LIMIT + period),
         max_attempts=settings.TRIAGE_PARSE_MAX_ATTEMPTS,
     )
     if requeued or failed:
