@@ -214,3 +214,10 @@ def _deleted_open_files() -> set[str]:
         if "(deleted)" in target:
             found.add(target)
     return found
+
+
+def test_a_stored_bundle_that_cannot_be_read_is_named_by_its_label_not_its_server_path(tmp_path: Path) -> None:
+    missing = tmp_path / "bundles" / "abc" / "rank0.log"
+    with pytest.raises(BundleError) as caught:
+        diagnose([("rank0.log", missing)])
+    assert str(caught.value) == "rank0.log: no such file or directory"
