@@ -295,6 +295,13 @@ def incident_reparse(*, incident: Incident) -> None:
     incident_notify_worker(incident_id=incident.pk, force=True)
 
 
+def incident_requeue(*, incident_id: str) -> None:
+    """Put a diagnosis that could not go on back to `queued` (the sweep sends it again)."""
+    Incident.objects.filter(pk=incident_id, status=Incident.Status.PARSING).update(
+        status=Incident.Status.QUEUED, parse_started_at=None, updated_at=timezone.now()
+    )
+
+
 def incident_requeue_stale(*, queued_for: timedelta, parse_limit: timedelta, max_attempts: int) -> tuple[int, int]:
     """The sweep that makes the broker disposable: rebuild the queue from the database.
 
