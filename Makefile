@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
 
-.PHONY: run test venv services chromium bench clean collector-pyz
+.PHONY: run test venv services chromium slurm bench clean collector-pyz
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -31,7 +31,10 @@ services:
 chromium:
 	bash scripts/ensure-chromium
 
-test: venv services chromium
+slurm:
+	bash scripts/ensure-slurm
+
+test: venv services chromium slurm
 	$(PY) -m pytest
 
 bench: venv services chromium

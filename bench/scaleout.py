@@ -78,7 +78,7 @@ def build_job(mb: int, ranks: int, hosts: int) -> Path:
 
 
 def tar_of(folder: Path, members: list[Path], name: str) -> Path:
-    archive = OUT / name
+    archive = OUT / f"{folder.name}-{name}"
     if not archive.exists():
         with tarfile.open(archive, "w") as tar:
             for member in members:
@@ -157,7 +157,7 @@ def cause_of(body: dict[str, object]) -> str:
 
 
 def bench_workers(args: argparse.Namespace, folder: Path) -> bool:
-    bundle = tar_of(folder, [folder], "scaleout-whole.tar")
+    bundle = tar_of(folder, [folder], "whole.tar")
     size = bundle.stat().st_size / 2**20
     seconds: dict[int, list[float]] = {}
     for concurrency in (1, 2):
@@ -176,7 +176,7 @@ def bench_workers(args: argparse.Namespace, folder: Path) -> bool:
 
 def bench_nodes(args: argparse.Namespace, folder: Path) -> bool:
     hosts = sorted(p for p in folder.iterdir() if p.is_dir())
-    bundles = [tar_of(folder, [h], f"scaleout-node-{h.name}.tar") for h in hosts]
+    bundles = [tar_of(folder, [h], f"node-{h.name}.tar") for h in hosts]
     with Stack(args, concurrency=1) as stack:
         single: list[float] = []
         for n in range(args.runs):
@@ -201,7 +201,7 @@ def bench_nodes(args: argparse.Namespace, folder: Path) -> bool:
 
 def bench_s3(args: argparse.Namespace, folder: Path) -> bool:
     hosts = sorted(p for p in folder.iterdir() if p.is_dir())[:8]
-    bundle = tar_of(folder, hosts, "scaleout-8hosts.tar")
+    bundle = tar_of(folder, hosts, "8hosts.tar")
     port = free_port()
     moto = subprocess.Popen([PY, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True)
