@@ -89,7 +89,7 @@ def build_timeline(facts: Facts, culprit: Event | None, ff: dict[str, Any] | Non
     first_error = _first_error_x(facts, x_of)
     for row in rows:
         row["blocked"] = blocked.get(row["rank"]) if row["rank"] is not None else None
-        row["first_error"] = first_error.get(row["rank"]) if row["rank"] is not None else None
+        row["first_error"] = first_error.get(row["rank"] if row["rank"] is not None else row.get("row"))
         row["segments"] = _segments(row, end_all)
 
     events: list[dict[str, Any]] = []
@@ -202,15 +202,17 @@ def _processes(facts: Facts) -> dict[tuple[Any, ...], RankInfo]:
     return out
 
 
-def _first_error_x(facts: Facts, x_of: Any) -> dict[int, Any]:
-    """rank -> x of its first error or fatal line that has a place on the axis."""
-    out: dict[int, Any] = {}
+def _first_error_x(facts: Facts, x_of: Any) -> dict[Any, Any]:
+    """rank (or process row id) -> x of its first error or fatal line that has a place on the axis."""
+    out: dict[Any, Any] = {}
     for ev in facts.events:
-        if ev.rank is None or ev.severity not in ("error", "fatal"):
+        if ev.severity not in ("error", "fatal"):
             continue
+        key = _process_key(ev) if ev.rank is None else None
+        who = ev.rank if ev.rank is not None else (_row_id(key) if key is not None else _row_id(("source", ev.source)))
         x = x_of(ev)
-        if x is not None and (ev.rank not in out or x < out[ev.rank]):
-            out[ev.rank] = x
+        if x is not None and (who not in out or x < out[who]):
+            out[who] = x
     return out
 
 
