@@ -16,10 +16,15 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from triage.accounts.models import ShareLink
-from triage.accounts.services import sharelink_create, sharelink_revoke
+from triage.accounts.services import ShareRateLimited, sharelink_create, sharelink_revoke
 from triage.incidents.redact import redact_data, redact_text
 from triage.incidents.selectors import incident_get
-from triage.incidents.services import IncidentTooLarge, incident_ingest, incoming_from_upload
+from triage.incidents.services import (
+    IncidentTooLarge,
+    InvalidUpload,
+    incident_ingest,
+    incoming_from_upload,
+)
 from triage.incidents.storage import StorageUnavailable
 from triage.incidents.uploads import too_large
 
@@ -92,6 +97,8 @@ def bundle_upload(request: HttpRequest) -> HttpResponse:
         )
     except IncidentTooLarge as e:
         return api_error(413, str(e), **headers)
+    except InvalidUpload as e:
+        return api_error(400, str(e), **headers)
     except StorageUnavailable as e:
         return api_error(503, str(e), Retry_After=str(settings.TRIAGE_STORAGE_RETRY_AFTER), **headers)
     body = {
@@ -215,6 +222,8 @@ def share_create(request: HttpRequest, incident_id: str) -> HttpResponse:
         return api_error(404, "no such incident")
     try:
         link, secret = sharelink_create(incident=incident, expires_in=_expires_in(request), created_by_token=token)
+    except ShareRateLimited as e:
+        return api_error(429, str(e), Retry_After=str(e.retry_after))
     except ValueError as e:
         return api_error(400, str(e))
     body = {"url": request.build_absolute_uri(reverse("web:share-detail", args=[secret])), "id": link.pk}

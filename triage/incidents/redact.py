@@ -56,6 +56,20 @@ def redact_text(text: str) -> str:
     return text
 
 
+def redact_problem(text: str) -> str:
+    """One of the engine's read problems, "<member name>: <what happened>": the name is the
+    engine's, never a `name: value` pair (`node-a/api_token.bin: binary file skipped` would
+    lose its name); what follows it may quote data, and is redacted."""
+    prefix = ""
+    for lead in ("limit reached: ",):
+        if text.startswith(lead):
+            prefix, text = lead, text[len(lead):]
+    name, sep, rest = text.partition(": ")
+    if not sep:
+        return prefix + redact_text(text)
+    return prefix + name + sep + redact_text(rest)
+
+
 def redact_data(value: Any) -> Any:
     """A copy of JSON-like data with secret-named keys' values and secrets inside strings
     replaced (diagnosis data, timeline, environment dicts)."""
@@ -66,6 +80,8 @@ def redact_data(value: Any) -> Any:
         for key, item in value.items():
             if isinstance(key, str) and _SECRET_KEY.search(key) and isinstance(item, (str, int, float)) and not isinstance(item, bool):
                 out[key] = REDACTED
+            elif key == "problems" and isinstance(item, list):
+                out[key] = [redact_problem(p) if isinstance(p, str) else redact_data(p) for p in item]
             else:
                 out[key] = redact_data(item)
         return out

@@ -57,7 +57,8 @@ class IncidentEditForm(forms.Form):
 
 
 class ShareForm(forms.Form):
-    EXPIRY_CHOICES = [("86400", "1 day"), ("604800", "7 days"), ("2592000", "30 days"), ("0", "never")]
+    # "0": as long as TRIAGE_SHARE_MAX_DAYS allows (no link lives forever).
+    EXPIRY_CHOICES = [("86400", "1 day"), ("604800", "7 days"), ("2592000", "30 days"), ("0", "the longest allowed")]
     expires_in = forms.TypedChoiceField(choices=EXPIRY_CHOICES, coerce=int, initial="604800", label="Expires after")
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from django.urls import reverse
 
+from triage.fanout.selectors import incident_nodes_reported
 from triage.incidents.models import Finding, Incident
 from triage.incidents.redact import redact_data, redact_text
 
@@ -148,6 +149,7 @@ def incident_page_context(incident: Incident, *, links: PageLinks | None = None,
         "snapshots": [host_snapshot(s) for s in data.get("snapshots") or [] if isinstance(s, dict)],
         "health": [health_check(h) for h in data.get("health") or [] if isinstance(h, dict)],
         "bundles": list(incident.bundles.all()),
+        "nodes_reported": incident_nodes_reported(incident=incident),
         "links": links,
         "shared": shared,
         "log_url": links.log,

@@ -20,7 +20,12 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from triage.accounts.models import Role, ShareLink
 from triage.accounts.selectors import membership_get, sharelink_from_secret, sharelinks_of, teams_for
-from triage.accounts.services import sharelink_create, sharelink_record_access, sharelink_revoke
+from triage.accounts.services import (
+    ShareRateLimited,
+    sharelink_create,
+    sharelink_record_access,
+    sharelink_revoke,
+)
 from triage.incidents.logs import SourceNotFound, log_find, log_page
 from triage.incidents.models import Incident
 from triage.incidents.redact import redact_data
@@ -217,7 +222,7 @@ def _log_page(request: HttpRequest, incident: Incident, links: PageLinks, *, sha
             max_chars=settings.TRIAGE_LOG_MAX_LINE_CHARS,
         )
         past_end = None
-        if not page.lines and page.first > 1:
+        if not page.lines and page.first > 1 and not page.notice:
             # A line number past the end (an old link, a typo): the last page, and say so.
             past_end = max(start, target)
             page = log_page(incident=incident, source=source, first=max(1, page.first - size + 1), count=size,
@@ -292,7 +297,11 @@ def share_create_view(request: HttpRequest, incident_id: str) -> HttpResponse:
     if not form.is_valid():
         messages.error(request, "Choose when the link expires.")
         return redirect("web:incident-detail", incident.pk)
-    _, secret = sharelink_create(incident=incident, expires_in=form.cleaned_data["expires_in"], created_by=request.user)
+    try:
+        _, secret = sharelink_create(incident=incident, expires_in=form.cleaned_data["expires_in"], created_by=request.user)
+    except ShareRateLimited as e:
+        messages.error(request, f"No link made: {e}.")
+        return redirect("web:incident-detail", incident.pk)
     url = request.build_absolute_uri(reverse("web:share-detail", args=[secret]))
     # Shown this once: only its hash is stored.
     messages.success(request, url, extra_tags="share-url")
