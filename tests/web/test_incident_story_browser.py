@@ -7,7 +7,6 @@ Screenshots go to test-artifacts/ (described in docs/dashboard.md).
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Iterator
