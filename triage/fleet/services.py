@@ -39,17 +39,18 @@ def fleet_on_diagnosis(*, incident_id: str) -> None:
 
 # --- Grouping -------------------------------------------------------------------------------
 
-def _problem_refresh(problem_id: int | None) -> None:
+def _problem_refresh(problem_id: int | None) -> dict[str, Any]:
     """Count, first and last seen of a problem, from its occurrences; an empty one goes away."""
     if problem_id is None:
-        return
+        return {}
     stats = Occurrence.objects.filter(problem_id=problem_id).aggregate(
-        n=Count("pk"), first=Min("seen_at"), last=Max("seen_at")
+        count=Count("pk"), first_seen=Min("seen_at"), last_seen=Max("seen_at")
     )
-    if not stats["n"]:
+    if not stats["count"]:
         Problem.objects.filter(pk=problem_id).delete()
-        return
-    Problem.objects.filter(pk=problem_id).update(count=stats["n"], first_seen=stats["first"], last_seen=stats["last"])
+        return {}
+    Problem.objects.filter(pk=problem_id).update(**stats)
+    return stats
 
 
 def _problem_for(*, team_id: int, fp: Fingerprint) -> tuple[Problem, bool]:
@@ -137,7 +138,8 @@ def fleet_incident_update(*, incident_id: str) -> Occurrence | None:
     culprit host and the wander flag of its job. Returns the occurrence (None: nothing to group)."""
     events: list[tuple[str, dict[str, Any]]] = []
     with transaction.atomic():
-        incident = Incident.objects.select_for_update().select_related("team").filter(pk=incident_id).first()
+        incident = (Incident.objects.select_for_update(of=("self",)).select_related("diagnosis")
+                    .filter(pk=incident_id).first())
         if incident is None:
             return None
         diagnosis = getattr(incident, "diagnosis", None)
@@ -180,11 +182,11 @@ def fleet_incident_update(*, incident_id: str) -> Occurrence | None:
         occurrence.machine_fault = fp.machine_fault
         occurrence.machine_reason = fp.machine_reason[:100]
         occurrence.seen_at = incident.created_at
-        occurrence.save()
-        _problem_refresh(problem.pk)
+        occurrence.save(force_insert=existing is None)
+        for name, value in _problem_refresh(problem.pk).items():
+            setattr(problem, name, value)
         if old_problem and old_problem != problem.pk:
             _problem_refresh(old_problem)
-        problem.refresh_from_db()
 
         regression = joined and not created and problem.status == Problem.Status.RESOLVED
         if regression:
@@ -208,8 +210,9 @@ def fleet_incident_update(*, incident_id: str) -> Occurrence | None:
             if raised is not None:
                 events.append((Event.WANDER_FLAG, raised))
 
+        webhooks = list(Webhook.objects.filter(team_id=incident.team_id, active=True).select_related("team"))
         for event, payload in events:
-            webhooks_notify(team_id=incident.team_id, event=event, data=payload)
+            webhooks_notify(webhooks=webhooks, event=event, data=payload)
     return occurrence
 
 
@@ -234,11 +237,19 @@ def _host_state_update(*, team_id: int, host: str) -> dict[str, Any] | None:
     """Remember the host's drain decision; the payload of a notification when it just became
     "drain recommended", else None (announced once, not on every incident after)."""
     decision = host_drain(team_id=team_id, host=host)
-    state, _ = HostState.objects.select_for_update().get_or_create(team_id=team_id, host=host)
+    state = HostState.objects.select_for_update().filter(team_id=team_id, host=host).first()
+    if state is None:
+        if not decision.recommended:
+            return None  # nothing to remember: no row means "not drained"
+        state = HostState(team_id=team_id, host=host)
     became = decision.recommended and not state.drain
     if state.drain != decision.recommended or state.reason != decision.reason:
         state.drain, state.reason = decision.recommended, decision.reason
-        state.save()
+        try:
+            with transaction.atomic():
+                state.save()
+        except IntegrityError:
+            return None  # a concurrent update of the same host made the row and announced it
     if not became:
         return None
     return {"host": host, "reason": decision.reason, "incidents": decision.incident_ids, "gpu": decision.gpu}
@@ -334,19 +345,17 @@ def webhook_body(*, webhook: Webhook, event: str, team: str, data: dict[str, Any
     return {"event": event, "team": team, "text": text, "data": data}
 
 
-def webhooks_notify(*, team_id: int, event: str, data: dict[str, Any]) -> list[Delivery]:
-    """One delivery per webhook of the team that wants this event, sent after the commit."""
-    from triage.accounts.models import Team
-
+def webhooks_notify(*, webhooks: list[Webhook], event: str, data: dict[str, Any]) -> list[Delivery]:
+    """One delivery per webhook (of a team) that wants this event, sent after the commit."""
     from .tasks import webhook_deliver_task
 
-    team = Team.objects.get(pk=team_id).name
     deliveries = []
-    for webhook in Webhook.objects.filter(team_id=team_id, active=True):
+    for webhook in webhooks:
         if not webhook.wants(event):
             continue
         delivery = Delivery.objects.create(
-            webhook=webhook, event=event, payload=webhook_body(webhook=webhook, event=event, team=team, data=data)
+            webhook=webhook, event=event,
+            payload=webhook_body(webhook=webhook, event=event, team=webhook.team.name, data=data),
         )
         deliveries.append(delivery)
         transaction.on_commit(lambda pk=delivery.pk: webhook_deliver_task.delay(pk))

@@ -2,33 +2,33 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 from django import template
-from django.urls import NoReverseMatch, reverse
+from django.urls import reverse
 
 from triage.fleet.selectors import host_drain, incident_fleet
 
 register = template.Library()
 
 
+def _fleet_prefix() -> str:
+    # Reversed once per call site instead of per row: the fleet page links hundreds of hosts.
+    return reverse("fleet:fleet")
+
+
 @register.simple_tag
 def host_url(host: str) -> str:
     if not host or "/" in host:
         return ""
-    try:
-        return reverse("fleet:host", args=[host])
-    except NoReverseMatch:
-        return ""
+    return f"{_fleet_prefix()}hosts/{quote(host, safe='')}/"
 
 
 @register.simple_tag
 def gpu_url(host: str, gpu: str) -> str:
     if not host or not gpu or "/" in host or "/" in gpu:
         return ""
-    try:
-        return reverse("fleet:gpu", args=[host, gpu])
-    except NoReverseMatch:
-        return ""
+    return f"{_fleet_prefix()}hosts/{quote(host, safe='')}/gpus/{quote(gpu, safe=':')}/"
 
 
 @register.inclusion_tag("fleet/incident_panel.html")
