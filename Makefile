@@ -35,6 +35,7 @@ bench: venv services chromium
 	$(PY) bench/pipeline.py
 	$(PY) bench/timeline.py
 	$(PY) bench/load.py
+	$(PY) bench/fleet.py
 
 clean:
 	rm -rf $(VENV) media staticfiles .pytest_cache

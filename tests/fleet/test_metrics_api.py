@@ -113,3 +113,19 @@ def test_the_webhook_command_adds_lists_and_removes(db: None) -> None:
         call_command("webhook", "add", "https://example.com/x", "--team", "nobody")
     call_command("webhook", "remove", str(webhook.pk), stdout=StringIO())
     assert not Webhook.objects.exists()
+
+
+def test_the_grafana_dashboard_queries_only_metrics_the_server_exports(
+    client: Client, api_token: str, media_root: Path, scenario_bundle: Callable[[str, int], Path],
+) -> None:
+    import json
+    import re
+
+    from tests.conftest import REPO
+
+    post(client, api_token, scenario_bundle("hardware_fault", 0), job="g-1")
+    exported = {s.name for f in metrics(client, Authorization=f"Bearer {api_token}").values() for s in f.samples}
+    dashboard = json.loads((REPO / "docs" / "grafana-fleet.json").read_text())
+    exprs = [t["expr"] for p in dashboard["panels"] for t in p["targets"]]
+    used = {name for e in exprs for name in re.findall(r"\b(triage_[a-z_]+)\b", e)}
+    assert used and used <= exported, used - exported
