@@ -97,6 +97,19 @@ def test_rediagnosis_keeps_one_occurrence_and_the_problem_count(
     assert Problem.objects.get().pk == problem.pk and Problem.objects.get().count == 1
 
 
+def test_fleet_rebuild_regroups_incidents_diagnosed_before_the_fleet(
+    client: Client, api_token: str, media_root: Path, scenario_bundle: Callable[[str, int], Path],
+) -> None:
+    for n in range(2):
+        post(client, api_token, scenario_bundle("hardware_fault", 0), job=f"old-{n}")
+    Problem.objects.all().delete()
+    Occurrence.objects.all().delete()
+    out = StringIO()
+    call_command("fleet_rebuild", stdout=out)
+    assert "grouped 2 of 2" in out.getvalue()
+    assert Problem.objects.get().count == 2
+
+
 def test_the_webhook_command_adds_lists_and_removes(db: None) -> None:
     out = StringIO()
     call_command("webhook", "add", "https://hooks.example.com/x", "--events", "host.drain_recommended",

@@ -193,6 +193,20 @@ def gpu_detail(*, team_ids: list[int], host: str, gpu: str) -> dict[str, Any]:
     }
 
 
+def gpu_canonical(*, team_ids: list[int], host: str, gpu: str) -> str | None:
+    """The key the fleet files this GPU under, for a page asked by device index ("dev:3") or PCI
+    bus ("pci:5d:00"), as the incident page links them; None when no snapshot tells."""
+    kind, _, value = gpu.partition(":")
+    records = GpuRecord.objects.filter(team_id__in=team_ids, host=host).order_by("-seen_at")
+    if kind == "dev" and value.isdigit():
+        records = records.filter(index=int(value))
+    elif kind == "pci" and value:
+        records = records.filter(pci=value.lower())
+    else:
+        return None
+    return records.values_list("gpu", flat=True).first()
+
+
 def _incident_points(occurrences: list[Occurrence]) -> dict[str, Any]:
     """Incidents over time, one series per cause (what the host/GPU chart draws)."""
     series: dict[str, dict[str, list[Any]]] = {}

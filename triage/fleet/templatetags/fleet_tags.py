@@ -25,10 +25,13 @@ def host_url(host: str) -> str:
 
 
 @register.simple_tag
-def gpu_url(host: str, gpu: str) -> str:
-    if not host or not gpu or "/" in host or "/" in gpu:
+def gpu_url(host: str, gpu: str | int) -> str:
+    """`gpu`: the fleet's key, or a bare device index (the GPU page resolves it through snapshots)."""
+    if isinstance(gpu, int) and not isinstance(gpu, bool):
+        gpu = f"dev:{gpu}"
+    if not host or not gpu or "/" in host or "/" in str(gpu):
         return ""
-    return f"{_fleet_prefix()}hosts/{quote(host, safe='')}/gpus/{quote(gpu, safe=':')}/"
+    return f"{_fleet_prefix()}hosts/{quote(host, safe='')}/gpus/{quote(str(gpu), safe=':')}/"
 
 
 @register.inclusion_tag("fleet/incident_panel.html")
