@@ -100,7 +100,8 @@ def problem_occurrences(*, problem: Problem, limit: int = 200) -> list[Occurrenc
 
 
 def problem_wander_flags(*, problem: Problem) -> list[WanderFlag]:
-    return list(WanderFlag.objects.filter(active=True, occurrences__problem=problem).distinct())
+    return list(WanderFlag.objects.filter(active=True).filter(
+        Q(occurrences__problem=problem) | Q(cluster_occurrences__problem=problem)).distinct())
 
 
 def fleet_overview(*, team_ids: list[int], days: int = 30, limit: int = 50) -> dict[str, Any]:
@@ -219,7 +220,7 @@ def _incident_points(occurrences: list[Occurrence]) -> dict[str, Any]:
 
 
 def incident_fleet(*, incident_id: str) -> Occurrence | None:
-    return Occurrence.objects.select_related("problem", "wander").filter(pk=incident_id).first()
+    return Occurrence.objects.select_related("problem", "wander", "cluster_wander").filter(pk=incident_id).first()
 
 
 def webhooks_of(*, team_ids: list[int]) -> list[Webhook]:

@@ -20,7 +20,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count, Max, Min
 from django.utils import timezone
 
-from triage.incidents.models import Incident
+from triage.incidents.models import Bundle, Incident
 
 from .fingerprint import Fingerprint, fingerprint_of, gpu_key, host_snapshot, job_family, pci_short, snapshot_gpus
 from .models import Delivery, Event, GpuRecord, HealthRecord, HostState, Occurrence, Problem, WanderFlag, Webhook
@@ -179,6 +179,8 @@ def fleet_incident_update(*, incident_id: str) -> Occurrence | None:
         occurrence.transport = fp.transport[:40]
         occurrence.switch = _switch_of(host_snapshot(data, fp.host)) if fp.host else ""
         occurrence.job_family = job_family(incident.job)[:200]
+        occurrence.cluster = (Bundle.objects.filter(incident=incident, uploaded_by_token__isnull=False)
+                              .values_list("uploaded_by_token__name", flat=True).first() or "")[:100]
         occurrence.machine_fault = fp.machine_fault
         occurrence.machine_reason = fp.machine_reason[:100]
         occurrence.seen_at = incident.created_at
@@ -205,8 +207,14 @@ def fleet_incident_update(*, incident_id: str) -> Occurrence | None:
             drained = _host_state_update(team_id=incident.team_id, host=host)
             if drained is not None:
                 events.append((Event.DRAIN_RECOMMENDED, drained))
-        for family in {f for f in (occurrence.job_family, existing.job_family if existing else "") if f}:
-            raised = _wander_update(team_id=incident.team_id, family=family)
+        scopes = {(occurrence.job_family, ""), (occurrence.cluster, occurrence.family)}
+        if existing is not None:
+            scopes |= {(existing.job_family, ""), (existing.cluster, existing.family)}
+        for name, family in sorted(scopes):
+            if not name:
+                continue
+            raised = (_wander_update_cluster(team_id=incident.team_id, cluster=name, family=family) if family
+                      else _wander_update_job(team_id=incident.team_id, family=name))
             if raised is not None:
                 events.append((Event.WANDER_FLAG, raised))
 
@@ -255,39 +263,52 @@ def _host_state_update(*, team_id: int, host: str) -> dict[str, Any] | None:
     return {"host": host, "reason": decision.reason, "incidents": decision.incident_ids, "gpu": decision.gpu}
 
 
-def _wander_update(*, team_id: int, family: str) -> dict[str, Any] | None:
-    """Raise (or lower) the flag of a job family; the notification payload when newly raised."""
+def _wander_update_job(*, team_id: int, family: str) -> dict[str, Any] | None:
+    return _wander_update(team_id=team_id, key=family, label=f"job {family}", members={"job_family": family},
+                          link="wander")
+
+
+def _wander_update_cluster(*, team_id: int, cluster: str, family: str) -> dict[str, Any] | None:
+    """One cluster, one message family, a different host each time: the fabric, not a node."""
+    key = "cluster:" + hashlib.sha256(f"{cluster}\x1f{family}".encode()).hexdigest()[:32]
+    return _wander_update(team_id=team_id, key=key, label=f"cluster {cluster}, message family “{family[:120]}”",
+                          members={"cluster": cluster, "family": family}, link="cluster_wander")
+
+
+def _wander_update(*, team_id: int, key: str, label: str, members: dict[str, str], link: str) -> dict[str, Any] | None:
+    """Raise (or lower) the flag of a scope (the occurrences matching `members`); the
+    notification payload when newly raised. `link` is the occurrence field pointing at it."""
     cutoff = timezone.now() - timedelta(days=settings.TRIAGE_WANDER_WINDOW_DAYS)
     rows = list(
-        Occurrence.objects.filter(team_id=team_id, job_family=family, seen_at__gte=cutoff)
+        Occurrence.objects.filter(team_id=team_id, seen_at__gte=cutoff, **members)
         .exclude(host="")
         .order_by("seen_at")
         .values("incident_id", "host", "transport", "family", "switch", "cause")
     )
     hosts = Counter(r["host"] for r in rows)
     wandering = len(hosts) >= settings.TRIAGE_WANDER_MIN_HOSTS and max(hosts.values()) == 1
-    flag = WanderFlag.objects.select_for_update().filter(team_id=team_id, job_family=family).first()
+    flag = WanderFlag.objects.select_for_update().filter(team_id=team_id, job_family=key).first()
     if not wandering:
         if flag is not None and flag.active:
             flag.active = False
             flag.save(update_fields=["active", "updated_at"])
-            Occurrence.objects.filter(wander=flag).update(wander=None)
+            Occurrence.objects.filter(**{link: flag}).update(**{link: None})
         return None
-    evidence = _wander_evidence(family, rows)
+    evidence = _wander_evidence(label, rows)
     newly = flag is None or not flag.active
     if flag is None:
-        flag = WanderFlag.objects.create(team_id=team_id, job_family=family, evidence=evidence)
+        flag = WanderFlag.objects.create(team_id=team_id, job_family=key, label=label, evidence=evidence)
     else:
-        flag.active, flag.evidence = True, evidence
-        flag.save(update_fields=["active", "evidence", "updated_at"])
-    Occurrence.objects.filter(team_id=team_id, job_family=family).update(wander=None)
-    Occurrence.objects.filter(pk__in=[r["incident_id"] for r in rows]).update(wander=flag)
+        flag.active, flag.evidence, flag.label = True, evidence, label
+        flag.save(update_fields=["active", "evidence", "label", "updated_at"])
+    Occurrence.objects.filter(**{link: flag}).update(**{link: None})
+    Occurrence.objects.filter(pk__in=[r["incident_id"] for r in rows]).update(**{link: flag})
     if not newly:
         return None
-    return {"job_family": family, "message": WanderFlag.MESSAGE, **evidence}
+    return {"scope": label, "message": WanderFlag.MESSAGE, **evidence}
 
 
-def _wander_evidence(family: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
+def _wander_evidence(label: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
     shared = []
     for field_name, what in (("switch", "same switch/rail"), ("transport", "same NCCL transport NET/"),
                              ("family", "same message family"), ("cause", "same cause")):
@@ -296,7 +317,7 @@ def _wander_evidence(family: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
             value = values.pop()
             shared.append(f"{what}{value}" if what.endswith("/") else f"{what}: {value}")
     hosts = [r["host"] for r in rows]
-    summary = (f"{len(rows)} incidents of job {family} within {settings.TRIAGE_WANDER_WINDOW_DAYS} days, "
+    summary = (f"{len(rows)} incidents of {label} within {settings.TRIAGE_WANDER_WINDOW_DAYS} days, "
                f"each with its culprit on a different host ({', '.join(hosts)})")
     if shared:
         summary += "; they share: " + "; ".join(shared)
@@ -326,7 +347,7 @@ EVENT_TEXT = {
     Event.PROBLEM_NEW: "New problem #{problem}: {cause} on {host} {gpu}",
     Event.PROBLEM_REGRESSION: "Regression: problem #{problem} ({cause} on {host} {gpu}) is back after it was resolved",
     Event.DRAIN_RECOMMENDED: "Drain recommended for {host}: {reason}",
-    Event.WANDER_FLAG: "Job {job_family}: {message}. {summary}",
+    Event.WANDER_FLAG: "{scope}: {message}. {summary}",
 }
 
 
