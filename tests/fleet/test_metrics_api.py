@@ -142,3 +142,29 @@ def test_the_grafana_dashboard_queries_only_metrics_the_server_exports(
     exprs = [t["expr"] for p in dashboard["panels"] for t in p["targets"]]
     used = {name for e in exprs for name in re.findall(r"\b(triage_[a-z_]+)\b", e)}
     assert used and used <= exported, used - exported
+
+
+def test_team_admins_manage_webhooks_on_the_settings_page_and_others_cannot(
+    client: Client, django_user_model: Any,
+) -> None:
+    from tests.conftest import join_team
+
+    admin = join_team(django_user_model.objects.create_user("admin"), role="admin")
+    viewer = join_team(django_user_model.objects.create_user("viewer"), role="viewer")
+    client.force_login(viewer)
+    assert client.post("/fleet/webhooks", {"url": "https://x.example.com/h", "format": "generic"}).status_code == 403
+    client.force_login(admin)
+    team = admin.memberships.get().team_id
+    bad = client.post("/fleet/webhooks", {"team": team, "url": "not a url", "format": "generic"})
+    assert bad.status_code == 400 and not Webhook.objects.exists()
+    response = client.post("/fleet/webhooks", {"team": team, "url": "https://x.example.com/h", "format": "slack",
+                                               "events": ["problem.new"]})
+    assert response.status_code == 302
+    webhook = Webhook.objects.get()
+    assert (webhook.format, webhook.events) == ("slack", ["problem.new"])
+    assert "https://x.example.com/h" in client.get("/fleet/webhooks").content.decode()
+    client.force_login(viewer)
+    assert client.post(f"/fleet/webhooks/{webhook.pk}/delete").status_code == 404
+    client.force_login(admin)
+    assert client.post(f"/fleet/webhooks/{webhook.pk}/delete").status_code == 302
+    assert not Webhook.objects.exists()
