@@ -110,6 +110,24 @@ def test_fleet_rebuild_regroups_incidents_diagnosed_before_the_fleet(
     assert Problem.objects.get().count == 2
 
 
+def test_pruned_incidents_leave_their_problems(
+    client: Client, api_token: str, media_root: Path, scenario_bundle: Callable[[str, int], Path],
+) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from triage.incidents.models import Incident
+    from triage.incidents.services import incident_prune
+
+    ids = [post(client, api_token, scenario_bundle("hardware_fault", 0), job=f"p-{n}") for n in range(2)]
+    Incident.objects.filter(pk=ids[0]).update(created_at=timezone.now() - timedelta(days=40))
+    assert incident_prune(older_than_days=30) == [ids[0]]
+    assert Problem.objects.get().count == 1
+    Incident.objects.filter(pk=ids[1]).delete()
+    assert not Problem.objects.exists()
+
+
 def test_the_webhook_command_adds_lists_and_removes(db: None) -> None:
     out = StringIO()
     call_command("webhook", "add", "https://hooks.example.com/x", "--events", "host.drain_recommended",

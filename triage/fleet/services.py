@@ -39,6 +39,13 @@ def fleet_on_diagnosis(*, incident_id: str) -> None:
 
 # --- Grouping -------------------------------------------------------------------------------
 
+def problem_refresh(*, problem_id: int) -> None:
+    """After incidents went away (retention): recount the problem, drop it when empty."""
+    with transaction.atomic():
+        if Problem.objects.select_for_update().filter(pk=problem_id).exists():
+            _problem_refresh(problem_id)
+
+
 def _problem_refresh(problem_id: int | None) -> dict[str, Any]:
     """Count, first and last seen of a problem, from its occurrences; an empty one goes away."""
     if problem_id is None:
