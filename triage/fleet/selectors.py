@@ -131,15 +131,12 @@ def fleet_overview(*, team_ids: list[int], days: int = 30, limit: int = 50) -> d
         base.filter(seen_at__gte=since).annotate(day=TruncDate("seen_at")).values("day", "cause")
         .annotate(n=Count("pk")).order_by("day", "cause")
     )
-    causes = sorted({row["cause"] for row in by_day})
-    days_seen = sorted({row["day"] for row in by_day})
+    counts = {(row["day"], row["cause"]): row["n"] for row in by_day}
+    days_seen = sorted({day for day, _ in counts})
     chart = {
         "days": [d.isoformat() for d in days_seen],
-        "series": [
-            {"cause": c, "counts": [next((r["n"] for r in by_day if r["day"] == d and r["cause"] == c), 0)
-                                    for d in days_seen]}
-            for c in causes
-        ],
+        "series": [{"cause": c, "counts": [counts.get((d, c), 0) for d in days_seen]}
+                   for c in sorted({cause for _, cause in counts})],
     }
     return {
         "problems": problems[:limit],
