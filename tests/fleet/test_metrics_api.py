@@ -85,6 +85,28 @@ def test_the_host_api_answers_for_any_host_and_refuses_without_a_read_token(
     assert client.get("/api/v1/hosts/" + "x" * 300, headers=auth).status_code == 400
 
 
+def test_a_smoke_result_is_the_hosts_health_in_the_api_and_on_its_page(
+    client: Client, api_token: str, media_root: Path, tmp_path: Path, django_user_model: Any,
+) -> None:
+    import json
+
+    from tests.conftest import join_team, tar_gz
+
+    smoke = {"schema": "nccl-triage/smoke@1", "host": "node-c", "backend": "nccl", "world_size": 8, "ok": False,
+             "busbw_gbps": None, "ranks": [{"rank": 0, "ok": True, "error": None},
+                                           {"rank": 5, "ok": False, "error": "NCCL error: unhandled cuda error"}]}
+    bundle = tmp_path / "smoke-node-c.tar.gz"
+    bundle.write_bytes(tar_gz({"node-c/smoke.json": json.dumps(smoke).encode()}))
+    post(client, api_token, bundle, job="smoke-node-c", host="node-c")
+
+    health = client.get("/api/v1/hosts/node-c", headers={"Authorization": f"Bearer {api_token}"}).json()["health"]
+    assert health["ok"] is False and health["backend"] == "nccl" and health["world_size"] == 8
+    assert health["error"] == "NCCL error: unhandled cuda error"
+    client.force_login(join_team(django_user_model.objects.create_user("sre")))
+    page = client.get("/fleet/hosts/node-c/").content.decode()
+    assert "NCCL error: unhandled cuda error" in page and "failed" in page
+
+
 def test_rediagnosis_keeps_one_occurrence_and_the_problem_count(
     client: Client, api_token: str, media_root: Path, scenario_bundle: Callable[[str, int], Path],
 ) -> None:

@@ -65,14 +65,17 @@ def _problem_for(*, team_id: int, fp: Fingerprint) -> tuple[Problem, bool]:
         "cause": fp.cause, "host": fp.host, "gpu": fp.gpu, "gpu_label": fp.gpu_label[:200], "nic": fp.nic,
         "family": fp.family[:300], "grouped_because": fp.grouped_because(),
     }
-    try:
-        with transaction.atomic():
-            problem, created = Problem.objects.get_or_create(team_id=team_id, fingerprint=fp.key, defaults=defaults)
-    except IntegrityError:
-        problem, created = Problem.objects.get(team_id=team_id, fingerprint=fp.key), False
     # Locked until the end of the caller's transaction: members join one problem at a time,
     # so its count is never computed from a view missing a concurrent newcomer.
-    return Problem.objects.select_for_update().get(pk=problem.pk), created
+    locked = Problem.objects.select_for_update()
+    problem = locked.filter(team_id=team_id, fingerprint=fp.key).first()
+    if problem is not None:
+        return problem, False
+    try:
+        with transaction.atomic():
+            return Problem.objects.create(team_id=team_id, fingerprint=fp.key, **defaults), True
+    except IntegrityError:  # a concurrent update made it first
+        return locked.get(team_id=team_id, fingerprint=fp.key), False
 
 
 def _switch_of(snapshot: dict[str, Any] | None) -> str:
@@ -159,6 +162,7 @@ def fleet_incident_update(*, incident_id: str) -> Occurrence | None:
                 and existing.fingerprint == fp.key:
             return existing  # a duplicate delivery of the same update
 
+        # Replaced even without an occurrence: a smoke-only upload has health but no verdict.
         GpuRecord.objects.filter(incident=incident).delete()
         HealthRecord.objects.filter(incident=incident).delete()
         GpuRecord.objects.bulk_create(_gpu_records(incident, data))
