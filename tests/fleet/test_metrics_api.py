@@ -208,3 +208,20 @@ def test_team_admins_manage_webhooks_on_the_settings_page_and_others_cannot(
     client.force_login(admin)
     assert client.post(f"/fleet/webhooks/{webhook.pk}/delete").status_code == 302
     assert not Webhook.objects.exists()
+
+
+def test_another_teams_fleet_stays_out_of_sight(
+    client: Client, api_token: str, media_root: Path, scenario_bundle: Callable[[str, int], Path],
+    django_user_model: Any,
+) -> None:
+    from tests.conftest import join_team
+
+    post(client, api_token, scenario_bundle("hardware_fault", 0), job="private")
+    problem = Problem.objects.get()
+    client.force_login(join_team(django_user_model.objects.create_user("outsider"), team="elsewhere"))
+    fleet = client.get("/fleet/")
+    assert fleet.status_code == 200 and "node-b" not in fleet.content.decode()
+    assert client.get("/fleet/hosts/node-b/").status_code == 404
+    assert client.get(f"/fleet/problems/{problem.pk}/").status_code == 404
+    assert client.post(f"/fleet/problems/{problem.pk}/status").status_code == 404
+    assert client.get("/fleet/hosts/node-b/gpus/dev:3/").status_code == 404
