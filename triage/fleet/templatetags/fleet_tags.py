@@ -1,11 +1,12 @@
 """Links to host and GPU pages from any template, and the fleet panel of the incident page."""
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 from urllib.parse import quote
 
 from django import template
-from django.urls import reverse
+from django.urls import get_script_prefix, reverse
 
 from triage.fleet.selectors import host_drain, incident_fleet
 
@@ -13,7 +14,12 @@ register = template.Library()
 
 
 def _fleet_prefix() -> str:
-    # Reversed once per call site instead of per row: the fleet page links hundreds of hosts.
+    # Reversed once per script prefix, not per link: the fleet pages link hundreds of hosts.
+    return _fleet_prefix_under(get_script_prefix())
+
+
+@lru_cache(maxsize=8)
+def _fleet_prefix_under(script_prefix: str) -> str:
     return reverse("fleet:fleet")
 
 
