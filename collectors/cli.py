@@ -44,8 +44,16 @@ def _policy(args: argparse.Namespace) -> RetryPolicy:
     return RetryPolicy(attempts=max(1, args.retries), base_delay=args.backoff)
 
 
+def _prog() -> str:
+    """How the user started us: the installed `nccl-triage`, the zipapp, or `python -m collectors`."""
+    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    if name == "nccl-triage" or name.endswith(".pyz"):
+        return name
+    return "python -m collectors"
+
+
 def parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m collectors", description=f"{COLLECTOR}: gather and "
+    ap = argparse.ArgumentParser(prog=_prog(), description=f"{COLLECTOR}: gather and "
                                  "upload what explains a failed multi-GPU job.")
     ap.add_argument("--version", action="version", version=COLLECTOR)
     sub = ap.add_subparsers(dest="command", required=True)
@@ -132,7 +140,13 @@ def _upload_files(args: argparse.Namespace, paths: list[Path], job: str, host: s
 
 
 def cmd_snapshot(args: argparse.Namespace) -> int:
-    text = json.dumps(build_snapshot(), indent=2) + "\n"
+    snapshot = build_snapshot()
+    nvml = snapshot.get("nvml") or {}
+    if not nvml.get("available") or not nvml.get("gpus"):
+        # stdout stays the JSON alone; the person at the terminal still learns it has no GPU data.
+        reason = nvml.get("reason") or "NVML found no GPU"
+        print(f"nccl-triage: no GPU readings in this snapshot: {reason}", file=sys.stderr)
+    text = json.dumps(snapshot, indent=2) + "\n"
     if args.out:
         args.out.write_text(text)
     else:

@@ -7,6 +7,7 @@ full stack: Celery workers over Redis, PostgreSQL. A bad value fails at start-up
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -80,6 +81,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "triage.accounts",
     "triage.incidents",
+    "triage.fanout",
     "triage.api",
     "triage.web",
     "triage.cli",
@@ -87,6 +89,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First, so it sees every error (JSON for the API; 503 when the database is down).
+    "triage.api.middleware.ErrorResponseMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -218,6 +222,11 @@ TRIAGE_DEFAULT_TEAM = env("TRIAGE_DEFAULT_TEAM") or "default"
 # Longest a share link may live, and what one gets when none is asked for (0: never expires).
 TRIAGE_SHARE_MAX_SECONDS = envint("TRIAGE_SHARE_MAX_DAYS", 90, minimum=1) * 86400
 TRIAGE_SHARE_DEFAULT_SECONDS = envint("TRIAGE_SHARE_DEFAULT_DAYS", 7, minimum=0) * 86400
+# Share links one person or token may create per hour (0: no limit), and failed sign-ins per
+# user name and per address within the window before sign-in is refused for its rest.
+TRIAGE_SHARE_RATE_LIMIT = envint("TRIAGE_SHARE_RATE_LIMIT", 30, minimum=0)
+TRIAGE_LOGIN_FAILURE_LIMIT = envint("TRIAGE_LOGIN_FAILURE_LIMIT", 10, minimum=0)
+TRIAGE_LOGIN_FAILURE_WINDOW = envint("TRIAGE_LOGIN_FAILURE_WINDOW", 900, minimum=1)
 # Incidents older than this many days are deleted with their raw files by the beat job
 # (0: keep forever).
 TRIAGE_RETENTION_DAYS = envint("TRIAGE_RETENTION_DAYS", 0, minimum=0)
@@ -225,6 +234,11 @@ TRIAGE_RETENTION_DAYS = envint("TRIAGE_RETENTION_DAYS", 0, minimum=0)
 # Log viewer: lines shown per page, and the longest line shown whole.
 TRIAGE_LOG_PAGE_LINES = envint("TRIAGE_LOG_PAGE_LINES", 200, minimum=10)
 TRIAGE_LOG_MAX_LINE_CHARS = 4000
+
+# --- Parsing in parts (triage/fanout) ---------------------------------------------------------
+# A bundle larger than this is read in parts of about this size, each by its own task; the
+# states of the parts are stored and merged by a last step. 0 reads every bundle in one task.
+TRIAGE_PARSE_PART_BYTES = envint("TRIAGE_PARSE_PART_MB", 1024, minimum=0) * 1024 * 1024
 
 # --- Fleet (docs/fleet.md) -------------------------------------------------------------------
 # A host or GPU implicated as culprit by a fault of the machine's own (Xid, ECC, NVLink, a NIC
@@ -258,6 +272,11 @@ TRIAGE_STUCK_AFTER_SECONDS = envint(
     TRIAGE_VISIBILITY_TIMEOUT + 2 * TRIAGE_PARSE_TIME_LIMIT,
     minimum=1,
 )
+# The broker is a notification, not the record: incidents `queued` longer than this (their
+# message refused or lost with Redis) are queued again by the beat sweep, which also runs this
+# often; `parsing` ones older than the hard limit (their worker died) too, at most this many times.
+TRIAGE_REQUEUE_AFTER_SECONDS = envint("TRIAGE_REQUEUE_AFTER_SECONDS", 60, minimum=1)
+TRIAGE_PARSE_MAX_ATTEMPTS = envint("TRIAGE_PARSE_MAX_ATTEMPTS", 3, minimum=1)
 if TRIAGE_PARSE_SOFT_TIME_LIMIT >= TRIAGE_PARSE_TIME_LIMIT:
     raise ImproperlyConfigured("TRIAGE_PARSE_SOFT_TIME_LIMIT must be below TRIAGE_PARSE_TIME_LIMIT")
 if TRIAGE_VISIBILITY_TIMEOUT <= TRIAGE_PARSE_TIME_LIMIT:
@@ -288,6 +307,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = {
     "unacked_restore_interval": envint("CELERY_UNACKED_RESTORE_INTERVAL", 10, minimum=1),
     # ...but only every Nth look scans Redis (tests set 1 to see redelivery quickly).
     "unacked_restore_throttle": envint("CELERY_UNACKED_RESTORE_THROTTLE", 10, minimum=1),
+    "socket_connect_timeout": 3,
 }
 # Retry connecting to Redis at start-up instead of crashing (compose starts things together).
 # https://docs.celeryq.dev/en/stable/userguide/configuration.html#broker-connection-retry-on-startup
@@ -331,11 +351,23 @@ CELERY_BEAT_SCHEDULE = {
     },
     # Retention: hourly, so a restart never delays it by a day; it does nothing when
     # TRIAGE_RETENTION_DAYS is 0.
+    "incidents-requeue": {
+        "task": "triage.incidents.tasks.incident_requeue_task",
+        "schedule": float(TRIAGE_REQUEUE_AFTER_SECONDS),
+    },
     "incidents-prune": {
         "task": "triage.incidents.tasks.incident_prune_task",
         "schedule": 3600.0,
     },
 }
+
+# beat's own state (last run times): never in the working directory, i.e. the repository.
+CELERY_BEAT_SCHEDULE_FILENAME = env("CELERY_BEAT_SCHEDULE_FILE") or str(
+    Path(tempfile.gettempdir()) / f"nccl-triage-celerybeat-schedule-{os.getuid()}"
+)
+# An upload must not hang on a broker that is down: try briefly, then leave the incident
+# `queued` for the sweep (triage.incidents.services.incident_notify_worker).
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
 
 # The upload rate limit counts in the cache: Redis when there is one, so every gunicorn worker
 # and machine shares the count; otherwise this process's memory (the embedded default).
@@ -345,6 +377,8 @@ if REDIS_URL:
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": env("CACHE_REDIS_URL") or REDIS_URL,
             "KEY_PREFIX": (env("CELERY_KEY_PREFIX") or "") + "cache",
+            # Rate limits fail open when Redis is down (triage.api.ratelimit): fail fast too.
+            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
         }
     }
 
