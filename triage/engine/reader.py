@@ -16,6 +16,7 @@ from .model import Event
 from .parsers import ALWAYS, EXCLUSIVE
 from .parsers.base import LineCtx, SourceState
 from .scan import LineScanner, Prefilter
+from .signatures.matcher import matcher
 from .structured import (
     MAX_JSON_BYTES,
     MAX_SAMPLES,
@@ -166,6 +167,9 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                     break
             for parse in ALWAYS[1:]:
                 events.extend(parse(ctx, state))
+            meaning = signature_event(ctx, events)
+            if meaning is not None:
+                events.append(meaning)
             uptime = dmesg_uptime(body) if when is None and events else None
             for ev in events:
                 if uptime is not None:
@@ -183,6 +187,35 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
     out.events.extend(flush_source(state, info))
     if (kernel_hits and "dmesg" in info.name.lower()) or kernel_hits > 2:
         info.kind = "kernel_log"
+
+
+def signature_event(ctx: LineCtx, events: list[Event]) -> Event | None:
+    """What the catalog says this line means, wherever it sits in the line. The format parsers'
+    events on the same line lend their identity (an NCCL prefix names host, pid and device)."""
+    found = matcher().best(ctx.text)
+    if found is None:
+        return None
+    sig = found.sig
+    if sig.role == "context" and sig.cause is None and sig.priority <= 20:
+        return None  # a catch-all with nothing to say (an unknown WARN stays a format event)
+    ev = ctx.event(
+        "signature",
+        severity="error" if sig.role == "fault" else "warn" if sig.role == "symptom" else "info",
+        message=ctx.body.strip(),
+        sig=sig.id,
+        cause=sig.cause,
+        role=sig.role,
+        confidence=sig.confidence,
+        priority=sig.priority,
+        groups=dict(found.groups),
+    )
+    for other in events:
+        ev.host = ev.host or other.host
+        ev.pid = ev.pid if ev.pid is not None else other.pid
+        ev.device = ev.device if ev.device is not None else other.device
+        if ev.rank is None and other.rank is not None:
+            ev.rank = other.rank
+    return ev
 
 
 def flush_source(state: SourceState, info: SourceInfo) -> list[Event]:

@@ -155,6 +155,27 @@ LITERALS: tuple[str, ...] = (
 )
 
 
+def keyword_patterns() -> tuple[str, ...]:
+    """The parsers' own keywords and every catalog pattern: one list, built, never hand-kept."""
+    from .signatures import CATALOG
+
+    seen = dict.fromkeys(KEYWORDS)
+    for sig in CATALOG:
+        seen.update(dict.fromkeys(sig.patterns))
+    return tuple(seen)
+
+
+def keyword_literals() -> tuple[str, ...]:
+    from .signatures import CATALOG
+    from .signatures.literals import required_literals
+
+    lits = dict.fromkeys(LITERALS)
+    for sig in CATALOG:
+        for lit in sig.literals or tuple(x for p in sig.patterns for x in required_literals(p)):
+            lits[lit] = None
+    return tuple(lits)
+
+
 def _literal_finder(literals: tuple[str, ...]) -> Callable[[bytes], list[int]]:
     needles = tuple(sorted({lit.encode() for lit in literals}))
 
@@ -231,7 +252,7 @@ def prefilter(prefer: str | None = None) -> Prefilter:
     global _PREFILTER
     if _PREFILTER is not None and prefer is None:
         return _PREFILTER
-    patterns = [k.encode() for k in KEYWORDS]
+    patterns = [k.encode() for k in keyword_patterns()]
     alternation = b"(?:" + b"|".join(patterns) + b")"
     chosen: Prefilter | None = None
     if prefer in (None, "hyperscan"):
@@ -243,7 +264,7 @@ def prefilter(prefer: str | None = None) -> Prefilter:
         if finder:
             chosen = Prefilter("re2", finder)
     if chosen is None:
-        chosen = Prefilter("python", _literal_finder(LITERALS))
+        chosen = Prefilter("python", _literal_finder(keyword_literals()))
     if prefer is None:
         _PREFILTER = chosen
     return chosen

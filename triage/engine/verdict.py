@@ -22,14 +22,14 @@ def rank_findings(findings: list[Finding]) -> list[Finding]:
         return (-CONFIDENCE_ORDER.get(f.confidence, 0), f.weight < ROOT_WEIGHT, t, -f.weight)
 
     ordered = sorted(findings, key=key)
-    # One finding per (rule, culprit): rules may see the same fault through two paths.
-    seen: set[tuple[str, int | None]] = set()
+    # One finding per cause: the rules and the catalog may see the same fault through two paths,
+    # and a second finding of the verdict's own cause only repeats it.
+    seen: set[str] = set()
     out = []
     for f in ordered:
-        k = (f.rule, id(f.culprit) if f.culprit is not None else None)
-        if k in seen:
+        if f.cause in seen:
             continue
-        seen.add(k)
+        seen.add(f.cause)
         out.append(f)
     return out
 

@@ -34,11 +34,22 @@ FIX_SEGV = (
 SIGNAL_EXITS = {"SIGKILL", "SIGSEGV", "SIGABRT", "SIGBUS", "SIGILL", "SIGFPE"}
 
 
+def named_elsewhere(facts: Facts, ev: Event) -> bool:
+    """The catalog says what this line means, and it is not 'a rank crashed': an exception whose
+    own text names a store timeout, a duplicate GPU or a network error is that cause's evidence
+    (the signature rule reports it), and a symptom is downstream of another rank's failure."""
+    meaning = facts.meaning_of(ev)
+    if meaning is None or meaning.data.get("role") not in ("fault", "symptom"):
+        return False
+    return meaning.data.get("cause") != "rank_crash" or meaning.data.get("role") == "symptom"
+
+
 def crash_events(facts: Facts) -> list[Event]:
-    """Real faults of a process, excluding downstream NCCL/dist errors."""
+    """Real faults of a process, excluding downstream NCCL/dist errors and exceptions whose own
+    message names a more specific cause."""
     out: list[Event] = []
     for ev in facts.kind("exception"):
-        if is_downstream_exception(ev):
+        if is_downstream_exception(ev) or named_elsewhere(facts, ev):
             continue
         out.append(ev)
     torn_down = watchdog_ranks(facts)
@@ -50,7 +61,7 @@ def crash_events(facts: Facts) -> list[Event]:
     # rethrown by the watchdog is downstream, an application exception is not.
     for ev in facts.kind("terminate_what"):
         what = ev.data.get("what") or ""
-        if not any(t in what for t in DOWNSTREAM_TEXT):
+        if not any(t in what for t in DOWNSTREAM_TEXT) and not named_elsewhere(facts, ev):
             out.append(ev)
     for ev in facts.kind("cuda_error"):
         if ev.data.get("error_class") in ("app", "app_or_hw", "other", "driver"):
