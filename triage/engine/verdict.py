@@ -19,7 +19,8 @@ def rank_findings(findings: list[Finding]) -> list[Finding]:
     def key(f: Finding) -> tuple[Any, ...]:
         c = f.culprit
         t = (c.time or c.approx_time or datetime.max) if c is not None else datetime.max
-        return (-CONFIDENCE_ORDER.get(f.confidence, 0), f.weight < ROOT_WEIGHT, t, -f.weight)
+        # At equal confidence and time, a cause's own rule (richer detail) before the catalog's.
+        return (-CONFIDENCE_ORDER.get(f.confidence, 0), f.weight < ROOT_WEIGHT, t, f.rule.startswith("signature."), -f.weight)
 
     ordered = sorted(findings, key=key)
     # One finding per cause: the rules and the catalog may see the same fault through two paths,
