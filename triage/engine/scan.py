@@ -31,8 +31,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
+try:  # counting newlines is the one full pass besides the scan itself: vectorised where possible
+    import numpy as _np
+except ImportError:  # pragma: no cover - numpy is a pinned requirement; plain bytes.count works too
+    _np = None
+
 BLOCK_BYTES = 4 * 1024 * 1024
-LEARN_WINDOW = 64 * 1024
+LEARN_WINDOW = 16 * 1024
 # Longest line kept whole; the rest of a longer line is skipped (and counted).
 MAX_KEPT_LINE = 64 * 1024
 HEAD_LINES = 30
@@ -135,7 +140,6 @@ IDENTITY_KEYWORDS: tuple[str, ...] = (
     r"set by environment",
     r"Bootstrap ?: Using",
     r"Connected all rings",
-    r"ProcessGroupNCCL (?:initialization|created|environments)",
     r"[Ll]ocal_rank",
     r"LOCAL_RANK",
     r"GLOBAL_RANK",
@@ -213,13 +217,14 @@ def keyword_patterns() -> tuple[str, ...]:
 
 @dataclass
 class Prefilter:
-    """`find(block)` -> (start offsets of MEANING matches, first offsets of IDENTITY/ONCE matches);
-    `learn(window)` -> start offsets of every IDENTITY match. Offsets may point anywhere inside the
-    line; the scanner widens them to whole lines."""
+    """`find(buf, lo, hi)` -> (offsets of MEANING matches, first offsets of IDENTITY/ONCE matches)
+    in buf[lo:hi]; `learn(buf, lo, hi)` -> offsets of every IDENTITY match there. Offsets are
+    absolute in `buf` and may point anywhere inside the line; the scanner widens them to lines.
+    buf[lo:hi] always starts at a line start and ends after a newline."""
 
     engine: str
-    find: Callable[[bytes], tuple[list[int], list[int], list[int]]]
-    learn: Callable[[bytes], list[int]]
+    find: Callable[[bytes, int, int], tuple[list[int], list[int], list[int]]]
+    learn: Callable[[bytes, int, int], list[int]]
 
 
 def _cache_dir() -> Path:
@@ -234,7 +239,7 @@ def _hs_db(hyperscan: object, patterns: list[str], flags: list[int]) -> object:
     key = hashlib.sha256(("\x00".join(patterns) + repr(flags) + getattr(hs, "__version__", "")).encode()).hexdigest()[:24]
     path = _cache_dir() / f"hs-{key}.db"
     try:
-        return hs.loadb(path.read_bytes())  # type: ignore[attr-defined]
+        return hs.loadb(path.read_bytes(), hs.HS_MODE_BLOCK)  # type: ignore[attr-defined]
     except Exception:  # noqa: BLE001 - absent, stale or unreadable: compile it
         pass
     db = hs.Database()  # type: ignore[attr-defined]
@@ -266,26 +271,28 @@ def _hyperscan(ps: PatternSet) -> Prefilter | None:
         return None
     classes = ps.classes
 
-    def find(block: bytes) -> tuple[list[int], list[int], list[int]]:
+    def find(buf: bytes, lo: int, hi: int) -> tuple[list[int], list[int], list[int]]:
         meaning: list[int] = []
         identity: list[int] = []
         once: list[int] = []
         lists = (meaning, identity, once)
+        base = lo - 1
 
         def on_match(pid: int, _from: int, to: int, _flags: int, _ctx: object) -> None:
-            lists[classes[pid]].append(to - 1 if to else 0)
+            lists[classes[pid]].append(base + to if to else lo)
 
-        main.scan(block, match_event_handler=on_match, scratch=scratch)  # type: ignore[attr-defined]
+        main.scan(memoryview(buf)[lo:hi], match_event_handler=on_match, scratch=scratch)  # type: ignore[attr-defined]
         return meaning, identity, once
 
-    def learn(window: bytes) -> list[int]:
+    def learn(buf: bytes, lo: int, hi: int) -> list[int]:
         ends: list[int] = []
         append = ends.append
+        base = lo - 1
 
         def on_match(_pid: int, _from: int, to: int, _flags: int, _ctx: object) -> None:
-            append(to - 1 if to else 0)
+            append(base + to if to else lo)
 
-        learn_db.scan(window, match_event_handler=on_match, scratch=learn_scratch)  # type: ignore[attr-defined]
+        learn_db.scan(memoryview(buf)[lo:hi], match_event_handler=on_match, scratch=learn_scratch)  # type: ignore[attr-defined]
         return ends
 
     return Prefilter("hyperscan", find, learn)
@@ -308,14 +315,15 @@ def _re2(ps: PatternSet) -> Prefilter | None:
         return None
     meaning_re, identity_re, once_re = compiled
 
-    def find(block: bytes) -> tuple[list[int], list[int], list[int]]:
-        meaning = [m.start() for m in meaning_re.finditer(block)] if meaning_re else []
+    def find(buf: bytes, lo: int, hi: int) -> tuple[list[int], list[int], list[int]]:
+        block = buf[lo:hi]
+        meaning = [lo + m.start() for m in meaning_re.finditer(block)] if meaning_re else []
         first_id = identity_re.search(block) if identity_re else None
         first_once = once_re.search(block) if once_re else None
-        return meaning, [first_id.start()] if first_id else [], [first_once.start()] if first_once else []
+        return meaning, [lo + first_id.start()] if first_id else [], [lo + first_once.start()] if first_once else []
 
-    def learn(window: bytes) -> list[int]:
-        return [m.start() for m in identity_re.finditer(window)] if identity_re else []
+    def learn(buf: bytes, lo: int, hi: int) -> list[int]:
+        return [lo + m.start() for m in identity_re.finditer(buf[lo:hi])] if identity_re else []
 
     return Prefilter("re2", find, learn)
 
@@ -356,12 +364,13 @@ def _python(ps: PatternSet) -> Prefilter:
     def first_hits(low: bytes, needles: tuple[bytes, ...]) -> list[int]:
         return [i for i in (low.find(n) for n in needles) if i >= 0]
 
-    def find(block: bytes) -> tuple[list[int], list[int], list[int]]:
-        low = block.lower()
-        return all_hits(low, meaning_lits), first_hits(low, identity_lits), first_hits(low, once_lits)
+    def find(buf: bytes, lo: int, hi: int) -> tuple[list[int], list[int], list[int]]:
+        low = buf[lo:hi].lower()
+        return ([lo + i for i in all_hits(low, meaning_lits)], [lo + i for i in first_hits(low, identity_lits)],
+                [lo + i for i in first_hits(low, once_lits)])
 
-    def learn(window: bytes) -> list[int]:
-        return all_hits(window.lower(), identity_lits)
+    def learn(buf: bytes, lo: int, hi: int) -> list[int]:
+        return [lo + i for i in all_hits(buf[lo:hi].lower(), identity_lits)]
 
     return Prefilter("python", find, learn)
 
@@ -388,10 +397,19 @@ def prefilter(prefer: str | None = None) -> Prefilter:
     return chosen
 
 
-# What makes two identity lines say the same thing: the same words once thread ids, pointers,
-# times and counters are masked.
+# What makes two identity lines say the same thing: the same process (host:pid of an NCCL
+# prefix) and the same words once pointers, times and thread ids are masked.
+_HEX = re.compile(rb"0x[0-9a-fA-F]+")
 _NOISE = re.compile(rb"0x[0-9a-fA-F]+|\d+:\d\d:\d\d(?:[.,]\d+)?|\b\d+\.\d{3,}\b")
-_TID = re.compile(rb"(:\d+):\d+ \[")
+_PREFIX = re.compile(rb"([^\s:\[\]]+:\d+):\d+ (?:\[\d+\] )?(?:\d+\.\d+ )?(?:\S+:\d+ )?$")
+
+
+def identity_key(raw: bytes) -> bytes:
+    i = raw.find(b"NCCL INFO ")
+    if i >= 0:
+        m = _PREFIX.search(raw, max(0, i - 120), i)
+        return (m.group(1) if m else b"") + b"|" + _HEX.sub(b"", raw[i + 10 : i + 400])
+    return _NOISE.sub(b"", raw[:400])
 
 
 class Learner:
@@ -402,13 +420,29 @@ class Learner:
         self.limit = limit
 
     def __call__(self, raw: bytes) -> bool:
-        key = _TID.sub(rb"\1 [", _NOISE.sub(b"", raw[:512]))
-        if key in self.seen:
-            return False
-        if len(self.seen) >= self.limit:
+        key = identity_key(raw)
+        if key in self.seen or len(self.seen) >= self.limit:
             return False
         self.seen.add(key)
         return True
+
+
+def count_lines(buf: bytes, lo: int, hi: int) -> int:
+    if _np is not None and hi - lo > 4096:
+        return int(_np.count_nonzero(_np.frombuffer(buf, dtype=_np.uint8, count=hi - lo, offset=lo) == 10))
+    return buf.count(b"\n", lo, hi)
+
+
+def line_indexes(buf: bytes, lo: int, starts: list[int]) -> list[int]:
+    """For each (sorted, absolute) offset, how many newlines come between `lo` and it."""
+    out = []
+    counted_to = lo
+    n = 0
+    for start in starts:
+        n += count_lines(buf, counted_to, start)
+        counted_to = start
+        out.append(n)
+    return out
 
 
 def _introduces_next(raw: bytes) -> bool:
@@ -439,85 +473,104 @@ class LineScanner:
     def __iter__(self) -> Iterator[tuple[int, bytes]]:
         tail: deque[tuple[int, bytes]] = deque(maxlen=self.tail_lines)
         recent: deque[int] = deque(maxlen=self.tail_lines + 8)  # line numbers already yielded
-        held: list[tuple[int, bytes]] = []  # the last block's picks, yielded with the next block
-        line_base = 0  # lines completed before the current block
+        held: list[tuple[int, bytes]] = []  # picks not yet yielded (kept one step back)
+        self._line_base = 0  # lines completed before the current region
+        self._bring_next = False  # the previous region ended with a line ending in ':'
         carry = b""
         skipping_long = False  # inside a line longer than MAX_KEPT_LINE: drop until newline
-        bring_next = False  # the previous block ended with a line ending in ':'
         read = self.stream.read
         while True:
             chunk = read(self.block_bytes)
             if not chunk:
                 break
             self.stats.bytes += len(chunk)
+            start = 0
+            current: list[tuple[int, bytes]] = []
             if skipping_long:
                 nl = chunk.find(b"\n")
                 if nl < 0:
                     continue
                 # The over-long line ends here: keep its cut head as one line of its own.
-                chunk = b"\n" + chunk[nl + 1 :]
+                start = nl + 1
                 skipping_long = False
-            block = carry + chunk if carry else chunk
-            cut = block.rfind(b"\n")
-            if cut < 0:
-                carry = block
+                current.extend(self._region(carry + b"\n", 0, len(carry) + 1, tail))
+                carry = b""
+            first = chunk.find(b"\n", start)
+            if first < 0:
+                carry += chunk[start:]
                 if len(carry) > MAX_KEPT_LINE:
                     carry = carry[:MAX_KEPT_LINE]
                     skipping_long = True
                     self.stats.long_lines_cut += 1
+                held.extend(current)
                 continue
-            carry = block[cut + 1 :]
-            body = block[: cut + 1]
+            # The line cut by the previous block, completed by this one: a region of its own.
+            if carry or first > start:
+                bridge = carry + chunk[start : first + 1]
+                current.extend(self._region(bridge, 0, len(bridge), tail))
+            cut = chunk.rfind(b"\n")
+            # Lines wholly inside the block are scanned in place: no copy of the block is made.
+            if cut > first:
+                current.extend(self._region(chunk, first + 1, cut + 1, tail))
+            carry = chunk[cut + 1 :]
             if len(carry) > MAX_KEPT_LINE:
                 carry = carry[:MAX_KEPT_LINE]
                 skipping_long = True
                 self.stats.long_lines_cut += 1
-            n_lines = body.count(b"\n")
-            picks = list(self._select(body, line_base, n_lines, bring_next))
-            bring_next = bool(picks) and picks[-1][0] == line_base + n_lines and _introduces_next(picks[-1][1])
+            # The previous block's picks go out now; this block's wait, so that the tail (which may
+            # reach back into it) is merged in order at the end.
             for item in held:
                 recent.append(item[0])
                 yield item
-            held = picks
-            # Keep the tail of the source for the end; the last lines say how a rank ended.
-            self._remember_tail(body, line_base, n_lines, tail)
-            line_base += n_lines
+            held = current
         if carry:
-            line_base += 1
-            tail.append((line_base, carry))
-            meaning, identity, once = self.engine.find(carry + b"\n")
-            if bring_next or meaning or once or (identity and self.learner(carry)):
-                held.append((line_base, carry))
-        self.stats.lines = line_base
-        self.stats.last_line = line_base
+            line_no = self._line_base + 1
+            self._line_base = line_no
+            tail.append((line_no, carry))
+            data = carry + b"\n"
+            meaning, identity, once = self.engine.find(data, 0, len(data))
+            if self._bring_next or meaning or once or (identity and self.learner(carry)):
+                held.append((line_no, carry))
+        self.stats.lines = self._line_base
+        self.stats.last_line = self._line_base
         done = set(recent)
-        final = {n: raw for n, raw in held}
+        final: dict[int, bytes] = {}
+        for n, raw in held:
+            if n not in done:
+                final.setdefault(n, raw)
         for n, raw in tail:
             if n not in done:
                 final.setdefault(n, raw)
         for n in sorted(final):
             yield n, final[n]
 
-    def _learn(self, body: bytes, start: int) -> set[int]:
+    def _region(self, buf: bytes, lo: int, hi: int, tail: deque[tuple[int, bytes]]) -> list[tuple[int, bytes]]:
+        """The picks of whole lines buf[lo:hi] (hi just after a newline); advances the line count."""
+        n_lines = count_lines(buf, lo, hi)
+        picks = list(self._select(buf, lo, hi, self._line_base, n_lines, self._bring_next))
+        self._bring_next = bool(picks) and picks[-1][0] == self._line_base + n_lines and _introduces_next(picks[-1][1])
+        self._remember_tail(buf, lo, hi, self._line_base, n_lines, tail)
+        self._line_base += n_lines
+        return picks
+
+    def _learn(self, buf: bytes, start: int, hi: int) -> set[int]:
         """Line starts of new identity lines from `start` on, window by window, until a window
         teaches nothing new."""
         found: set[int] = set()
         learner, learn = self.learner, self.engine.learn
-        while start < len(body):
-            end = body.rfind(b"\n", start, min(len(body), start + LEARN_WINDOW)) + 1
+        while start < hi:
+            end = buf.rfind(b"\n", start, min(hi, start + LEARN_WINDOW)) + 1
             if end <= start:
-                end = body.find(b"\n", start) + 1 or len(body)
-            window = body[start:end]
+                end = buf.find(b"\n", start, hi) + 1 or hi
             new = 0
             last = -1
-            for pos in learn(window):
-                ls = window.rfind(b"\n", 0, pos) + 1
+            for pos in learn(buf, start, end):
+                ls = buf.rfind(b"\n", start, pos) + 1 or start
                 if ls == last:
                     continue
                 last = ls
-                le = window.find(b"\n", ls)
-                if learner(window[ls:le]):
-                    found.add(start + ls)
+                if learner(buf[ls : buf.find(b"\n", ls, end)]):
+                    found.add(ls)
                     new += 1
             self.stats.learned += new
             if not new:
@@ -525,66 +578,66 @@ class LineScanner:
             start = end
         return found
 
-    def _select(self, body: bytes, line_base: int, n_lines: int, bring_first: bool = False) -> Iterator[tuple[int, bytes]]:
-        starts: set[int] = {0} if bring_first else set()
-        meaning, identity, once = self.engine.find(body)
+    def _line_start(self, buf: bytes, lo: int, pos: int) -> int:
+        return max(buf.rfind(b"\n", lo, pos) + 1, lo)
+
+    def _select(
+        self, buf: bytes, lo: int, hi: int, line_base: int, n_lines: int, bring_first: bool = False
+    ) -> Iterator[tuple[int, bytes]]:
+        starts: set[int] = {lo} if bring_first else set()
+        meaning, identity, once = self.engine.find(buf, lo, hi)
         for pos in meaning:
-            ls = body.rfind(b"\n", 0, pos) + 1
+            ls = self._line_start(buf, lo, pos)
             starts.add(ls)
             # The two lines before: a traceback's last frame and its source line.
-            if ls:
-                p1 = body.rfind(b"\n", 0, ls - 1) + 1
+            if ls > lo:
+                p1 = self._line_start(buf, lo, ls - 1)
                 starts.add(p1)
-                if p1:
-                    starts.add(body.rfind(b"\n", 0, p1 - 1) + 1)
+                if p1 > lo:
+                    starts.add(self._line_start(buf, lo, p1 - 1))
         if once:
-            # The first catch-all line of the block, the same line whatever the engine.
-            starts.add(body.rfind(b"\n", 0, min(once)) + 1)
+            # The first catch-all line of the region, the same line whatever the engine.
+            starts.add(self._line_start(buf, lo, min(once)))
         first_new = -1
         for pos in sorted(identity):
-            ls = body.rfind(b"\n", 0, pos) + 1
-            if self.learner(body[ls : body.find(b"\n", ls)]):
+            ls = self._line_start(buf, lo, pos)
+            if self.learner(buf[ls : buf.find(b"\n", ls, hi)]):
                 starts.add(ls)
                 first_new = ls if first_new < 0 else min(first_new, ls)
         if first_new >= 0:
-            nl = body.find(b"\n", first_new)
-            starts |= self._learn(body, nl + 1)
+            starts |= self._learn(buf, buf.find(b"\n", first_new, hi) + 1, hi)
         if line_base < self.head_lines:
-            pos = 0
+            pos = lo
             for _ in range(min(self.head_lines - line_base, n_lines)):
                 starts.add(pos)
-                pos = body.find(b"\n", pos) + 1
+                pos = buf.find(b"\n", pos, hi) + 1
                 if pos == 0:
                     break
+        starts.discard(hi)
         if not starts:
             return
         ordered = sorted(starts)
         extra: list[int] = []
         for start in ordered:
-            end = body.find(b"\n", start)
+            end = buf.find(b"\n", start, hi)
             # A line ending in ':' ("Last error:", "Root Cause ...:") introduces the next line.
-            if _introduces_next(body[start:end]) and end + 1 < len(body):
+            if _introduces_next(buf[max(start, end - 2) : end]) and end + 1 < hi:
                 extra.append(end + 1)
         if extra:
             ordered = sorted(starts.union(extra))
-        counted_to = 0
-        lineno = line_base
-        for start in ordered:
-            lineno += body.count(b"\n", counted_to, start)
-            counted_to = start
-            end = body.find(b"\n", start)
-            yield lineno + 1, body[start:end]
+        for start, before in zip(ordered, line_indexes(buf, lo, ordered)):
+            end = buf.find(b"\n", start, hi)
+            yield line_base + before + 1, buf[start:end]
 
-    def _remember_tail(self, body: bytes, line_base: int, n_lines: int, tail: deque[tuple[int, bytes]]) -> None:
+    def _remember_tail(self, buf: bytes, lo: int, hi: int, line_base: int, n_lines: int, tail: deque[tuple[int, bytes]]) -> None:
         want = self.tail_lines
-        if want <= 0:
+        if want <= 0 or n_lines <= 0:
             return
-        end = len(body) - 1  # index of the final newline
         lines: list[bytes] = []
-        pos = end
-        while len(lines) < want and pos > 0:
-            start = body.rfind(b"\n", 0, pos) + 1
-            lines.append(body[start:pos])
+        pos = hi - 1  # index of the final newline
+        while len(lines) < want and pos >= lo:
+            start = self._line_start(buf, lo, pos)
+            lines.append(buf[start:pos])
             pos = start - 1
         last = line_base + n_lines
         for offset, raw in enumerate(reversed(lines)):
