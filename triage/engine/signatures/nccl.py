@@ -1524,7 +1524,7 @@ _P2P: tuple[Signature, ...] = (
     # ---------------------------------------------------------------- P2P / IPC / cuMem
     Signature(
         id="nccl.p2p.peer_access_text",
-        patterns=(r"peer access is not supported between these two devices",),
+        patterns=(r"(?:IPC handle|peer with device \S+) ?: \d+ peer access is not supported between these two devices",),
         cause="p2p_unsupported",
         role="fault",
         confidence="high",
@@ -2589,14 +2589,14 @@ _USAGE: tuple[Signature, ...] = (
     ),
     Signature(
         id="nccl.version.banner",
-        patterns=(r"NCCL version \d+\.\d+\.\d+",),
+        patterns=(r"NCCL version \d+\.\d+\.\d+\S*\+cuda\d+",),
         extract=r"NCCL version (?P<nccl_version>\d+\.\d+\.\d+)\S*?(?:\+cuda(?P<cuda_version>\d+\.\d+))?",
         cause=None,
         role="context",
         confidence="high",
         title="NCCL version",
         fix="NCCL {nccl_version} built for CUDA {cuda_version}.",
-        origin="NCCL src/init.cc VERSION_STRING `NCCL version %d.%d.%d%s+cuda%d.%d` 2.4-2.30 (bare stdout line <=2.21)",
+        origin="NCCL src/init.cc VERSION_STRING `NCCL version %d.%d.%d%s+cuda%d.%d` 2.4-2.30 (bare stdout line <=2.21); requires `+cuda` so the `NCCL version x.y.z` tail of PyTorch exceptions does not match",
         samples=("NCCL version 2.4.8+cuda10.1", "gpu-a:1:1 [0] NCCL INFO NCCL version 2.21.5+cuda12.4"),
         priority=30,
     ),
