@@ -567,6 +567,31 @@ _IB: tuple[Signature, ...] = (
         priority=30,
     ),
     Signature(
+        id="nccl.ib.gdr_disabled",
+        patterns=(r"NET/\S+ : GPU Direct RDMA Disabled for HCA \d+", r"GPU Direct RDMA Disabled for GPU \S+ / HCA \S+ \(distance"),
+        cause="network",
+        role="context",
+        confidence="low",
+        title="GPUDirect RDMA disabled (NIC cannot read GPU memory, or too far in the PCIe topology)",
+        fix="NCCL will stage network traffic through host memory (lower bandwidth, more CPU). 'for HCA' means the NIC/driver cannot register GPU memory (nvidia-peermem not loaded, no DMA-BUF); 'distance' means the NIC is too far from the GPU (NCCL_NET_GDR_LEVEL).\n$ lsmod | grep nvidia_peermem\n$ nvidia-smi topo -m",
+        origin="NCCL src/graph/topo.cc INFO `NET/%s : GPU Direct RDMA %s for HCA %d '%s'` 2.12-2.30, src/graph/paths.cc INFO `GPU Direct RDMA Disabled for GPU %lx / HCA %d (distance %d > %d)` 2.7-2.30",
+        samples=("gpu:1:1 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'",),
+        priority=35,
+    ),
+    Signature(
+        id="nccl.ib.hint",
+        patterns=(r"HINT: (?:In many cases this error occurs when|To confirm|Default value is \d+, which is)",),
+        extract=r"HINT: (?P<hint>.+)$",
+        cause="network",
+        role="context",
+        confidence="low",
+        title="NCCL hint after an IB completion error",
+        fix="NCCL's own hint for the preceding IB error: {hint}",
+        origin="NCCL src/transport/net_ib/common.h printIbWcStatusHint INFO 2.29-2.30 (ACS / GDR, NIC cross-rail, NCCL_IB_TIMEOUT, NCCL_IB_GID_INDEX hints)",
+        samples=("gpu:1:1 [0] NCCL INFO HINT: In many cases this error occurs when ACS is enabled which would break GPU Direct RDMA protocol.",),
+        priority=30,
+    ),
+    Signature(
         id="nccl.ib.peer_access",
         patterns=(r"failed to peer with device \d+",),
         extract=r"failed to peer with device (?P<peer_dev>\d+)\S*: (?P<code>\d+) (?P<err>.+)$",
@@ -1338,7 +1363,7 @@ _CUDA: tuple[Signature, ...] = (
           "the fabric. Cause recorded as hardware_fault (the NVSwitch fabric is down) though it is "
           "often the service, not the silicon.\n$ systemctl status nvidia-fabricmanager\n"
           "$ nvidia-smi -q | grep -A2 -i fabric",
-          "cudaErrorSystemNotReady (802)", "system not yet initialized", priority=80),
+          "cudaErrorSystemNotReady (802); cause hardware_fault = NVSwitch fabric not up (Fabric Manager), debatable vs other", "system not yet initialized", priority=80),
     _cuda("initialization_error", "initialization error'", "other", "fault", "low",
           "CUDA initialization error",
           "CUDA could not initialize in this process: CUDA used in a forked child, a driver/library "
@@ -1576,9 +1601,21 @@ _P2P: tuple[Signature, ...] = (
             "is probably a hardware problem (NVLink down, Fabric Manager degraded).\n"
             "$ nvidia-smi nvlink -s; nvidia-smi topo -p2p r\n$ systemctl status nvidia-fabricmanager"
         ),
-        origin="NCCL src/graph/paths.cc 2.14-2.30",
+        origin="NCCL src/graph/paths.cc 2.14-2.30 (WARN); cause hardware_fault because the message itself says 'probably due to a hardware issue'",
         samples=("gpu:1:1 [0] graph/paths.cc:326 NCCL WARN P2P is disabled between NVLINK connected GPUs 1 and 3. This should not be the case given their connectivity, and is probably due to a hardware issue. If you still want to proceed, you can set NCCL_IGNORE_DISABLED_P2P=1.",),
         priority=80,
+    ),
+    Signature(
+        id="nccl.p2p.disabled_info",
+        patterns=(r"P2P is disabled between connected GPUs \d+ and \d+\. You can repress this message",),
+        cause="p2p_unsupported",
+        role="context",
+        confidence="medium",
+        title="P2P disabled between PCIe-connected GPUs (CUDA reports no P2P)",
+        fix="NVML/CUDA report that P2P is not possible between these GPUs although they share a PCIe switch: IOMMU/ACS or virtualization blocks it. NCCL falls back to SHM; if jobs hang or corrupt data, check ACS.\n$ nvidia-smi topo -p2p r; sudo lspci -vvv | grep -i acsctl",
+        origin="NCCL src/graph/paths.cc INFO 2.14-2.30",
+        samples=("gpu:1:1 [0] NCCL INFO P2P is disabled between connected GPUs 0 and 1. You can repress this message with NCCL_IGNORE_DISABLED_P2P=1.",),
+        priority=40,
     ),
     Signature(
         id="nccl.p2p.uds_failed",
@@ -1652,7 +1689,7 @@ _P2P: tuple[Signature, ...] = (
             "$ systemctl status nvidia-fabricmanager; nvidia-smi -q | grep -A3 -i fabric\n"
             "$ export NCCL_NVLS_ENABLE=0"
         ),
-        origin="NCCL src/transport/nvls.cc 2.28-2.30",
+        origin="NCCL src/transport/nvls.cc 2.28-2.30; cause hardware_fault because NCCL's own text blames the Fabric Manager or NVSwitches (the NVLink fabric), not the application",
         samples=("gpu:1:1 [0] transport/nvls.cc:208 NCCL WARN Failed to bind NVLink SHARP (NVLS) Multicast memory of size 1073741824 : CUDA error 2 'out of memory'.",),
         priority=80,
     ),
@@ -1711,7 +1748,7 @@ _P2P: tuple[Signature, ...] = (
             "issue, not failed hardware).\n$ nvidia-imex-ctl -N; ls -la /dev/nvidia-caps-imex-channels\n"
             "$ export NCCL_MNNVL_ENABLE=0   # to run without MNNVL"
         ),
-        origin="NCCL src/init.cc 2.21-2.23, src/mnnvl.cc 2.26-2.30",
+        origin="NCCL src/init.cc 2.21-2.23, src/mnnvl.cc 2.26-2.30; cause other (not hardware_fault): the text points at IMEX daemon/channel configuration, a host setup issue",
         samples=("gpu:1:1 [0] mnnvl.cc:80 NCCL WARN MNNVL (cliqueSize 72) is available but not working on this system. Check the IMEX channel configuration (/dev/nvidia-caps-imex-channels). Set NCCL_MNNVL_ENABLE=0 to ignore this issue.",),
         priority=80,
     ),
