@@ -117,8 +117,8 @@ _IB: tuple[Signature, ...] = (
         id="nccl.ib.async_fatal_event",
         patterns=(
             r"NET/IB ?: \S+:\d+ async fatal event",
-            r"NET/IB ?: \S+:\d+ Got async (?:error )?event ?:",
-            r"NET/IB ?: Got async event ?: ",
+            r"NET/IB ?: \S+:\d+ Got async error event ?:",
+            r"NET/IB ?: (?:\S+:\d+ )?Got async event ?: (?:CQ error|local work queue catastrophic error|invalid request local work queue error|local access violation work queue error|path migration error|local catastrophic error|port error|SRQ catastrophic error|WQ fatal error)",
         ),
         extract=r"NET/IB ?: (?:(?P<hca>[^\s:]+):(?P<port>\d+) )?.*?event(?: on \w+)?(?: \([^)]*\))?[^:]*: ?(?P<event>.+)$",
         cause="network",
@@ -131,15 +131,28 @@ _IB: tuple[Signature, ...] = (
             "node, and drain it if the port keeps failing:\n" + _IB_CHECK + "\n"
             "$ dmesg -T | grep -iE 'mlx5|port|link' | tail -50"
         ),
-        origin=("NCCL src/transport/net_ib.cc `Got async event : %s` 2.4-2.18, `%s:%d Got async event` "
-                "2.21, `%s:%d async fatal event[ on CQ/QP/SRQ]: %s` 2.23-2.30 (net_ib/common.cc 2.29+); "
-                "ibv_event_type strings from ibv_event_type_str"),
+        origin=("NCCL src/transport/net_ib.cc `Got async event : %s` 2.4-2.18 and `%s:%d Got async event` "
+                "2.21 (only the fatal event types here), `%s:%d async fatal event[ on CQ/QP/SRQ]: %s` 2.23-2.30 "
+                "(net_ib/common.cc 2.29+), `Got async error event` 2.23-2.26; ibv_event_type_str strings"),
         samples=(
             _W.format(file="transport/net_ib.cc:82") + "NET/IB : Got async event : port error",
             "[rank5]:gpu-c02:912:950 [5] transport/net_ib/common.cc:120 NCCL WARN NET/IB : mlx5_2:1 async fatal event: local catastrophic error",
             "NET/IB : mlx5_0:1 async fatal event on QP (0x55d0c8a1c2b0): local work queue catastrophic error",
         ),
         priority=80,
+    ),
+    Signature(
+        id="nccl.ib.async_event",
+        patterns=(r"NET/IB ?: (?:\S+:\d+ )?Got async event ?: ",),
+        extract=r"Got async event ?: (?P<event>.+)$",
+        cause="network",
+        role="fault",
+        confidence="low",
+        title="InfiniBand async event (any type; NCCL <=2.21 warned on all of them)",
+        fix="The HCA reported '{event}'. NCCL up to 2.21 printed every async event as a WARN, including benign ones ('port active', 'client reregistration', 'LID change'); they still show that the port changed state during the run (link flap, subnet manager activity).\n" + _IB_CHECK,
+        origin="NCCL src/transport/net_ib.cc `NET/IB : Got async event : %s` 2.4-2.18, `%s:%d Got async event : %s` 2.21 (every event but COMM_EST); ibv_event_type_str",
+        samples=("gpu:1:1 [0] transport/net_ib.cc:95 NCCL WARN NET/IB : Got async event : port active",),
+        priority=60,
     ),
     Signature(
         id="nccl.ib.async_nonfatal_event",
@@ -156,7 +169,7 @@ _IB: tuple[Signature, ...] = (
     ),
     Signature(
         id="nccl.ib.gid_table_changed",
-        patterns=(r"NET/IB ?: \S+:\d+ GID table changed",),
+        patterns=(r"NET/IB ?: \S+:\d+ GID table changed", r"NET/IB ?: (?:\S+:\d+ )?Got async event ?: GID table change"),
         extract=r"NET/IB ?: (?P<hca>[^\s:]+):(?P<port>\d+) GID table changed",
         cause="network",
         role="fault",
@@ -169,7 +182,7 @@ _IB: tuple[Signature, ...] = (
             "$ show_gids   # or: ls /sys/class/infiniband/{hca}/ports/{port}/gids\n"
             "$ export NCCL_IB_GID_INDEX=<stable RoCEv2 index>"
         ),
-        origin="NCCL src/transport/net_ib.cc 2.28, net_ib/common.cc 2.29-2.30 (IBV_EVENT_GID_CHANGE)",
+        origin="NCCL src/transport/net_ib.cc 2.28, net_ib/common.cc 2.29-2.30; `Got async event : GID table change` 2.4-2.21 (IBV_EVENT_GID_CHANGE)",
         samples=(_W.format(file="transport/net_ib/common.cc:133") + "NET/IB : mlx5_bond_0:1 GID table changed",),
         priority=75,
     ),
@@ -2933,6 +2946,18 @@ _RESULT: tuple[Signature, ...] = (
         origin="NCCL src/init.cc ncclGetErrorString(ncclInvalidUsage) 2.4-2.30",
         samples=("RuntimeError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:957, invalid usage, NCCL version 21.0.3",),
         priority=25,
+    ),
+    Signature(
+        id="nccl.result.timeout",
+        patterns=(r", timeout, NCCL version \d", r"Test NCCL failure \S+:\d+ 'timeout"),
+        cause="collective_timeout_straggler",
+        role="symptom",
+        confidence="low",
+        title="ncclTimeout (NCCL 2.30+): an NCCL wait exceeded its budget",
+        fix="NCCL returned ncclTimeout (8): a device-side barrier or wait did not complete in time, i.e. a peer is slow, stuck or gone. Find the rank that stopped progressing.",
+        origin="NCCL src/init.cc ncclGetErrorString(ncclTimeout) `timeout` 2.30 (src/nccl.h.in ncclTimeout = 8)",
+        samples=("torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:2120, timeout, NCCL version 2.30.7",),
+        priority=30,
     ),
     Signature(
         id="nccl.result.in_progress",
