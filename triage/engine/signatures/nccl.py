@@ -757,7 +757,7 @@ _SOCKET: tuple[Signature, ...] = (
             r"[sS]ocketPollConnect(?: poll\(\)| to \S+)? (?:failed with error|returned)",
             r"socketPollConnect: Connect to \S+ returned",
         ),
-        extract=r"(?i)(?:connect to (?P<peer>\S+) (?:failed ?: |returned )(?P<err>[^,]+))?",
+        extract=r"(?i)connect to (?P<peer>\S+)(?: (?:failed ?: |returned )(?P<err>[^,(]+))?",
         cause="network",
         role="fault",
         confidence="low",
@@ -1512,13 +1512,13 @@ _CUDA: tuple[Signature, ...] = (
             r"ncclMaxSharedMem \d+ exceeds device/fn maxSharedMem",
             r"dynamic smem \d+ exceeds device/fn maxSharedMem",
         ),
-        extract=r"cudaArch (?P<arch>\d+)",
+        extract=r"(?:cudaArch (?P<arch>\d+) )?(?:ncclMaxSharedMem|dynamic smem) (?P<need>\d+) exceeds device/fn maxSharedMem (?P<have>\d+)",
         cause="version_mismatch",
         role="fault",
         confidence="high",
         title="NCCL build too old for this GPU (kernel shared-memory need exceeds the device's)",
         fix=(
-            "NCCL's kernels for cudaArch {arch} need more shared memory than this GPU allows: the NCCL "
+            "NCCL's kernels need {need} bytes of shared memory but this GPU/function allows {have}: the NCCL "
             "release predates this GPU architecture. Use an NCCL (or a PyTorch wheel bundling one) "
             "that supports this GPU.\n" + _VERSION_FIX
         ),
@@ -1583,7 +1583,7 @@ _P2P: tuple[Signature, ...] = (
             r"failed to get CUDA IPC handle to device",
             r"cudaIpcGetMemHandle failed",
         ),
-        extract=r"IPC handle(?: to device \S+)? ?: (?P<code>\d+) (?P<err>.+)$",
+        extract=r"(?:IPC handle(?: to device \S+)? ?: (?P<code>\d+) |cudaIpcGetMemHandle failed : )(?P<err>.+)$",
         cause="p2p_unsupported",
         role="fault",
         confidence="medium",
