@@ -575,7 +575,7 @@ _IB: tuple[Signature, ...] = (
         confidence="high",
         title="IB HCA filter in effect",
         fix="NCCL_IB_HCA restricts NCCL to {hca}.",
-        origin="NCCL src/transport/net_ib.cc / net_ib/init.cc INFO 2.4-2.30",
+        origin="NCCL src/transport/net_ib.cc / net_ib/init.cc INFO 2.7-2.30",
         samples=("gpu:1:1 [0] NCCL INFO NCCL_IB_HCA set to mlx5_0,mlx5_1",),
         priority=30,
     ),
@@ -587,7 +587,7 @@ _IB: tuple[Signature, ...] = (
         confidence="low",
         title="GPUDirect RDMA disabled (NIC cannot read GPU memory, or too far in the PCIe topology)",
         fix="NCCL will stage network traffic through host memory (lower bandwidth, more CPU). 'for HCA' means the NIC/driver cannot register GPU memory (nvidia-peermem not loaded, no DMA-BUF); 'distance' means the NIC is too far from the GPU (NCCL_NET_GDR_LEVEL).\n$ lsmod | grep nvidia_peermem\n$ nvidia-smi topo -m",
-        origin="NCCL src/graph/topo.cc INFO `NET/%s : GPU Direct RDMA %s for HCA %d '%s'` 2.12-2.30, src/graph/paths.cc INFO `GPU Direct RDMA Disabled for GPU %lx / HCA %d (distance %d > %d)` 2.7-2.30",
+        origin="NCCL src/graph/topo.cc INFO `NET/%s : GPU Direct RDMA %s for HCA %d '%s'` 2.13-2.30, src/graph/paths.cc INFO `GPU Direct RDMA Disabled for GPU %lx / HCA %d (distance %d > %d)` 2.3-2.28",
         samples=("gpu:1:1 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'",),
         priority=35,
     ),
@@ -600,7 +600,7 @@ _IB: tuple[Signature, ...] = (
         confidence="low",
         title="NCCL hint after an IB completion error",
         fix="NCCL's own hint for the preceding IB error: {hint}",
-        origin="NCCL src/transport/net_ib/common.h printIbWcStatusHint INFO 2.29-2.30 (ACS / GDR, NIC cross-rail, NCCL_IB_TIMEOUT, NCCL_IB_GID_INDEX hints)",
+        origin="NCCL src/transport/net_ib/common.h printIbWcStatusHint INFO 2.30 (ACS / GDR, NIC cross-rail, NCCL_IB_TIMEOUT, NCCL_IB_GID_INDEX hints)",
         samples=("gpu:1:1 [0] NCCL INFO HINT: In many cases this error occurs when ACS is enabled which would break GPU Direct RDMA protocol.",),
         priority=30,
     ),
@@ -784,7 +784,7 @@ _SOCKET: tuple[Signature, ...] = (
         confidence="low",
         title="NCCL retrying a TCP connect (peer not listening yet)",
         fix="NCCL keeps retrying a connection; normal for a few seconds at start-up while peers come up. Many of them mean a peer never started.",
-        origin="NCCL src/misc/socket.cc INFO `Call to connect returned %s, retrying` 2.18-2.23, `%s: connect to %s returned %s, retrying (%d/%ld)` 2.26-2.30",
+        origin="NCCL src/include/socket.h, src/misc/socket.cc INFO `Call to connect returned %s, retrying` 2.4-2.23, `%s: connect to %s returned %s, retrying (%d/%ld)` 2.26-2.30",
         samples=("gpu:1:1 [0] NCCL INFO Call to connect returned Connection refused, retrying",),
         priority=30,
     ),
@@ -1522,7 +1522,7 @@ _CUDA: tuple[Signature, ...] = (
             "release predates this GPU architecture. Use an NCCL (or a PyTorch wheel bundling one) "
             "that supports this GPU.\n" + _VERSION_FIX
         ),
-        origin="NCCL src/enqueue.cc: INFO `ncclMaxSharedMem %d exceeds device/fn maxSharedMem %zu` 2.19-2.25, WARN `cudaArch %d ncclMaxSharedMem %d exceeds ...` 2.26-2.28, `cudaArch %d dynamic smem %d exceeds ...` 2.30",
+        origin="NCCL src/enqueue.cc: INFO `ncclMaxSharedMem %d exceeds device/fn maxSharedMem %zu` 2.25, WARN `cudaArch %d ncclMaxSharedMem %d exceeds ...` 2.26-2.29, `cudaArch %d dynamic smem %d exceeds ...` 2.30",
         samples=(
             _W.format(file="enqueue.cc:90") + "cudaArch 1000 ncclMaxSharedMem 237568 exceeds device/fn maxSharedMem 232448",
             "gpu:2:2 [0] NCCL INFO ncclMaxSharedMem 214016 exceeds device/fn maxSharedMem 101376",
@@ -1614,7 +1614,7 @@ _P2P: tuple[Signature, ...] = (
             "is probably a hardware problem (NVLink down, Fabric Manager degraded).\n"
             "$ nvidia-smi nvlink -s; nvidia-smi topo -p2p r\n$ systemctl status nvidia-fabricmanager"
         ),
-        origin="NCCL src/graph/paths.cc 2.14-2.30 (WARN); cause hardware_fault because the message itself says 'probably due to a hardware issue'",
+        origin="NCCL src/graph/paths.cc 2.12-2.30 (WARN); cause hardware_fault because the message itself says 'probably due to a hardware issue'",
         samples=("gpu:1:1 [0] graph/paths.cc:326 NCCL WARN P2P is disabled between NVLINK connected GPUs 1 and 3. This should not be the case given their connectivity, and is probably due to a hardware issue. If you still want to proceed, you can set NCCL_IGNORE_DISABLED_P2P=1.",),
         priority=80,
     ),
@@ -1626,7 +1626,7 @@ _P2P: tuple[Signature, ...] = (
         confidence="medium",
         title="P2P disabled between PCIe-connected GPUs (CUDA reports no P2P)",
         fix="NVML/CUDA report that P2P is not possible between these GPUs although they share a PCIe switch: IOMMU/ACS or virtualization blocks it. NCCL falls back to SHM; if jobs hang or corrupt data, check ACS.\n$ nvidia-smi topo -p2p r; sudo lspci -vvv | grep -i acsctl",
-        origin="NCCL src/graph/paths.cc INFO 2.14-2.30",
+        origin="NCCL src/graph/paths.cc INFO 2.12-2.30",
         samples=("gpu:1:1 [0] NCCL INFO P2P is disabled between connected GPUs 0 and 1. You can repress this message with NCCL_IGNORE_DISABLED_P2P=1.",),
         priority=40,
     ),
@@ -1665,7 +1665,7 @@ _P2P: tuple[Signature, ...] = (
             "rank the same single GPU.\n$ echo $CUDA_VISIBLE_DEVICES $LOCAL_RANK; nvidia-smi -L"
         ),
         origin=("NCCL src/init.cc `Duplicate GPU detected : rank %d and rank %d both on CUDA device %x` "
-                "2.7-2.29 (%lx from 2.11), graph/topo.cc `Multiple ranks detected using the same GPU` "
+                "2.5-2.29 (%lx from 2.11), graph/topo.cc `Multiple ranks detected using the same GPU` "
                 "2.30.3-2.30.4, init.cc `Multiple Ranks are using the same GPU/Partition` 2.30.7"),
         samples=(
             "gpu:2:2 [1] init.cc:573 NCCL WARN Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 83000",
@@ -1854,7 +1854,7 @@ _NETPLUGIN: tuple[Signature, ...] = (
             "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET to see the plugin load error.\n"
             "$ env | grep -E 'NCCL_NET|LD_LIBRARY_PATH'; ls $LD_LIBRARY_PATH | grep nccl-net"
         ),
-        origin="NCCL src/init.cc 2.11-2.18, src/net.cc 2.19-2.21, src/plugin/net.cc 2.22-2.30",
+        origin="NCCL `Error: network %s not found.` 2.10-2.26 (src/init.cc, later src/net.cc, src/plugin/net.cc); `Failed to initialize any NET plugin` src/plugin/net.cc 2.27-2.30",
         samples=("gpu:1:1 [0] init.cc:232 NCCL WARN Error: network IB not found.",),
         priority=85,
     ),
@@ -1926,7 +1926,7 @@ _NETPLUGIN: tuple[Signature, ...] = (
         confidence="low",
         title="NCCL uses TCP sockets for inter-node traffic",
         fix="Inter-node traffic goes over TCP sockets. Fine on Ethernet-only clusters; on IB/RoCE/EFA clusters it means the fast network was not found (see `NET/IB : No device found` or plugin load errors) and jobs will be slow or time out.\n$ ibv_devinfo; env | grep NCCL_IB_DISABLE",
-        origin="NCCL src/init.cc INFO `Using network %s` 2.4-2.30 (builtin name \"Socket\")",
+        origin="NCCL src/init.cc INFO `Using network %s` 2.6-2.30 (builtin name \"Socket\")",
         samples=("gpu:1:1 [0] NCCL INFO Using network Socket",),
         priority=35,
     ),
@@ -1939,7 +1939,7 @@ _NETPLUGIN: tuple[Signature, ...] = (
         confidence="high",
         title="Network transport in use",
         fix="NCCL uses the {net} network.",
-        origin="NCCL src/init.cc INFO `Using network %s` 2.4-2.30",
+        origin="NCCL src/init.cc INFO `Using network %s` 2.6-2.30",
         samples=("gpu:1:1 [0] NCCL INFO Using network IB", "gpu:1:1 [0] NCCL INFO Using network AWS Libfabric"),
         priority=30,
     ),
@@ -2785,7 +2785,7 @@ _USAGE: tuple[Signature, ...] = (
         confidence="high",
         title="CUDA driver API version",
         fix="The driver supports CUDA {driver_cuda}.",
-        origin="NCCL src/misc/cudawrap.cc / init.cc INFO 2.14-2.30",
+        origin="NCCL src/misc/cudawrap.cc / init.cc INFO 2.13-2.30",
         samples=("gpu:1:1 [0] NCCL INFO cudaDriverVersion 12020",),
         priority=30,
     ),
@@ -3114,7 +3114,7 @@ _RESULT: tuple[Signature, ...] = (
         confidence="high",
         title="Communicator aborted",
         fix="The communicator was aborted (by the application, e.g. PyTorch's watchdog, after an error or timeout).",
-        origin="NCCL src/init.cc INFO (INIT subsystem <=2.29, DESTROY 2.30+)",
+        origin="NCCL src/init.cc INFO `... - Abort COMPLETE` 2.12-2.30 (literal to 2.21, `%s COMPLETE` after; INIT subsystem <=2.29, DESTROY 2.30+)",
         samples=("gpu:1:1 [0] NCCL INFO comm 0x55b3c0 rank 3 nranks 8 cudaDev 3 busId 3f000 - Abort COMPLETE",),
         priority=25,
     ),
