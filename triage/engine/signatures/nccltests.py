@@ -19,8 +19,8 @@ from __future__ import annotations
 from .schema import Signature
 
 _ORIGIN_CUDA = "nccl-tests src/common.h CUDACHECK `%s: Test CUDA failure %s:%d '%s'` v2.0-v2.19"
-_ORIGIN_NCCL = ("nccl-tests src/common.h NCCLCHECK `%s: Test NCCL failure %s:%d '%s'` v2.0-v2.12, "
-                "`... '%s / %s'` (ncclGetErrorString / ncclGetLastError) v2.13-v2.19")
+_ORIGIN_NCCL = ("nccl-tests src/common.h NCCLCHECK `%s: Test NCCL failure %s:%d '%s'` v2.0.0-v2.19.6 (NCCL < 2.13), "
+                "`... '%s / %s'` (ncclGetErrorString / ncclGetLastError) v2.13.0-v2.19.6 with NCCL >= 2.13")
 _VERSION_CMDS = (
     "$ nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv\n"
     "$ ldd ./build/all_reduce_perf | grep -E 'nccl|cudart'"
@@ -171,7 +171,7 @@ SIGNATURES: tuple[Signature, ...] = (
         confidence="high",
         title="nccl-tests failure trail",
         fix="Trail of a test failure on {host}; the `Test CUDA/NCCL failure` line before it is the cause.",
-        origin="nccl-tests src/common.h TESTCHECK ` .. %s pid %d: Test failure %s:%d` v2.10-v2.19 (` .. %s: Test failure` v2.0-v2.9)",
+        origin="nccl-tests src/common.h TESTCHECK ` .. %s pid %d: Test failure %s:%d` v2.10.0-v2.19.6 (` .. %s: Test failure` v2.0.0-v2.9.0)",
         samples=(" .. gpu-a pid 48592: Test failure common.cu:587", "[1,0]<stdout>: .. node1: Test failure common.cu:344"),
         priority=20,
     ),
@@ -184,7 +184,7 @@ SIGNATURES: tuple[Signature, ...] = (
         confidence="medium",
         title="nccl-tests: operation exceeded the -T timeout (hang)",
         fix="A collective did not finish within {seconds}s on {host}: a rank is stuck or the network stalled. Rerun with NCCL_DEBUG=INFO; query NCCL RAS during the hang:\n$ ncclras -v",
-        origin="nccl-tests src/common.cu `%s: Test timeout (%ds) %s:%d` v2.17-v2.19",
+        origin="nccl-tests src/common.cu `%s: Test timeout (%ds) %s:%d` v2.13.4-v2.19.6",
         samples=("gpu-e: Test timeout (120s) common.cu:523",),
         priority=70,
     ),
@@ -204,7 +204,7 @@ SIGNATURES: tuple[Signature, ...] = (
             "$ NCCL_P2P_DISABLE=1 ./build/all_reduce_perf -c 1 ...   # wrong values vanish -> P2P/ACS\n"
             "$ nvidia-smi -q -d ECC; dmesg -T | grep -i xid; sudo lspci -vvv | grep -i acsctl"
         ),
-        origin="nccl-tests src/common.cu `rank=%d #wrong=%d` v2.13-v2.19, `Error at %d/%ld : %f != %f` v1.0-v2.12",
+        origin="nccl-tests src/common.cu `rank=%d #wrong=%d` v2.13.0-v2.19.6, `Error at %d/%ld : %f != %f` v1.0.0-v2.11.0",
         samples=("rank=3 #wrong=1048576", "Error at 1024/262144 : 2.000000 != 8.000000"),
         priority=70,
     ),
@@ -273,7 +273,7 @@ SIGNATURES: tuple[Signature, ...] = (
         confidence="medium",
         title="nccl-tests: last NCCL error",
         fix="The test's final ncclGetLastError(): {message}",
-        origin="nccl-tests src/util.cu writeErrors `# error: %s` v2.18-v2.19",
+        origin="nccl-tests src/util.cu / common.cu `# error: %s` v2.17.3-v2.19.6",
         samples=("# error: NET/IB : Got completion from peer 10.0.0.2<40000> with error 12",),
         priority=20,
     ),
@@ -286,7 +286,7 @@ SIGNATURES: tuple[Signature, ...] = (
         confidence="high",
         title="nccl-tests: more GPUs requested than visible",
         fix="-g (GPUs per process) times processes per node exceeds the visible GPUs.\n$ nvidia-smi -L; echo $CUDA_VISIBLE_DEVICES",
-        origin="nccl-tests src/util.cu v2.17-v2.19",
+        origin="nccl-tests src/util.cu / common.cu v2.17.2-v2.19.6",
         samples=("Invalid number of GPUs: 8 requested but only 4 were found.",),
         priority=80,
     ),
@@ -298,7 +298,7 @@ SIGNATURES: tuple[Signature, ...] = (
         confidence="high",
         title="nccl-tests: NCCL too old for this test",
         fix="This test needs a newer NCCL than the one it was compiled with; rebuild against a newer NCCL:\n$ make NCCL_HOME=<path to newer nccl>",
-        origin="nccl-tests src/alltoall.cu, scatter.cu, gather.cu, alltoallv.cu v2.0-v2.19",
+        origin="nccl-tests src/alltoall.cu, scatter.cu, gather.cu, alltoallv.cu v2.9.0-v2.19.6",
         samples=("NCCL 2.7 or later is needed for alltoall. This test was compiled with 2.4.",),
         priority=75,
     ),
@@ -313,7 +313,7 @@ SIGNATURES: tuple[Signature, ...] = (
         confidence="medium",
         title="nccl-tests: device-API feature (multimem/GIN) not available",
         fix="The selected device implementation needs NVLS multimem or GIN, which this system/communicator lacks. Use the default implementation, or check NVLS/GIN support (Fabric Manager, NCCL_NVLS_ENABLE).",
-        origin="nccl-tests src/all_reduce.cu, alltoall.cu, common.h v2.17-v2.19",
+        origin="nccl-tests src/common.h `[KERNEL_LAUNCH_ERROR]` v2.17.0-v2.17.3, src/all_reduce.cu / alltoall.cu `This test requires ... support` v2.17.7-v2.19.6",
         samples=("This test requires multimem support, but multimem support is not enabled for this communicator.",),
         priority=60,
     ),
@@ -330,7 +330,7 @@ SIGNATURES: tuple[Signature, ...] = (
         confidence="high",
         title="nccl-tests: invalid command-line arguments",
         fix="The test was started with invalid options; see `./build/all_reduce_perf -h`.",
-        origin="nccl-tests src/common.cu, src/alltoallv.cu v2.0-v2.19",
+        origin="nccl-tests src/common.cu v2.0-v2.19 (invalid sizes/options), src/alltoallv.cu v2.19.0-v2.19.6 (traffic matrix)",
         samples=("invalid sizes for 'minbytes' and 'maxbytes': 1024 > 8",),
         priority=60,
     ),
@@ -355,7 +355,7 @@ SIGNATURES: tuple[Signature, ...] = (
         confidence="high",
         title="nccl-tests version and NCCL header/library versions",
         fix="nccl-tests {tests_version} compiled with NCCL headers {headers}, running NCCL {library} (a difference means the binary runs against another NCCL than it was built with).",
-        origin="nccl-tests src/util.cu v2.17-v2.19, src/common.cu v2.0-v2.16",
+        origin="nccl-tests `# nccl-tests version %s nccl-headers=%d nccl-library=%d` v2.17.4-v2.19.6, `# NCCL Tests compiled with NCCL %d.%d` v1.0.0",
         samples=("# nccl-tests version 2.19.6 nccl-headers=23007 nccl-library=23007",),
         priority=25,
     ),
