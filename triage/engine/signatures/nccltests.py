@@ -8,9 +8,9 @@ Formats (printf, no NCCL prefix; an MPI launcher may add `[1,0]<stdout>:`):
 - `<host>: Test NCCL failure <file>:<line> '<ncclGetErrorString>[ / <ncclGetLastError>]'` (v2.13+
   adds the last NCCL WARN text after ` / `)
 - ` .. <host> pid <pid>: Test failure <file>:<line>` (TESTCHECK trail; v2.0-2.9 without `pid`)
-- `<host>: Test timeout (<s>s) <file>:<line>` (-T, v2.17+)
+- `<host>: Test timeout (<s>s) <file>:<line>` (-T, v2.13.4+)
 - `rank=<r> #wrong=<n>` / `Error at i/count : a != b` (data check), `# Out of bounds values : N
-  OK|FAILED`, `# Avg bus bandwidth    : X [OK|FAILED]`, `# error: <last NCCL error>` (v2.18+)
+  OK|FAILED`, `# Avg bus bandwidth    : X [OK|FAILED]`, `# error: <last NCCL error>` (v2.17.3+)
 - v1.0.0: `Cuda failure <file>:<line> '%s'` / `NCCL failure <file>:<line> '%s'` (matched by the
   nccl.cuda.* and nccl.result.* entries).
 """
