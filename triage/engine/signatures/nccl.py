@@ -2002,6 +2002,43 @@ _NETPLUGIN: tuple[Signature, ...] = (
         samples=("Cannot initialize CollNet, using point-to-point network instead",),
         priority=40,
     ),
+    # ---------------------------------------------------------------- nccl-rdma-sharp-plugins (SHARP, UCX)
+    Signature(
+        id="nccl.sharp.error",
+        patterns=(
+            r"SHARP coll init error",
+            r"SHARP group create: ",
+            r"SHARP (?:allreduce|Allgather|regmr|deregmr) failed",
+            r"sharp_coll_caps_query failed",
+            r"SHARP : unable to allocate request",
+        ),
+        cause="network",
+        role="fault",
+        confidence="medium",
+        title="SHARP (in-network reduction) plugin error",
+        fix="The SHARP CollNet plugin failed (SHARP aggregation manager unreachable, no SHARP resources, or a switch issue). Check the SHARP daemon/AM or run without CollNet:\n$ export NCCL_COLLNET_ENABLE=0\n$ sharp_hello   # if the SHARP tools are installed",
+        origin="Mellanox/nccl-rdma-sharp-plugins src/sharp_plugin.c (tags v1.x-v2.1.0)",
+        samples=("gpu:1:1 [0] sharp_plugin.c:300 NCCL WARN NET/IB : SHARP coll init error: Cannot connect to SHARPD(-53)",),
+        priority=70,
+    ),
+    Signature(
+        id="nccl.ucx.error",
+        patterns=(
+            r"Failed: UCX error \S+:\d+",
+            r"NET/UCX(?:_RMA)?: ",
+            r"ucx_(?:isend|irecv|iflush|flush): unable to",
+            r"Failed to (?:create UCT iface|open iface for tl_name|create worker for listener)",
+            r"Cannot use cuda/gdr transports as part of specified UCX_TLS",
+        ),
+        cause="network",
+        role="fault",
+        confidence="medium",
+        title="UCX network plugin error",
+        fix="The UCX-based NCCL network plugin failed (transport selection or a send/recv error). Check UCX_TLS / UCX_NET_DEVICES and the devices:\n$ ucx_info -d | grep -E 'Transport|Device'\n$ env | grep ^UCX_",
+        origin="Mellanox/nccl-rdma-sharp-plugins src/ucx_plugin.c, src/ucx_rma_plugin.c, src/ucx_uct_*.c (tags v1.x-v2.1.0)",
+        samples=("gpu:1:1 [0] ucx_plugin.c:700 NCCL WARN Failed: UCX error ucx_plugin.c:700 '-6' Input/output error",),
+        priority=65,
+    ),
     # ---------------------------------------------------------------- aws-ofi-nccl (NET/OFI)
     Signature(
         id="nccl.ofi.request_error",
