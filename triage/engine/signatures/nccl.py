@@ -264,6 +264,18 @@ _IB: tuple[Signature, ...] = (
         priority=80,
     ),
     Signature(
+        id="nccl.ib.modify_qp_retrying",
+        patterns=(r"Call to ibv_modify_qp failed with .*, retrying \d+/\d+ after",),
+        cause="network",
+        role="context",
+        confidence="low",
+        title="ibv_modify_qp failed once and NCCL retries",
+        fix="NCCL retries the queue-pair transition; harmless if it then succeeds. If the WARN without 'retrying' follows, see the RoCE GID / routing advice there.",
+        origin="NCCL src/misc/ibvwrap.cc INFO 2.26-2.30",
+        samples=("gpu:1:1 [0] NCCL INFO Call to ibv_modify_qp failed with 110 Connection timed out, local GID ::ffff:10.0.0.1, retrying 1/5 after 1000 msec of sleep",),
+        priority=82,
+    ),
+    Signature(
         id="nccl.ib.reg_mr_failed",
         patterns=(r"Call to ibv_reg_(?:dmabuf_)?mr(?:_iova2?)? failed",),
         extract=r"Call to (?P<call>ibv_\w+) failed(?: with error (?P<err>.+?))?(?: errno \d+)?$",
@@ -778,7 +790,7 @@ _SOCKET: tuple[Signature, ...] = (
     ),
     Signature(
         id="nccl.socket.connect_retrying",
-        patterns=(r"Call to connect returned .*, retrying", r"connect to \S+ returned .*, retrying \(\d+/\d+\)"),
+        patterns=(r"Call to (?:connect|accept) returned .*, retrying", r"connect to \S+ returned .*, retrying \(\d+/\d+\)"),
         cause="rendezvous_hang",
         role="context",
         confidence="low",
@@ -1216,7 +1228,7 @@ _SHM: tuple[Signature, ...] = (
     ),
     Signature(
         id="nccl.shm.map_failed",
-        patterns=(r"Could not map \S+", r"Error: Could not map \S+ size \d+"),
+        patterns=(r"Could not map /dev/shm/\S+", r"Error: Could not map \S+ size \d+"),
         extract=r"Could not map (?P<segment>\S+)(?: size (?P<size>\d+))?(?:, error: (?P<err>.+?)(?: \(\d+\))?)?$",
         cause="shm_exhausted",
         role="fault",
