@@ -84,6 +84,7 @@ _IB: tuple[Signature, ...] = (
                 "(<=2.20), `with status=%d opcode=%d` (2.21-2.28), `with status=%s(%d)` (2.29+); "
                 "status numbers from enum ibv_wc_status"),
         samples=(
+            "gpu-g1:7:80 [3] transport/net_ib/gin.cc:412 NCCL WARN NET/IB/GIN: Got completion from peer 10.4.0.2<38011> with status=12 opcode=0 len=0 vendor err 129 (Send) hca mlx5_2",
             "node1:24141:24296 [2] transport/net_ib.cc:978 NCCL WARN NET/IB : Got completion from peer 10.0.0.2<40000> with error 12, opcode 0, len 0, vendor err 129 (Recv)",
             "[2026-05-05 06:16:47] gpu-a07:5581:5702 [0] transport/net_ib/p2p.cc:1623 (ncclIbTest) NCCL WARN NET/IB: Got completion from peer 10.1.4.7<53122> with status=IBV_WC_RETRY_EXC_ERR(12) opcode=IBV_WC_SEND(0) vendor_err=129 localGid ::ffff:10.1.4.6 remoteGid ::ffff:10.1.4.7 hca mlx5_3",
             "[default0]:NET/IB: Got completion from peer 10.0.35.1<49189> with status=4 opcode=0 len=5327 vendor err 81 (Send) hca mlx5_0",
@@ -135,6 +136,7 @@ _IB: tuple[Signature, ...] = (
                 "2.21 (only the fatal event types here), `%s:%d async fatal event[ on CQ/QP/SRQ]: %s` 2.23-2.30 "
                 "(net_ib/common.cc 2.29+), `Got async error event` 2.23-2.26; ibv_event_type_str strings"),
         samples=(
+            "gpu:8:40 [0] transport/net_ib.cc:130 NCCL WARN NET/IB : mlx5_1:1 Got async error event: port error",
             _W.format(file="transport/net_ib.cc:82") + "NET/IB : Got async event : port error",
             "[rank5]:gpu-c02:912:950 [5] transport/net_ib/common.cc:120 NCCL WARN NET/IB : mlx5_2:1 async fatal event: local catastrophic error",
             "NET/IB : mlx5_0:1 async fatal event on QP (0x55d0c8a1c2b0): local work queue catastrophic error",
@@ -183,7 +185,8 @@ _IB: tuple[Signature, ...] = (
             "$ export NCCL_IB_GID_INDEX=<stable RoCEv2 index>"
         ),
         origin="NCCL src/transport/net_ib.cc 2.28, net_ib/common.cc 2.29-2.30; `Got async event : GID table change` 2.4-2.21 (IBV_EVENT_GID_CHANGE)",
-        samples=(_W.format(file="transport/net_ib/common.cc:133") + "NET/IB : mlx5_bond_0:1 GID table changed",),
+        samples=(
+            "gpu:8:40 [0] transport/net_ib.cc:95 NCCL WARN NET/IB : Got async event : GID table change",_W.format(file="transport/net_ib/common.cc:133") + "NET/IB : mlx5_bond_0:1 GID table changed",),
         priority=75,
     ),
     Signature(
@@ -367,6 +370,8 @@ _IB: tuple[Signature, ...] = (
         ),
         origin="NCCL src/transport/net_ib.cc 2.21-2.28, net_ib/init.cc + connect.cc 2.29-2.30",
         samples=(
+            "NET/IB : Remote RoCE device is incompatible with the local [0]mlx5_0:1/IB. Try selecting NICs of only one link type using NCCL_IB_HCA",
+            "[rank4]:NET/IB : Can't merge net devices with different link_layer. i=1 remMeta.ndevs=2 link_layer=1 rem_link_layer=2",
             _W.format(file="transport/net_ib.cc:1003") + "NET/IB : Attempted to connect incompatible devices: [0]mlx5_0:1/IB and [1]mlx5_2:1/RoCE. Try selecting NICs of only one link type using NCCL_IB_HCA",
             "NET/IB : Local mergedDev=mlx5_0+mlx5_1 has a different number of devices=2 as remoteDev=mlx5_0 nRemDevs=1",
         ),
@@ -391,6 +396,7 @@ _IB: tuple[Signature, ...] = (
         ),
         origin="NCCL src/transport/net_ib.cc 2.4-2.28, net_ib/p2p.cc 2.29-2.30",
         samples=(
+            "gpu:2:30 [0] transport/net_ib.cc:703 NCCL WARN NET/IB : collective mismatch error local size 65536 remote 32768 addr 7f12a0000000 rkey 1a2b seq 4/5",
             "gpu-z:5:9 [0] transport/net_ib.cc:1134 NCCL WARN NET/IB : req 3/4 tag 7 peer 10.0.0.2<55012> collective mismatch error, local size 1048576 remote size 524288",
             "NET/IB : peer 10.3.1.2<40000> collective mismatch error local size 4096 remote 2048 addr 7f00 rkey 1234 seq 12/13",
         ),
@@ -456,6 +462,9 @@ _IB: tuple[Signature, ...] = (
         ),
         origin="NCCL src/transport/net_ib/p2p_resiliency.cc, net_ib/p2p.cc 2.30",
         samples=(
+            "NET/IB: The error is fatal (IBV_WC_REM_ACCESS_ERR). Cannot continue.",
+            "NET/IB: Could not find a replacement QP for the failed QP with qpIndex=2 (devIndex=1)",
+            "[default1]:NET/IB: Got CQE with error (devIndex=0, req=0x7f00, comm=0x7f01 (send), wr_id=17, qp_num=4412)",
             "NET/IB: Fatal error. Detected 2 failed devices out of 2 devices on the send communicator (comm=0x7f5c2c0a8e00). No device left to recover",
             "[rank1]:gpu-r2:19:70 [1] transport/net_ib/p2p_resiliency.cc:512 (ncclIbResiliencyDevFailed) NCCL WARN NET/IB: Device 1 marked as failed. Initiating recovery? yes (send comm=0x7f5c2c0a8e00, outstandingRecovery=0)",
         ),
@@ -477,6 +486,9 @@ _IB: tuple[Signature, ...] = (
         fix="An NCCL_IB_* setting or the NIC fusion (virtual NIC) configuration is invalid; check the NCCL_IB_* and NCCL_NET_* variables:\n$ env | grep -E '^NCCL_(IB|NET)_'",
         origin="NCCL src/transport/net_ib.cc 2.26-2.28, net_ib/init.cc + connect.cc 2.29-2.30",
         samples=(
+            "NET/IB: OOO RQ is force enabled but AR is not enabled, which is required for OOO RQ (device=mlx5_0)",
+            "NET/IB : Trying to use non-existent virtual device 9",
+            "NCCL cannot use more than 4 plane IDs.",
             "NET/IB : Trying to merge multiple devices together when NCCL_IB_MERGE_NICS=0. Please enable it or disable device merging in NCCL.",
             "gpu:1:2 [0] NCCL WARN NET/IB: NCCL_IB_SUBNET_PREFIX_LEN=40 is out of range [1,32]",
         ),
@@ -600,7 +612,8 @@ _IB: tuple[Signature, ...] = (
         title="GPUDirect RDMA disabled (NIC cannot read GPU memory, or too far in the PCIe topology)",
         fix="NCCL will stage network traffic through host memory (lower bandwidth, more CPU). 'for HCA' means the NIC/driver cannot register GPU memory (nvidia-peermem not loaded, no DMA-BUF); 'distance' means the NIC is too far from the GPU (NCCL_NET_GDR_LEVEL).\n$ lsmod | grep nvidia_peermem\n$ nvidia-smi topo -m",
         origin="NCCL src/graph/topo.cc INFO `NET/%s : GPU Direct RDMA %s for HCA %d '%s'` 2.13-2.30, src/graph/paths.cc INFO `GPU Direct RDMA Disabled for GPU %lx / HCA %d (distance %d > %d)` 2.3-2.28",
-        samples=("gpu:1:1 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'",),
+        samples=(
+            "gpu:1:1 [0] NCCL INFO GPU Direct RDMA Disabled for GPU 1b000 / HCA 3 (distance 5 > 4)","gpu:1:1 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'",),
         priority=35,
     ),
     Signature(
@@ -654,6 +667,7 @@ _IB: tuple[Signature, ...] = (
         ),
         origin="NCCL src/include/gdrwrap.h, src/misc/gdrwrap.cc 2.11-2.30",
         samples=(
+            "gpu:1:1 [0] misc/gdrwrap.cc:30 NCCL WARN GDRCOPY lib wrapper not initialized.",
             "gpu:3:3 [0] misc/gdrwrap.cc:212 NCCL WARN gdr_pin_buffer(addr 7f3a00000000, size 2097152) failed: -22",
             "GDRCOPY failure 22",
         ),
@@ -709,6 +723,8 @@ _SOCKET: tuple[Signature, ...] = (
                 "failed : %s` 2.18-2.23, `socketProgressOpt: Call to %s %s failed : %s` 2.26-2.28, "
                 "os/linux.cc `ncclOsSocketProgressOpt: Call to %s %s failed : %s` 2.30"),
         samples=(
+            "socketProgressOpt: Call to recv failed : Connection reset by peer",
+            "gpu:3:3 [0] include/socket.h:405 NCCL WARN Call to recv failed : Connection reset by peer",
             "gpu-a:9:9 [0] include/socket.h:423 NCCL WARN Net : Call to recv from 10.200.84.247<58355> failed : Broken pipe",
             _W.format(file="misc/socket.cc:503") + "socketProgressOpt: Call to recv from 10.1.0.5<38271> failed : Connection reset by peer",
             "[default3]:ncclOsSocketProgressOpt: Call to send to gpu-c9<51777> failed : Connection timed out",
@@ -782,6 +798,8 @@ _SOCKET: tuple[Signature, ...] = (
         origin=("NCCL src/include/socket.h, src/misc/socket.cc 2.4-2.28 (socketStartConnect, "
                 "socketPollConnect), src/os/linux.cc 2.30"),
         samples=(
+            "gpu:3:3 [0] include/socket.h:361 NCCL WARN Connect to 10.0.0.7<43001> failed : Operation now in progress",
+            "[rank2]:ncclSocketConnect: connect to 10.0.0.7<43001> returned Connection timed out, exceeded error retry count after 12 attempts",
             _W.format(file="misc/socket.cc:456") + "socketStartConnect: exceeded retries (20000)",
             "ncclOsSocketPollConnect to 10.9.8.7<44221> failed with error Connection reset by peer",
             "[rank1]:socketPollConnect: Connect to 10.2.2.2<39113> returned 111(Connection refused) errno 111(Connection refused)",
@@ -797,7 +815,8 @@ _SOCKET: tuple[Signature, ...] = (
         title="NCCL retrying a TCP connect (peer not listening yet)",
         fix="NCCL keeps retrying a connection; normal for a few seconds at start-up while peers come up. Many of them mean a peer never started.",
         origin="NCCL src/include/socket.h, src/misc/socket.cc INFO `Call to connect returned %s, retrying` 2.4-2.23, `%s: connect to %s returned %s, retrying (%d/%ld)` 2.26-2.30",
-        samples=("gpu:1:1 [0] NCCL INFO Call to connect returned Connection refused, retrying",),
+        samples=(
+            "gpu:1:1 [0] NCCL INFO ncclSocketConnect: connect to 10.0.0.7<43001> returned Connection refused, retrying (3/34) after sleep for 300 msec","gpu:1:1 [0] NCCL INFO Call to connect returned Connection refused, retrying",),
         priority=30,
     ),
     Signature(
@@ -812,7 +831,8 @@ _SOCKET: tuple[Signature, ...] = (
         title="Accepting a TCP connection failed",
         fix="accept() failed on NCCL's listening socket (file-descriptor limit, or the connection was reset while being set up):\n$ ulimit -n   # raise it if low\n" + _SOCKET_CHECK,
         origin="NCCL src/misc/socket.cc 2.18-2.28, src/os/linux.cc 2.30, src/proxy.cc 2.14-2.28",
-        samples=("socketTryAccept: Accept failed: Too many open files",),
+        samples=(
+            "[Service thread] Accept failed Too many open files","socketTryAccept: Accept failed: Too many open files",),
         priority=60,
     ),
     Signature(
@@ -866,6 +886,7 @@ _SOCKET: tuple[Signature, ...] = (
         ),
         origin="NCCL src/bootstrap.cc, src/transport/net_socket.cc 2.4-2.30",
         samples=(
+            "gpu:1:1 [0] bootstrap.cc:1170 NCCL WARN NET/Socket : No usable listening interface found",
             "gpu-a:1:1 [0] bootstrap.cc:1192 NCCL WARN Bootstrap : no socket interface found",
             "[default0]:NET/Socket : no interface found",
         ),
@@ -916,6 +937,8 @@ _SOCKET: tuple[Signature, ...] = (
         fix="NCCL_COMM_ID (or the address passed to NCCL) is not <ipv4>:<port>, [<ipv6>]:<port> or <hostname>:<port>:\n$ echo $NCCL_COMM_ID",
         origin="NCCL src/bootstrap.cc, src/include/socket.h / misc/socket.cc 2.4-2.30",
         samples=(
+            "Net : unsupported IP family",
+            "[rank0]:ncclCommGetUniqueId should not be called when NCCL_COMM_ID is set",
             "gpu:4:4 [0] bootstrap.cc:50 NCCL WARN Invalid NCCL_COMM_ID, please use format: <ipv4>:<port> or [<ipv6>]:<port> or <hostname>:<port>",
             "Net : No valid <IPv4_or_hostname>:<port> pair found",
         ),
@@ -960,7 +983,9 @@ _SOCKET: tuple[Signature, ...] = (
         title="NCCL socket used in a bad state (internal, usually after an earlier failure)",
         fix="An NCCL socket was used after it failed or was closed; look for the earlier error (a peer exiting, an abort).",
         origin="NCCL src/misc/socket.cc 2.18-2.30, src/include/socket.h 2.11-2.14",
-        samples=("ncclSocketSend: socket state (4) is not ready",),
+        samples=(
+            "ncclSocketMultiOp: invalid socket at index 2",
+            "Net : connecting to address 10.0.0.1<5000> with family 0 is neither AF_INET(2) nor AF_INET6(10)","ncclSocketSend: socket state (4) is not ready",),
         priority=35,
     ),
     Signature(
@@ -1002,6 +1027,7 @@ _SOCKET: tuple[Signature, ...] = (
         ),
         origin="NCCL src/bootstrap.cc 2.4-2.30",
         samples=(
+            "Bootstrap Root : localId 9 is out of range",
             "gpu-m:10:30 [0] bootstrap.cc:115 NCCL WARN Bootstrap Root : rank 3 of 8 ranks has already checked in",
             "Bootstrap Root : mismatch in info from procs, nranks 16 vs 8, nroots 1 vs 1, iroot 0 vs 0",
         ),
@@ -1073,7 +1099,8 @@ _SOCKET: tuple[Signature, ...] = (
         title="NCCL_SOCKET_NTHREADS / NCCL_NSOCKS_PERTHREAD clamped",
         fix="NCCL lowered an over-large socket thread setting; harmless.",
         origin="NCCL src/transport/net_socket.cc 2.4-2.30",
-        samples=("NET/Socket : NCCL_SOCKET_NTHREADS is greater than the maximum allowed, setting to 16",),
+        samples=(
+            "NET/Socket : the total number of sockets is greater than the maximum allowed, setting NCCL_NSOCKS_PERTHREAD to 4","NET/Socket : NCCL_SOCKET_NTHREADS is greater than the maximum allowed, setting to 16",),
         priority=40,
     ),
     Signature(
@@ -1146,7 +1173,8 @@ _SOCKET: tuple[Signature, ...] = (
         title="NCCL could not create a thread (process/thread limit)",
         fix="Thread creation failed: the user's process limit or the container's pids limit is reached:\n$ ulimit -u; cat /sys/fs/cgroup/pids.max",
         origin="NCCL src/include/checks.h 2.30 (`Thread creation failed: %s`), SYSCHECK(pthread_create) 2.4-2.29",
-        samples=("Thread creation failed: Resource temporarily unavailable",),
+        samples=(
+            "gpu:1:1 [0] proxy.cc:1100 NCCL WARN Call to pthread_create failed : Resource temporarily unavailable","Thread creation failed: Resource temporarily unavailable",),
         priority=60,
     ),
 )
@@ -1248,7 +1276,8 @@ _SHM: tuple[Signature, ...] = (
         title="Unlinking/unmapping an NCCL shared-memory segment failed",
         fix="NCCL could not remove its segment; with 'No such file or directory' something else deleted it (systemd RemoveIPC, a cleanup script).\n" + _SHM_CHECK,
         origin="NCCL src/include/shm.h 2.4-2.14, src/misc/shmutils.cc 2.18-2.28, src/os/linux.cc 2.30",
-        samples=("unlink shared memory /dev/shm/nccl-AbCd12 failed, error: No such file or directory (2)",),
+        samples=(
+            "munmap of shared memory 0x7f3c00000000 size 9637888 failed, error: Invalid argument (22)","unlink shared memory /dev/shm/nccl-AbCd12 failed, error: No such file or directory (2)",),
         priority=55,
     ),
     Signature(
@@ -1492,7 +1521,9 @@ _CUDA: tuple[Signature, ...] = (
         title="Host memory allocation failed inside NCCL",
         fix="malloc() failed in NCCL: the node (or the container's memory limit) is out of host memory.\n$ free -g; dmesg -T | grep -i 'out of memory'\n$ cat /sys/fs/cgroup/memory.max",
         origin="NCCL src/include/alloc.h 2.4-2.30, src/misc/utils.cc 2.14-2.30, src/transport/p2p.cc `malloc of %ld bytes failed` 2.4",
-        samples=("gpu:1:1 [0] include/alloc.h:38 NCCL WARN Failed to malloc 1073741824 bytes",),
+        samples=(
+            "gpu:1:1 [0] misc/utils.cc:60 NCCL WARN Unrecoverable error detected: malloc(size=4294967296) returned null.",
+            "gpu:1:1 [0] transport/p2p.cc:90 NCCL WARN malloc of 4194304 bytes failed","gpu:1:1 [0] include/alloc.h:38 NCCL WARN Failed to malloc 1073741824 bytes",),
         priority=75,
     ),
     Signature(
@@ -1510,7 +1541,11 @@ _CUDA: tuple[Signature, ...] = (
         title="NVIDIA driver too old for this NCCL",
         fix="The installed driver is older than what this NCCL build requires. Upgrade the driver or use an NCCL built for an older CUDA.\n" + _VERSION_FIX,
         origin="NCCL src/misc/cudawrap.cc 2.14-2.30, src/include/alloc.h 2.18-2.30, src/enqueue.cc / misc/strongstream.cc 2.11-2.30",
-        samples=("gpu:1:1 [0] misc/cudawrap.cc:190 NCCL WARN CUDA Driver version found is 11040. Minimum requirement is 11060",),
+        samples=(
+            "CUMEM not supported prior to CUDA 11.3",
+            "The installed CUDA driver is older than the minimum version (R465) required for NCCL's CUDA Graphs support",
+            "[rank1]:NCCL cannot be captured in a graph if either it wasn't built with CUDA runtime >= 11.3 or if the installed CUDA driver < R465.",
+            "NCCL does not support this CUDA version for CUDA graph feature","gpu:1:1 [0] misc/cudawrap.cc:190 NCCL WARN CUDA Driver version found is 11040. Minimum requirement is 11060",),
         priority=85,
     ),
     Signature(
@@ -1528,7 +1563,11 @@ _CUDA: tuple[Signature, ...] = (
         title="libcuda could not be loaded or lacks entry points (driver too old or missing)",
         fix="NCCL could not load libcuda.so or find its functions: the driver is missing from the container, or older than the CUDA toolkit.\n" + _VERSION_FIX + "\n$ ldconfig -p | grep libcuda",
         origin="NCCL src/misc/cudawrap.cc 2.14-2.30",
-        samples=("Retrieve cuMemCreate version 12000 failed with 500 status 0",),
+        samples=(
+            "gpu:1:1 [0] misc/cudawrap.cc:170 NCCL WARN Failed to find CUDA library libcuda.so (NCCL_CUDA_PATH='') : libcuda.so: cannot open shared object file: No such file or directory",
+            "Failed to load CUDA missing symbol cuDriverGetVersion",
+            "CUDA some PFN functions not found in the library",
+            "cuDriverGetVersion failed with 3","Retrieve cuMemCreate version 12000 failed with 500 status 0",),
         priority=70,
     ),
     Signature(
@@ -1549,6 +1588,7 @@ _CUDA: tuple[Signature, ...] = (
         ),
         origin="NCCL src/enqueue.cc: INFO `ncclMaxSharedMem %d exceeds device/fn maxSharedMem %zu` 2.25, WARN `cudaArch %d ncclMaxSharedMem %d exceeds ...` 2.26-2.29, `cudaArch %d dynamic smem %d exceeds ...` 2.30",
         samples=(
+            "[2026-05-05 06:16:47] gpu:2:2 [0] enqueue.cc:97 (ncclPrepareTasks) NCCL WARN cudaArch 1030 dynamic smem 237568 exceeds device/fn maxSharedMem 232448",
             _W.format(file="enqueue.cc:90") + "cudaArch 1000 ncclMaxSharedMem 237568 exceeds device/fn maxSharedMem 232448",
             "gpu:2:2 [0] NCCL INFO ncclMaxSharedMem 214016 exceeds device/fn maxSharedMem 101376",
         ),
@@ -1578,7 +1618,8 @@ _CUDA: tuple[Signature, ...] = (
         title="NCCL proxy thread could not set its CUDA device/context",
         fix="The proxy thread could not make its GPU current (device lost or context destroyed, e.g. after a sticky CUDA error). Look for an earlier CUDA error or Xid.\n$ dmesg -T | grep -i xid",
         origin="NCCL src/proxy.cc 2.14-2.30",
-        samples=("[Proxy Service] Failed to set CUDA device 3",),
+        samples=(
+            "Failed to create CUDA context on device 2","[Proxy Service] Failed to set CUDA device 3",),
         priority=55,
     ),
 )
@@ -1621,6 +1662,7 @@ _P2P: tuple[Signature, ...] = (
         ),
         origin="NCCL src/transport/p2p.cc (p2p.cu in 2.4) 2.4-2.30, src/bootstrap.cc [Rem Allocator] 2.11",
         samples=(
+            "gpu:2:2 [1] transport/p2p.cc:190 NCCL WARN rank 1 failed to get CUDA IPC handle to device 0(=1b000) : 201 invalid device context",
             "gpu:974:4981 [0] transport/p2p.cu:548 NCCL WARN failed to open CUDA IPC handle : 11 invalid argument",
             "[rank1]:cudaIpcGetMemHandle failed : invalid device ordinal",
         ),
@@ -1693,6 +1735,7 @@ _P2P: tuple[Signature, ...] = (
                 "2.5-2.29 (%lx from 2.11), graph/topo.cc `Multiple ranks detected using the same GPU` "
                 "2.30.3-2.30.4, init.cc `Multiple Ranks are using the same GPU/Partition` 2.30.7"),
         samples=(
+            "gpu:2:2 [0] graph/topo.cc:800 NCCL WARN Multiple ranks detected using the same GPU on this node. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration.",
             "gpu:2:2 [1] init.cc:573 NCCL WARN Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 83000",
             "[rank1]:Multiple Ranks are using the same GPU/Partition. Set NCCL_MULTI_RANK_GPU_ENABLE=1 to enable this configuration.",
         ),
@@ -1755,7 +1798,8 @@ _P2P: tuple[Signature, ...] = (
         title="NVLink multicast requested but unavailable",
         fix="The application asked for NVLS/multimem but this system has none (no NVSwitch, Fabric Manager down, or NVLS disabled).\n$ nvidia-smi -q | grep -i -A2 fabric",
         origin="NCCL src/dev_runtime.cc 2.28-2.30",
-        samples=("Multicast support requested for team but none available on system.",),
+        samples=(
+            "Multimem pointer requested but system does not support multimem.","Multicast support requested for team but none available on system.",),
         priority=65,
     ),
     Signature(
@@ -1787,7 +1831,8 @@ _P2P: tuple[Signature, ...] = (
             "$ export NCCL_MNNVL_ENABLE=0   # to run without MNNVL"
         ),
         origin="NCCL src/init.cc 2.21-2.23, src/mnnvl.cc 2.26-2.30; cause other (not hardware_fault): the text points at IMEX daemon/channel configuration, a host setup issue",
-        samples=("gpu:1:1 [0] mnnvl.cc:80 NCCL WARN MNNVL (cliqueSize 72) is available but not working on this system. Check the IMEX channel configuration (/dev/nvidia-caps-imex-channels). Set NCCL_MNNVL_ENABLE=0 to ignore this issue.",),
+        samples=(
+            "gpu:1:1 [0] init.cc:1400 NCCL WARN MNNVL is not supported on this system","gpu:1:1 [0] mnnvl.cc:80 NCCL WARN MNNVL (cliqueSize 72) is available but not working on this system. Check the IMEX channel configuration (/dev/nvidia-caps-imex-channels). Set NCCL_MNNVL_ENABLE=0 to ignore this issue.",),
         priority=80,
     ),
     Signature(
@@ -1803,7 +1848,9 @@ _P2P: tuple[Signature, ...] = (
         title="cuMem FABRIC handle export/import failed (IMEX / multi-node NVLink)",
         fix="FABRIC memory handles need a working IMEX setup; check the IMEX daemon and channel devices:\n$ nvidia-imex-ctl -N; ls /dev/nvidia-caps-imex-channels",
         origin="NCCL src/mem_manager.cc 2.30",
-        samples=("MemManager: cuMemExportToShareableHandle (FABRIC) failed for ptr=0x7f2200000000",),
+        samples=(
+            "MemManager: FABRIC handle not valid for entry ptr=0x7f2200000000",
+            "MemManager: cuMemImportFromShareableHandle failed for ptr=0x7f2200000000 (curet=1)","MemManager: cuMemExportToShareableHandle (FABRIC) failed for ptr=0x7f2200000000",),
         priority=65,
     ),
     # ---------------------------------------------------------------- NVML
@@ -1816,7 +1863,8 @@ _P2P: tuple[Signature, ...] = (
         title="NVML: kernel driver and user-space library versions differ",
         fix="The loaded kernel module and libnvidia-ml.so differ (driver upgraded without reboot, or a container with another driver's libraries). Reboot the node or reload the driver:\n$ cat /proc/driver/nvidia/version; nvidia-smi",
         origin="NCCL src/misc/nvmlwrap.cc `%s() failed: %s` 2.4-2.30, include/nvmlwrap.h `NVML failure '%s'` 2.4-2.11; NVML_ERROR_LIB_RM_VERSION_MISMATCH",
-        samples=("gpu:1:1 [0] misc/nvmlwrap.cc:104 NCCL WARN nvmlInit_v2() failed: Driver/library version mismatch",),
+        samples=(
+            "gpu:1:1 [0] include/nvmlwrap.h:26 NCCL WARN NVML failure 'Driver/library version mismatch'","gpu:1:1 [0] misc/nvmlwrap.cc:104 NCCL WARN nvmlInit_v2() failed: Driver/library version mismatch",),
         priority=85,
     ),
     Signature(
@@ -1828,7 +1876,8 @@ _P2P: tuple[Signature, ...] = (
         title="NVML: GPU is lost (fell off the bus)",
         fix="The GPU stopped responding (Xid 79 / fallen off the bus). Drain the node:\n$ dmesg -T | grep -iE 'xid|fallen off'\n$ nvidia-smi -q | head",
         origin="NCCL src/misc/nvmlwrap.cc 2.4-2.30; NVML_ERROR_GPU_IS_LOST",
-        samples=("nvmlDeviceGetHandleByIndex(3) failed: GPU is lost",),
+        samples=(
+            "NVML failure 'GPU is lost'","nvmlDeviceGetHandleByIndex(3) failed: GPU is lost",),
         priority=90,
     ),
     Signature(
@@ -1845,7 +1894,9 @@ _P2P: tuple[Signature, ...] = (
         title="NVML could not be initialized (driver missing or mismatched)",
         fix="NCCL could not load or initialize NVML ({err}): libnvidia-ml.so is missing in the container or does not match the driver.\n$ nvidia-smi; ldconfig -p | grep nvidia-ml",
         origin="NCCL src/misc/nvmlwrap.cc 2.4-2.30, src/os/linux.cc 2.30",
-        samples=("gpu:1:1 [0] misc/nvmlwrap.cc:63 NCCL WARN Failed to open libnvidia-ml.so.1",),
+        samples=(
+            "gpu:1:1 [0] misc/nvmlwrap.cc:104 NCCL WARN nvmlInit_v2() failed: Unknown Error",
+            "nvmlDeviceGetCount_v2() failed: Insufficient Permissions","gpu:1:1 [0] misc/nvmlwrap.cc:63 NCCL WARN Failed to open libnvidia-ml.so.1",),
         priority=70,
     ),
     Signature(
@@ -1858,7 +1909,8 @@ _P2P: tuple[Signature, ...] = (
         title="NVML query failed inside NCCL",
         fix="An NVML query ({call}) failed with '{err}'. 'Unknown Error' or 'GPU is lost' point at the GPU; 'Not Supported' is usually benign.\n$ nvidia-smi -q -i {device}",
         origin="NCCL src/misc/nvmlwrap.cc 2.4-2.30, src/include/nvmlwrap.h 2.4-2.11",
-        samples=("nvmlDeviceGetHandleByPciBusId() failed: Unknown Error ",),
+        samples=(
+            "NVML failure 'Unknown Error'","nvmlDeviceGetHandleByPciBusId() failed: Unknown Error ",),
         priority=55,
     ),
 )
@@ -1880,7 +1932,8 @@ _NETPLUGIN: tuple[Signature, ...] = (
             "$ env | grep -E 'NCCL_NET|LD_LIBRARY_PATH'; ls $LD_LIBRARY_PATH | grep nccl-net"
         ),
         origin="NCCL `Error: network %s not found.` 2.10-2.26 (src/init.cc, later src/net.cc, src/plugin/net.cc); `Failed to initialize any NET plugin` src/plugin/net.cc 2.27-2.30",
-        samples=("gpu:1:1 [0] init.cc:232 NCCL WARN Error: network IB not found.",),
+        samples=(
+            "[2026-05-05 06:16:47] node-01:189884:189884 [3] plugin/net.cc:334 NCCL WARN Failed to initialize any NET plugin","gpu:1:1 [0] init.cc:232 NCCL WARN Error: network IB not found.",),
         priority=85,
     ),
     Signature(
@@ -1908,6 +1961,7 @@ _NETPLUGIN: tuple[Signature, ...] = (
         fix="No external plugin is installed, so NCCL uses its built-in network/tuner/profiler. Harmless unless a plugin (aws-ofi-nccl, SHARP) was expected on this cluster.",
         origin="NCCL src/net.cc, src/plugin/* INFO 2.7-2.30",
         samples=(
+            "gpu:1:1 [0] NCCL INFO NET/Plugin: libnccl-net-ofi.so: cannot open shared object file: No such file or directory",
             "gpu:5359:5359 [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so).",
             "gpu:1:1 [0] NCCL INFO PROFILER/Plugin: Could not find: libnccl-profiler.so.",
             "gpu:1:1 [0] NCCL INFO NET/Plugin : Plugin load returned 2 : libnccl-net.so: cannot open shared object file: No such file or directory.",
@@ -1940,7 +1994,9 @@ _NETPLUGIN: tuple[Signature, ...] = (
         title="External network plugin loaded",
         fix="NCCL uses the network plugin {plugin}.",
         origin="NCCL src/net.cc / plugin/net.cc INFO 2.14-2.30",
-        samples=("gpu:1:1 [0] NCCL INFO NET/Plugin: Loaded net plugin AWS Libfabric (v6)",),
+        samples=(
+            "gpu:1:1 [0] NCCL INFO Initialized NET plugin IB",
+            "gpu:1:1 [0] NCCL INFO Assigned NET plugin IB to comm","gpu:1:1 [0] NCCL INFO NET/Plugin: Loaded net plugin AWS Libfabric (v6)",),
         priority=30,
     ),
     Signature(
@@ -1965,7 +2021,8 @@ _NETPLUGIN: tuple[Signature, ...] = (
         title="Network transport in use",
         fix="NCCL uses the {net} network.",
         origin="NCCL src/init.cc INFO `Using network %s` 2.6-2.30",
-        samples=("gpu:1:1 [0] NCCL INFO Using network IB", "gpu:1:1 [0] NCCL INFO Using network AWS Libfabric"),
+        samples=(
+            "Using network Socket","gpu:1:1 [0] NCCL INFO Using network IB", "gpu:1:1 [0] NCCL INFO Using network AWS Libfabric"),
         priority=30,
     ),
     Signature(
@@ -2009,7 +2066,12 @@ _NETPLUGIN: tuple[Signature, ...] = (
         title="No transport can connect two ranks",
         fix="NCCL found no way to reach a peer: across nodes no network initialized (IB and sockets both unusable), or locally P2P and SHM are both disabled. Check NCCL_*_DISABLE settings and the network:\n$ env | grep -E 'NCCL_(P2P|SHM|IB|NET)'",
         origin="NCCL src/init.cc / src/transport.cc 2.4-2.30, src/proxy.cc 2.7-2.30, src/misc/rings.cc and src/transport/net.cc 2.4",
-        samples=("No transport found for rank 0[1b000] -> rank 8[1b000]",),
+        samples=(
+            "No transport found !",
+            "Rank 3 has no transport for send peer 9 on channel 0/1",
+            "[3] Error no transport for recv peer 9 on channel 0",
+            "Error : Could not find transport to connect next group",
+            "Error : Network returned 0 device","No transport found for rank 0[1b000] -> rank 8[1b000]",),
         priority=70,
     ),
     Signature(
@@ -2024,7 +2086,8 @@ _NETPLUGIN: tuple[Signature, ...] = (
         title="CollNet (SHARP) unavailable, point-to-point network used",
         fix="CollNet/SHARP could not start; NCCL continues with the normal network. Harmless unless SHARP was expected.",
         origin="NCCL src/init.cc 2.7, src/transport.cc 2.11-2.30, src/graph/tuning.cc 2.11-2.18",
-        samples=("Cannot initialize CollNet, using point-to-point network instead",),
+        samples=(
+            "CollNet is not supported or fails to initialize, ignoring NCCL_ALGO=COLLNET","Cannot initialize CollNet, using point-to-point network instead",),
         priority=40,
     ),
     # ---------------------------------------------------------------- nccl-rdma-sharp-plugins (SHARP, UCX)
@@ -2043,7 +2106,11 @@ _NETPLUGIN: tuple[Signature, ...] = (
         title="SHARP (in-network reduction) plugin error",
         fix="The SHARP CollNet plugin failed (SHARP aggregation manager unreachable, no SHARP resources, or a switch issue). Check the SHARP daemon/AM or run without CollNet:\n$ export NCCL_COLLNET_ENABLE=0\n$ sharp_hello   # if the SHARP tools are installed",
         origin="Mellanox/nccl-rdma-sharp-plugins src/sharp_plugin.c (tags v1.x-v2.1.0)",
-        samples=("gpu:1:1 [0] sharp_plugin.c:300 NCCL WARN NET/IB : SHARP coll init error: Cannot connect to SHARPD(-53)",),
+        samples=(
+            "SHARP group create: Group creation failed(-8)",
+            "SHARP allreduce failed",
+            "sharp_coll_caps_query failed : Failed to connect(-53)",
+            "SHARP : unable to allocate request","gpu:1:1 [0] sharp_plugin.c:300 NCCL WARN NET/IB : SHARP coll init error: Cannot connect to SHARPD(-53)",),
         priority=70,
     ),
     Signature(
@@ -2061,7 +2128,11 @@ _NETPLUGIN: tuple[Signature, ...] = (
         title="UCX network plugin error",
         fix="The UCX-based NCCL network plugin failed (transport selection or a send/recv error). Check UCX_TLS / UCX_NET_DEVICES and the devices:\n$ ucx_info -d | grep -E 'Transport|Device'\n$ env | grep ^UCX_",
         origin="Mellanox/nccl-rdma-sharp-plugins src/ucx_plugin.c, src/ucx_rma_plugin.c, src/ucx_uct_*.c (tags v1.x-v2.1.0)",
-        samples=("gpu:1:1 [0] ucx_plugin.c:700 NCCL WARN Failed: UCX error ucx_plugin.c:700 '-6' Input/output error",),
+        samples=(
+            "NET/UCX: unable to allocate NCCL request",
+            "ucx_isend: unable to send message (Endpoint timeout)",
+            "Failed to create UCT iface for worker: dev=1",
+            "Cannot use cuda/gdr transports as part of specified UCX_TLS","gpu:1:1 [0] ucx_plugin.c:700 NCCL WARN Failed: UCX error ucx_plugin.c:700 '-6' Input/output error",),
         priority=65,
     ),
     # ---------------------------------------------------------------- aws-ofi-nccl (NET/OFI)
@@ -2084,6 +2155,8 @@ _NETPLUGIN: tuple[Signature, ...] = (
         ),
         origin="aws-ofi-nccl `NET/OFI Request %p completed with error...` v1.3.0-v1.21.1 (src/nccl_ofi_net.c, later include/nccl_ofi_platform.h, src/platform-aws.cpp, src/nccl_ofi_rdma.cpp); NCCL_OFI_WARN adds the `NET/OFI ` prefix (v1.0.0+)",
         samples=(
+            "NET/OFI Remote write completed with error. RC: 5. Flags: 0. Error: 5 (Input/output error). Completed length: 0",
+            "[rank6]:NET/OFI Fatal: rx buffer recv completed with error",
             "gpu:1:9 [0] nccl_net_ofi_rdma.cpp:1353 NCCL WARN NET/OFI Request 0x7f1f0c0a1230 completed with error. RC: 21. Flags: 0. Error: 5 (Input/output error). Completed length: 0",
             "[rank3]:NET/OFI Request 0x7f2a (send) completed with error: err: 113, flags: 0, prov_errno: 4123, strerror: No route to host, len: 0",
         ),
@@ -2102,7 +2175,9 @@ _NETPLUGIN: tuple[Signature, ...] = (
         title="Libfabric (EFA) provider could not be opened",
         fix="aws-ofi-nccl could not open the libfabric provider/endpoint: EFA devices missing in the container, wrong FI_PROVIDER, or libfabric too old.\n$ fi_info -p efa\n$ ls /dev/infiniband; env | grep -E '^FI_|NCCL_NET'",
         origin="aws-ofi-nccl `Couldn't open a fabric provider` v1.0.0-v1.21.1, `OFI fi_getinfo() call failed` v1.9.0-v1.21.1, `Unable to find a protocol that worked` v1.13.0-v1.21.1 (src/nccl_ofi_net.c[pp], nccl_ofi_rdma.cpp, nccl_ofi_sendrecv.cpp, nccl_ofi_ofiutils.cpp)",
-        samples=("NET/OFI OFI fi_getinfo() call failed: No data available",),
+        samples=(
+            "NET/OFI Couldn't open a fabric access domain. RC: -61, ERROR: No data available",
+            "NET/OFI Could not create Libfabric endpoint on rail 3","NET/OFI OFI fi_getinfo() call failed: No data available",),
         priority=80,
     ),
     Signature(
@@ -2130,7 +2205,9 @@ _NETPLUGIN: tuple[Signature, ...] = (
         title="Libfabric cannot use GPU memory (GPUDirect RDMA / memory registration)",
         fix="aws-ofi-nccl could not register GPU memory with the provider: GPUDirect RDMA/dma-buf is not available (kernel module, instance type or libfabric version).\n$ fi_info -p efa -v | grep -i hmem",
         origin="aws-ofi-nccl `GDR support reported to NCCL but then couldn't be configured` v1.7.0-v1.21.1, src/nccl_ofi_net.c[pp], nccl_ofi_rdma.cpp",
-        samples=("NET/OFI GDR support reported to NCCL but then couldn't be configured on an endpoint.  Cannot continue.",),
+        samples=(
+            "NET/OFI Network does not support communication using CUDA buffers. Dev: 0",
+            "NET/OFI Couldn't register memory region with regattr. RC: -14, ERROR: Bad address","NET/OFI GDR support reported to NCCL but then couldn't be configured on an endpoint.  Cannot continue.",),
         priority=70,
     ),
     Signature(
@@ -2155,7 +2232,8 @@ _NETPLUGIN: tuple[Signature, ...] = (
         title="Libfabric provider in use",
         fix="aws-ofi-nccl provider {provider}, libfabric {libfabric}.",
         origin="aws-ofi-nccl src/nccl_ofi_net.c[pp] INFO `Using Libfabric version` v1.8.0-v1.21.1, `Selected provider is %s, fabric is %s (found %d nics)` v1.14.0-v1.21.1",
-        samples=("gpu:1:1 [0] NCCL INFO NET/OFI Selected provider is efa, fabric is efa (found 4 nics)",),
+        samples=(
+            "gpu:1:1 [0] NCCL INFO NET/OFI Using Libfabric version 1.22","gpu:1:1 [0] NCCL INFO NET/OFI Selected provider is efa, fabric is efa (found 4 nics)",),
         priority=30,
     ),
     Signature(
@@ -2218,6 +2296,8 @@ _PROXY: tuple[Signature, ...] = (
         fix="The connection to another local rank's proxy broke; that process most likely exited. Check the other ranks on this node for the first failure.",
         origin="NCCL src/proxy.cc 2.14-2.30",
         samples=(
+            "Socket recv failed while polling for opId=0x7f3c0c0",
+            "Proxy Call to rank 2 failed (Connect)",
             "[Service thread] Could not receive type from localRank 3, res=3, closed=1",
             "ncclProxyCallBlockingUDS call to tpRank 1(a1b2c3d4) failed : 2",
         ),
@@ -2254,7 +2334,15 @@ _PROXY: tuple[Signature, ...] = (
         title="NCCL proxy internal error",
         fix="An internal consistency check of NCCL's proxy failed (a bug, or a consequence of an earlier error). Look for a preceding error; otherwise upgrade NCCL.",
         origin="NCCL src/proxy.cc 2.11-2.30",
-        samples=("Proxy append out of bounds",),
+        samples=(
+            "List loop at element 3-4",
+            "Unable to post incomplete proxy op chain 0..3 (opCount 12)",
+            "Mismatched response size for opId=0x7f00",
+            "Proxy response for opId=0x7f00 doesn't match any expected response",
+            "Attempting to dequeue null operation",
+            "[Proxy Service] Poll failed: Interrupted system call",
+            "[Service thread] Unknown command 9 from localRank 2",
+            "Storing response for already completed opId=0x7f00","Proxy append out of bounds",),
         priority=40,
     ),
     Signature(
@@ -2283,7 +2371,8 @@ _TOPO: tuple[Signature, ...] = (
         title="NCCL topology/graph file cannot be opened (NCCL_TOPO_FILE / NCCL_GRAPH_FILE)",
         fix="The file named by NCCL_TOPO_FILE / NCCL_GRAPH_FILE / NCCL_TOPO_DUMP_FILE cannot be opened ({err}); fix the path or unset it (cloud images often set NCCL_TOPO_FILE for another instance type).\n$ env | grep -E 'NCCL_(TOPO|GRAPH)'",
         origin="NCCL src/graph/xml.cc 2.7-2.30",
-        samples=("gpu:1:1 [0] graph/xml.cc:600 NCCL WARN Could not open XML topology file /opt/microsoft/ndv4-topo.xml : No such file or directory",),
+        samples=(
+            "Unable to open /shared/topo-dump.xml, not dumping topology.","gpu:1:1 [0] graph/xml.cc:600 NCCL WARN Could not open XML topology file /opt/microsoft/ndv4-topo.xml : No such file or directory",),
         priority=75,
     ),
     Signature(
@@ -2302,7 +2391,11 @@ _TOPO: tuple[Signature, ...] = (
         title="Invalid NCCL topology/graph XML",
         fix="The topology or graph XML (NCCL_TOPO_FILE / NCCL_GRAPH_FILE, or one generated on another machine) is malformed or does not match this system. Remove the setting or regenerate it with NCCL_TOPO_DUMP_FILE on this machine.",
         origin="NCCL src/graph/xml.cc, src/graph/xml.h, src/graph/search.cc 2.7-2.30",
-        samples=("XML Parse : Unexpected EOF", "XML Import Channel : dev 9 not found."),
+        samples=(
+            "XML Mismatch : gpu / nic",
+            "XML Export Channel : rank 12 not found.",
+            "Attribute busid of node pci not found",
+            "KV Convert to str : could not find value 9 in dictionary","XML Parse : Unexpected EOF", "XML Import Channel : dev 9 not found."),
         priority=60,
     ),
     Signature(
@@ -2333,6 +2426,10 @@ _TOPO: tuple[Signature, ...] = (
         fix="NCCL reads the PCI and NUMA layout from /sys; inside some containers/VMs the path is hidden or fake. Mount /sys read-only into the container, or provide a topology file:\n$ ls -l /sys/class/pci_bus/; cat /sys/bus/pci/devices/*/numa_node | sort | uniq -c\n$ export NCCL_TOPO_FILE=<xml for this machine type>",
         origin="NCCL src/graph/xml.cc, src/graph/paths.cc, src/misc/topo.cc, src/transport/net_ib.cc, src/os/linux.cc 2.4-2.30",
         samples=(
+            "GetXmlFromCpu : could not find CPU numa ID.",
+            "TopoFuseXmls : could not find CPU numa ID.",
+            "Error : could not find CPU close to GPU 3",
+            "getXmlFromCpu: Unknown CPU architecture",
             "gpu:1:1 [0] misc/topo.cc:31 NCCL WARN Could not find real path of /sys/class/pci_bus/0000:00/../../0000:00:1e.0",
             "Could not find real path of mlx5_0 (/sys/class/infiniband/mlx5_0/device)",
         ),
@@ -2355,7 +2452,13 @@ _TOPO: tuple[Signature, ...] = (
         title="Topology search could not place a NIC (nodes differ in NICs, or NIC fusion settings)",
         fix="NCCL's graph search needs a NIC that this node does not have or cannot reach: nodes have different NIC sets (a NIC down, NCCL_IB_HCA differs), or NCCL_NET_FORCE_MERGE / NIC fusion settings are wrong. Compare `ibv_devinfo` and `nvidia-smi topo -m` across nodes.",
         origin="NCCL src/graph/search.cc 2.14-2.30, src/graph/paths.cc 2.14-2.30, src/graph/topo.cc 2.26-2.30",
-        samples=("Rank 3 requires NIC 1 but that NIC is not available for rank 11",),
+        samples=(
+            "Could not find NIC for rank 5 in NVLS graph",
+            "Could not find any local path from gpu 2 to net.",
+            "Could not find intermediate GPU between GPU rank 1 and NIC 3",
+            "TOPO/NET : Only matched 1 devices, 2 requested from mlx5_0+mlx5_1",
+            "Specified fused NIC mlx5_0+mlx5_1+mlx5_2+mlx5_3+mlx5_4 which has too many devices (5). Max 4",
+            "Fusing NET devices from different NUMA domains is not supported.","Rank 3 requires NIC 1 but that NIC is not available for rank 11",),
         priority=65,
     ),
     Signature(
@@ -2377,7 +2480,14 @@ _TOPO: tuple[Signature, ...] = (
         title="NCCL topology/graph search internal failure",
         fix="NCCL could not build its topology graph (unusual hardware layout, hidden /sys, or an NCCL bug). Try a newer NCCL, or dump and inspect the topology:\n$ NCCL_TOPO_DUMP_FILE=/tmp/topo.xml NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=GRAPH <job>",
         origin="NCCL src/graph/search.cc, paths.cc, topo.cc, topo.h, connect.cc, xml.h 2.7-2.30",
-        samples=("No path computed to go from GPU/0 to NET/1", "Could not find gpu rank 5"),
+        samples=(
+            "Failed to find reverse path from remNode 1/1b000 nlinks 2 to node 2/0",
+            "Add NVLink error : could not find GPU 3f000",
+            "Error : too many Topo links (max 128)",
+            "ncclTopoRankToIndex could not find rank 9",
+            "Set CPU affinity : unable to find GPU/CPU for rank 3",
+            "localHostHash = 0x9a8b not found in the list of system hostHashes",
+            "Internal error : tree already has 3 children (1 2 3)","No path computed to go from GPU/0 to NET/1", "Could not find gpu rank 5"),
         priority=45,
     ),
     Signature(
@@ -2418,7 +2528,10 @@ _TOPO: tuple[Signature, ...] = (
         title="Invalid NCCL tuning environment value",
         fix="An NCCL_* tuning variable (NCCL_BUFFSIZE, NCCL_NTHREADS, NCCL_ALGO, NCCL_PROTO ...) has an invalid value; fix or unset it:\n$ env | grep ^NCCL_",
         origin="NCCL src/graph/tuning.cc 2.7-2.30, src/graph/topo.cc 2.30",
-        samples=('Unrecognized element token "RINGX" when parsing "allreduce:ringx"',),
+        samples=(
+            "Invalid NCCL_BUFFSIZE 1000 (must be a multiple of 512)",
+            "All entries except the first must have a prefix: \"ring\"",
+            "NCCL_NET_MERGE_POLICY: unknown value 'FOO', defaulting to ALL",'Unrecognized element token "RINGX" when parsing "allreduce:ringx"',),
         priority=65,
     ),
     Signature(
@@ -2440,7 +2553,15 @@ _TOPO: tuple[Signature, ...] = (
         title="NCCL adjusted a setting and continued",
         fix="NCCL clamped or ignored a setting (or a feature) and carried on; harmless unless that setting was important.",
         origin="NCCL src/graph/connect.cc, search.cc, init.cc, misc/rings.cc, proxy.cc, plugin/profiler.cc 2.4-2.30",
-        samples=("User asked for a minimum of 32 channels, limiting to 16",),
+        samples=(
+            "NCCL_WORK_FIFO_BYTES=1000 is being ignored because it is not a power of 2.",
+            "maxCTAs 64 is larger than #channels upper limit 32, cap it to 32",
+            "CollNet currently only supports up to 8 GPUs per node, disabling CollNet",
+            "Could not find a path for pattern 4, falling back to simple order",
+            "Could not create rings, falling back on simple ring",
+            "Unable to create thread context due to old driver, disabling.",
+            "Profiler init failed with error (3). Continue without profiler.",
+            "CC On, Multi-GPU CC Off (No inter-GPU communication protection)","User asked for a minimum of 32 channels, limiting to 16",),
         priority=40,
     ),
 )
@@ -2461,7 +2582,9 @@ _USAGE: tuple[Signature, ...] = (
         title="Rank outside the world size (RANK/WORLD_SIZE inconsistent)",
         fix="A rank number is not below the number of ranks: the launcher's RANK/WORLD_SIZE (or nnodes x nproc-per-node) disagree between nodes.\n$ env | grep -E '^(RANK|WORLD_SIZE|LOCAL_RANK|NODE_RANK)='",
         origin="NCCL src/init.cc 2.4-2.30",
-        samples=("gpu:1:1 [0] init.cc:1560 NCCL WARN Invalid rank requested : 8/8",),
+        samples=(
+            "rank 4 exceeds ndev=4",
+            "improper usage of ncclCommInitRank: nId = 2, nranks=1","gpu:1:1 [0] init.cc:1560 NCCL WARN Invalid rank requested : 8/8",),
         priority=80,
     ),
     Signature(
@@ -2473,7 +2596,9 @@ _USAGE: tuple[Signature, ...] = (
         title="Invalid GPU index or count passed to NCCL",
         fix="A GPU index/count beyond the visible devices was passed to NCCL (ncclCommInitAll / CUDA_VISIBLE_DEVICES mismatch).\n$ echo $CUDA_VISIBLE_DEVICES; nvidia-smi -L",
         origin="NCCL src/init.cc 2.4-2.30",
-        samples=("Invalid device 4 (totalnDev=4)",),
+        samples=(
+            "invalid device count (0) requested",
+            "Invalid device count requested : 0","Invalid device 4 (totalnDev=4)",),
         priority=80,
     ),
     Signature(
@@ -2496,7 +2621,15 @@ _USAGE: tuple[Signature, ...] = (
         title="Invalid argument to an NCCL call (application bug)",
         fix="The application passed an invalid argument to NCCL (NULL or host buffer, root out of range, unsupported datatype/op, unmatched send/recv to self). Fix the call site; PyTorch users: check tensor devices and dtypes.",
         origin="NCCL src/misc/argcheck.cc 2.4-2.30, src/enqueue.cc 2.11-2.30",
-        samples=("gpu:1:1 [0] misc/argcheck.cc:30 NCCL WARN AllReduce : sendbuff 0x7ffd1a2b is not a valid pointer", "Broadcast : invalid root 8 (root should be in the 0..7 range)"),
+        samples=(
+            "AllReduce : recvbuff argument is NULL",
+            "AllReduce : invalid type 12",
+            "Reduce : invalid reduction operation 9",
+            "AllReduce : reduction operation 7 unknown to this communicator",
+            "Trying to send to self without a matching recv",
+            "Data type supplied to user-created ncclRedOp_t does not match type given to reduction operation",
+            "ncclRedOpDestroy : operator unknown to this communicator.",
+            "Coll AllReduce size 1048576 symmetric registration check failed on rank 3: sendReg 1 recvReg 0 mismatch with rank 0","gpu:1:1 [0] misc/argcheck.cc:30 NCCL WARN AllReduce : sendbuff 0x7ffd1a2b is not a valid pointer", "Broadcast : invalid root 8 (root should be in the 0..7 range)"),
         priority=65,
     ),
     Signature(
@@ -2518,7 +2651,15 @@ _USAGE: tuple[Signature, ...] = (
         title="NCCL group/stream usage error (application bug)",
         fix="The application misused ncclGroupStart/End or streams (mixing streams, graph capture on some comms only, too many ops in one group). Fix the call pattern.",
         origin="NCCL src/group.cc, src/enqueue.cc, src/misc/strongstream.cc 2.4-2.30",
-        samples=("ncclGroupEnd: not in a group call.",),
+        samples=(
+            "Blocking and nonblocking communicators are not allowed in the same group.",
+            "Either none or all communicators in a ncclGroup() can be CUDA graph captured.",
+            "Streams given to a communicator within a NCCL group must either be all uncaptured or all captured by the same graph.",
+            "Error : mixing different streams within a group call is not supported.",
+            "Too many async operations in progress, max is 2048",
+            "Trying to launch too many collectives",
+            "Illegal to have some communicators in graph mode while others not",
+            "Stream is not being captured by the expected graph.","ncclGroupEnd: not in a group call.",),
         priority=65,
     ),
     Signature(
@@ -2542,7 +2683,9 @@ _USAGE: tuple[Signature, ...] = (
         title="Invalid ncclConfig_t attribute",
         fix="An ncclConfig_t field (or its NCCL_* override) has an invalid value; fix the configuration.",
         origin="NCCL src/init.cc 2.14-2.30",
-        samples=("Invalid config blocking attribute value -2",),
+        samples=(
+            "Invalid NCCL_COMM_BLOCKING value 3",
+            "splitShare 2 is not a valid value 0/1, set it to 0","Invalid config blocking attribute value -2",),
         priority=60,
     ),
     Signature(
@@ -2554,7 +2697,8 @@ _USAGE: tuple[Signature, ...] = (
         title="Communicator used after destroy (or corrupted)",
         fix="The application used a communicator after ncclCommDestroy/Abort (or memory corruption overwrote it). Check teardown order (destroy_process_group while work is pending).",
         origin="NCCL src/init.cc 2.4-2.30, src/misc/argcheck.cc 2.21-2.30",
-        samples=("comm 0x5571c2d0a0 has already been destroyed",),
+        samples=(
+            "Error: corrupted comm object detected","comm 0x5571c2d0a0 has already been destroyed",),
         priority=60,
     ),
     Signature(
@@ -2607,7 +2751,8 @@ _USAGE: tuple[Signature, ...] = (
         title="Collective mismatch between ranks",
         fix="NCCL detected that rank {bad_rank} and its neighbours issued different collectives. Compare the collective sequence of those ranks (NCCL_DEBUG_SUBSYS=COLL, TORCH_NCCL_DESYNC_DEBUG=1).",
         origin="NCCL src/init.cc 2.4 (checkDevErrors)",
-        samples=("Mismatched collective detected, please check your collective calls at and around rank 3. You can use NCCL_DEBUG=INFO and NCCL_DEBUG_SUBSYS=COLL to see the collective logs",),
+        samples=(
+            "Your program may be hanging, this may be caused by a collective mismatch around rank 2. Please check your collective calls at and around this rank.","Mismatched collective detected, please check your collective calls at and around rank 3. You can use NCCL_DEBUG=INFO and NCCL_DEBUG_SUBSYS=COLL to see the collective logs",),
         priority=85,
     ),
     Signature(
@@ -2636,7 +2781,10 @@ _USAGE: tuple[Signature, ...] = (
         title="Communicator split/grow configuration inconsistent",
         fix="ncclCommSplit/ncclCommGrow was called with settings incompatible with the parent communicator; align the child's config with the parent.",
         origin="NCCL src/init.cc 2.18-2.30, src/plugin/net.cc 2.28-2.30, src/transport/coll_net.cc",
-        samples=("ncclCommGrow: new rank 9 exceeds total ranks 8",),
+        samples=(
+            "Split shares resources, but parent comm netName IB is different from child comm netName Socket",
+            "Comm config netName (Socket) does not match the parent (IB)",
+            "Child comms (nRanks 4) fails to share parent comms (nRanks 8) sharp resources","ncclCommGrow: new rank 9 exceeds total ranks 8",),
         priority=55,
     ),
     Signature(
@@ -2655,7 +2803,12 @@ _USAGE: tuple[Signature, ...] = (
         title="Error while tearing down a communicator (after an earlier failure)",
         fix="Cleanup of a communicator or async job reported an error; it follows the real failure and is not one itself.",
         origin="NCCL src/init.cc, src/group.cc, src/register/register.cc 2.14-2.30",
-        samples=("commReclaim: cleanup comm 0x55d rank 3 failed in destroy/abort, error 6",),
+        samples=(
+            "commDestroySync: comm 0x55d rank 3 sync deviceStream error 1",
+            "ncclProxyStop: comm 0x55d (rank = 3) destroys proxy resource error 6",
+            "ncclAsyncJobComplete: job 0x55e failed, job error 6",
+            "Legacy IPC cleanup callback failed comm 0x55d (rank = 3) cb 0x7f00",
+            "rank 3 deregister NVLS buffer 0x7f00 dev 3 ucsize 2097152 mcsize 2097152 failed","commReclaim: cleanup comm 0x55d rank 3 failed in destroy/abort, error 6",),
         priority=30,
     ),
     Signature(
@@ -2675,7 +2828,13 @@ _USAGE: tuple[Signature, ...] = (
         title="Symmetric-memory window / one-sided API misuse",
         fix="The application misused NCCL's window/symmetric-memory or one-sided (put/signal) API: unaligned or unregistered buffers, or a communicator without symmetric memory. Fix the call site.",
         origin="NCCL src/dev_runtime.cc, src/enqueue.cc, src/gin/gin_host.cc 2.28-2.30",
-        samples=("Window address must be suitably aligned.",),
+        samples=(
+            "Communicator does not support symmetric memory!",
+            "window has a NULL user pointer",
+            "Could not find communicator matching window 0x7f00 (map hbits=4 count=0)",
+            "ncclPutSignal: peerWin is NULL",
+            "ncclWaitSignal: descriptor 0 has invalid opCnt -1",
+            "Signal index 3 is invalid (must be 0)","Window address must be suitably aligned.",),
         priority=60,
     ),
     Signature(
@@ -2697,7 +2856,15 @@ _USAGE: tuple[Signature, ...] = (
         title="GPU-initiated networking (GIN/RMA) unavailable",
         fix="The application needs GIN/one-sided RMA, which needs GPUDirect RDMA (nvidia-peermem or DMA-BUF) and a capable NIC/plugin on every rank.\n$ lsmod | grep nvidia_peermem; ibv_devinfo",
         origin="NCCL src/gin/gin_host.cc, gin_host_proxy.cc, src/rma/rma_proxy.cc, src/transport/net_ib/gin.cc, src/dev_runtime.cc, src/enqueue.cc 2.28-2.30",
-        samples=("Unable to use GIN: Peermem is not supported, and device 0 does not support DMA-BUF.",),
+        samples=(
+            "GIN not supported.",
+            "No GIN-capable devices found.",
+            "RMA not supported.",
+            "User requested GIN but not all ranks in the communicator support GIN",
+            "GIN Proxy: RMA backend not found",
+            "GIN plugin does not support FLUSH",
+            "GIN strong signals are required, but the GIN plugin does not support them.",
+            "One sided RMA: host RMA is not supported in this communicator.","Unable to use GIN: Peermem is not supported, and device 0 does not support DMA-BUF.",),
         priority=60,
     ),
     Signature(
@@ -2721,7 +2888,8 @@ _USAGE: tuple[Signature, ...] = (
         title="NCCL memory manager (suspend/resume/offload) error",
         fix="NCCL's memory manager (2.30 suspend/resume, buffer export) failed; see the message. Often a usage error of the suspend/resume API or a failed handle exchange with a peer.",
         origin="NCCL src/mem_manager.cc 2.30",
-        samples=("MemManager: Resume failed, memory manager is disabled",),
+        samples=(
+            "Memory suspend not supported with split_share communicators (refCount=2)","MemManager: Resume failed, memory manager is disabled",),
         priority=40,
     ),
     Signature(
@@ -2733,7 +2901,8 @@ _USAGE: tuple[Signature, ...] = (
         title="Setting CPU affinity failed (container cpuset)",
         fix="NCCL could not read/set CPU affinity; the container's cpuset may not include the GPU's NUMA CPUs. Usually only a performance issue.\n$ cat /sys/fs/cgroup/cpuset.cpus.effective",
         origin="NCCL src/os/linux.cc, src/os/windows.cc 2.30",
-        samples=("sched_setaffinity failed with error: Invalid argument",),
+        samples=(
+            "SetProcessAffinityMask failed with error: 87","sched_setaffinity failed with error: Invalid argument",),
         priority=40,
     ),
     Signature(
@@ -2767,7 +2936,26 @@ _USAGE: tuple[Signature, ...] = (
         title="NCCL internal consistency check failed",
         fix="An internal check in NCCL failed (a bug, a plugin returning bad values, or a consequence of an earlier error). Look for an earlier failure; otherwise upgrade NCCL / the network plugin and report it.",
         origin="NCCL src/enqueue.cc, src/init.cc, src/group.cc, src/transport/coll_net.cc, src/transport/net.cc, src/register/register.cc, src/scheduler/symmetric_sched.cc 2.4-2.30",
-        samples=("Unknown pattern for collective 3 algorithm 6", "hostStreamPlanCallback() failed : unhandled cuda error"),
+        samples=(
+            "Invalid regBufType 4",
+            "P2p schedule creation has bugs.",
+            "Invalid intra-node rank 9 for peer 3",
+            "Failure in host setup : unhandled cuda error",
+            "Sendrecv plan not aligned for self",
+            "sendProxyConnect: reqSize is 8 != 16",
+            "CollNet sizes: want=8 got=4",
+            "PXN should not use host buffers for data",
+            "Deregister: Could not find handle",
+            "ncclSymmetricTaskScheduler ran out of channel space (nMaxChannels=32, workCount=40, workIndex=33)",
+            "sendProxySetup: net plugin returned invalid value for maxP2pBytes 0",
+            "Error waiting for pthread_join : No such process",
+            "asyncJobLaunch: failed to join thread for job",
+            "Net registration invalid algorithm NVLS",
+            "Unknown device error 2",
+            "Connecting ring 1 : did not find start/end. Disabling other rings.",
+            "Internal error : NVswitch links mismatch",
+            "Recursive P2P computation cannot work for >8 GPUs",
+            "NET/IB: ncclIbIsend() called when comm->base.ready == 0","Unknown pattern for collective 3 algorithm 6", "hostStreamPlanCallback() failed : unhandled cuda error"),
         priority=35,
     ),
     Signature(
@@ -2822,7 +3010,9 @@ _USAGE: tuple[Signature, ...] = (
         title="Application and NCCL library versions incompatible (device API)",
         fix="The application was compiled against a different NCCL than the libnccl it loads. Rebuild it against the installed NCCL or load the matching library.\n$ ldconfig -p | grep libnccl; echo $LD_LIBRARY_PATH",
         origin="NCCL src/dev_runtime.cc, src/devcomm/*.cc 2.30",
-        samples=("NCCL library is too old. This application was compiled with NCCL version 2.30.7, but is running with NCCL 2.29.3.",),
+        samples=(
+            "NCCL library is not backwards compatible. This application was compiled with NCCL version 2.29.2, but is running with NCCL 2.30.7.",
+            "The application was compiled with too old version of NCCL. It was compiled with NCCL version 2.28.3, but is running with 2.30.7.","NCCL library is too old. This application was compiled with NCCL version 2.30.7, but is running with NCCL 2.29.3.",),
         priority=85,
     ),
     Signature(
@@ -2868,6 +3058,8 @@ _USAGE: tuple[Signature, ...] = (
         fix="NCCL RAS lost contact with a process for over a minute: it crashed, hung hard, or its node dropped off the network. Check that process's log and node first.\n$ ncclras -v   # on any node of the job",
         origin="NCCL src/ras/ras.cc, src/ras/peers.cc INFO, src/ras/client_support.cc report 2.24-2.30 (PEER_DEAD monitor event 2.29+)",
         samples=(
+            "[2025-12-19 13:07:07] PEER_DEAD: Process 1524345 on node 172.16.64.245 managing GPU 1",
+            "gpu:1:77 [0] NCCL INFO RAS connection from peer 10.0.0.5<28028> that is considered dead!",
             "gpu:1:77 [0] NCCL INFO RAS declaring peer 10.0.0.5<28028> as DEAD; rasDeadPeersHash 0x3f2a",
             "  1 job process is considered dead (unreachable via the RAS network)",
         ),
@@ -2894,7 +3086,8 @@ _USAGE: tuple[Signature, ...] = (
         title="RAS: some processes did not answer the status query",
         fix="Some processes/ranks did not report: they are hung or dead. The report lists which (`The missing rank`, `Process P on node H`).",
         origin="NCCL src/ras/client_support.cc 2.24-2.30",
-        samples=("  Missing communicator data from 2 job processes",),
+        samples=(
+            "  Encountered 2 communication timeouts while gathering communicator data","  Missing communicator data from 2 job processes",),
         priority=65,
     ),
     Signature(
@@ -2932,7 +3125,8 @@ _USAGE: tuple[Signature, ...] = (
         title="RAS connection timeout to a peer",
         fix="The RAS keep-alive to a peer timed out: the peer is hung, dead, or the network between the nodes is lossy.",
         origin="NCCL src/ras/*.cc INFO 2.24-2.30",
-        samples=("RAS keep-alive timeout error (20s) on socket connection with 10.0.0.9<28028>",),
+        samples=(
+            "gpu:1:77 [0] NCCL INFO RAS send stuck timeout error (20s) on socket connection with 10.0.0.9<28028>","RAS keep-alive timeout error (20s) on socket connection with 10.0.0.9<28028>",),
         priority=45,
     ),
     Signature(
@@ -3023,7 +3217,8 @@ _RESULT: tuple[Signature, ...] = (
         title="ncclInvalidArgument (generic)",
         fix="NCCL rejected an argument (ncclInvalidArgument, 4); the NCCL WARN line (NCCL_DEBUG=WARN) names it (NULL/host buffer, bad root, unsupported dtype).",
         origin="NCCL src/init.cc ncclGetErrorString(ncclInvalidArgument) 2.4-2.30",
-        samples=("RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:825, invalid argument (run with NCCL_DEBUG=WARN for details), NCCL version 2.18.5",),
+        samples=(
+            "RuntimeError: NCCL error in: /pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:514, invalid argument, NCCL version 2.7.8","RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:825, invalid argument (run with NCCL_DEBUG=WARN for details), NCCL version 2.18.5",),
         priority=25,
     ),
     Signature(
@@ -3038,7 +3233,8 @@ _RESULT: tuple[Signature, ...] = (
         title="ncclInvalidUsage (generic; duplicate GPU is a common cause)",
         fix="NCCL reported ncclInvalidUsage (5). The most common cause is two ranks on one GPU (`Duplicate GPU detected`); the NCCL WARN line (NCCL_DEBUG=WARN) names the actual misuse.",
         origin="NCCL src/init.cc ncclGetErrorString(ncclInvalidUsage) 2.4-2.30",
-        samples=("RuntimeError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:957, invalid usage, NCCL version 21.0.3",),
+        samples=(
+            "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, invalid usage (run with NCCL_DEBUG=WARN for details), NCCL version 2.20.5","RuntimeError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:957, invalid usage, NCCL version 21.0.3",),
         priority=25,
     ),
     Signature(
@@ -3050,7 +3246,8 @@ _RESULT: tuple[Signature, ...] = (
         title="ncclTimeout (NCCL 2.30+): an NCCL wait exceeded its budget",
         fix="NCCL returned ncclTimeout (8): a device-side barrier or wait did not complete in time, i.e. a peer is slow, stuck or gone. Find the rank that stopped progressing.",
         origin="NCCL src/init.cc ncclGetErrorString(ncclTimeout) `timeout` 2.30 (src/nccl.h.in ncclTimeout = 8)",
-        samples=("torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:2120, timeout, NCCL version 2.30.7",),
+        samples=(
+            "gpu-f: Test NCCL failure common.cu:1101 'timeout / '","torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:2120, timeout, NCCL version 2.30.7",),
         priority=30,
     ),
     Signature(

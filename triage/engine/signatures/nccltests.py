@@ -314,7 +314,8 @@ SIGNATURES: tuple[Signature, ...] = (
         title="nccl-tests: device-API feature (multimem/GIN) not available",
         fix="The selected device implementation needs NVLS multimem or GIN, which this system/communicator lacks. Use the default implementation, or check NVLS/GIN support (Fabric Manager, NCCL_NVLS_ENABLE).",
         origin="nccl-tests src/common.h `[KERNEL_LAUNCH_ERROR]` v2.17.0-v2.17.3, src/all_reduce.cu / alltoall.cu `This test requires ... support` v2.17.7-v2.19.6",
-        samples=("This test requires multimem support, but multimem support is not enabled for this communicator.",),
+        samples=(
+            "[KERNEL_LAUNCH_ERROR] Device kernel requires multimem, which may not be available.","This test requires multimem support, but multimem support is not enabled for this communicator.",),
         priority=60,
     ),
     Signature(
@@ -331,19 +332,23 @@ SIGNATURES: tuple[Signature, ...] = (
         title="nccl-tests: invalid command-line arguments",
         fix="The test was started with invalid options; see `./build/all_reduce_perf -h`.",
         origin="nccl-tests src/common.cu v2.0-v2.19 (invalid sizes/options), src/alltoallv.cu v2.19.0-v2.19.6 (traffic matrix)",
-        samples=("invalid sizes for 'minbytes' and 'maxbytes': 1024 > 8",),
+        samples=(
+            "invalid size specified for 'maxbytes'",
+            "invalid option 'z'",
+            "Invalid alltoallv traffic matrix, file tm.txt is empty.","invalid sizes for 'minbytes' and 'maxbytes': 1024 > 8",),
         priority=60,
     ),
     Signature(
         id="nccltests.option_defaulted",
-        patterns=(r"invalid (?:type|op) \S+, defaulting to", r"Option -\w+ (?:\(\S+\) )?(?:\d+ )?(?:is )?not supported before NCCL"),
+        patterns=(r"invalid (?:type|op) \S+, defaulting to", r"Option -\w+ (?:\d+ )?(?:\([^)]*\) )?(?:\d+ )?(?:is )?not supported before NCCL"),
         cause=None,
         role="harmless",
         confidence="high",
         title="nccl-tests: option ignored or defaulted",
         fix="An option was ignored or replaced by its default; harmless unless the test needed it.",
         origin="nccl-tests src/common.h, src/common.cu v2.0-v2.19",
-        samples=("invalid type bf17, defaulting to float .. ",),
+        samples=(
+            "Option -R 2 (symmetric) is not supported before NCCL 2.27. Defaulting to local registration","invalid type bf17, defaulting to float .. ",),
         priority=35,
     ),
     Signature(
@@ -356,7 +361,8 @@ SIGNATURES: tuple[Signature, ...] = (
         title="nccl-tests version and NCCL header/library versions",
         fix="nccl-tests {tests_version} compiled with NCCL headers {headers}, running NCCL {library} (a difference means the binary runs against another NCCL than it was built with).",
         origin="nccl-tests `# nccl-tests version %s nccl-headers=%d nccl-library=%d` v2.17.4-v2.19.6, `# NCCL Tests compiled with NCCL %d.%d` v1.0.0",
-        samples=("# nccl-tests version 2.19.6 nccl-headers=23007 nccl-library=23007",),
+        samples=(
+            "# NCCL Tests compiled with NCCL 2.1","# nccl-tests version 2.19.6 nccl-headers=23007 nccl-library=23007",),
         priority=25,
     ),
     Signature(
