@@ -813,11 +813,11 @@ _SOCKET: tuple[Signature, ...] = (
         role="context",
         confidence="low",
         title="NCCL retrying a TCP connect (peer not listening yet)",
-        fix="NCCL keeps retrying a connection; normal for a few seconds at start-up while peers come up. Many of them mean a peer never started.",
+        fix="NCCL keeps retrying a connection (INFO, not yet a failure); normal for a few seconds at start-up while peers come up. If the WARN `exceeded error retry count` follows, the peer never started or is unreachable.",
         origin="NCCL src/include/socket.h, src/misc/socket.cc INFO `Call to connect returned %s, retrying` 2.4-2.23, `%s: connect to %s returned %s, retrying (%d/%ld)` 2.26-2.30",
         samples=(
             "gpu:1:1 [0] NCCL INFO ncclSocketConnect: connect to 10.0.0.7<43001> returned Connection refused, retrying (3/34) after sleep for 300 msec","gpu:1:1 [0] NCCL INFO Call to connect returned Connection refused, retrying",),
-        priority=30,
+        priority=76,
     ),
     Signature(
         id="nccl.socket.accept_failed",
@@ -3248,7 +3248,7 @@ _RESULT: tuple[Signature, ...] = (
         origin="NCCL src/init.cc ncclGetErrorString(ncclTimeout) `timeout` 2.30 (src/nccl.h.in ncclTimeout = 8)",
         samples=(
             "gpu-f: Test NCCL failure common.cu:1101 'timeout / '","torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:2120, timeout, NCCL version 2.30.7",),
-        priority=30,
+        priority=40,
     ),
     Signature(
         id="nccl.result.in_progress",
