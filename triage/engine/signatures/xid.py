@@ -18,10 +18,11 @@ from __future__ import annotations
 
 from .schema import Signature
 
-# Named groups for the finding: bus id (None when masked), Xid number, pid where printed.
+# Named groups for the finding: bus id `domain:bus:device` (None when masked), Xid number,
+# pid where printed (None for `pid='<unknown>'`).
 EXTRACT = (
-    r"(?:Xid \((?:PCI:)?(?P<bus_id>[0-9A-Fa-fx:]+)?[^)]*\):|(?i:\bxid)[ =:]+)\s*(?P<xid>\d+)"
-    r"(?:, pid=(?P<pid>[^,\s]+))?"
+    r"(?:Xid \((?:PCI:)?(?P<bus_id>[0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2})?[^)]*\):"
+    r"|(?i:\bxid)[ =:]+)\s*(?P<xid>\d+)(?:, pid=(?P<pid>\d+))?"
 )
 
 _ORIGIN = ("Xid {codes} ({names}; open-gpu-kernel-modules src/common/sdk/nvidia/inc/nverror.h, "
@@ -484,7 +485,7 @@ SIGNATURES: tuple[Signature, ...] = (
         role="fault",
         confidence="medium",
         title="NVSwitch SXid error (NVLink fabric switch)",
-        extract=r"(?P<switch>nvidia-nvswitch\d+)?:? ?SXid \((?:PCI:)?(?P<bus_id>[0-9A-Fa-fx:.]+)?[^)]*\): (?P<sxid>\d+)",
+        extract=r"(?P<switch>nvidia-nvswitch\d+)?:? ?SXid \((?:PCI:)?(?P<bus_id>[0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.[0-7])?)?[^)]*\): (?P<sxid>\d+)",
         fix=(
             "The NVSwitch {switch} reported SXid {sxid}. Fatal SXids take the NVLink fabric (and "
             "every GPU job using it) down; non-fatal ones are link errors. Check Fabric Manager "
@@ -506,7 +507,7 @@ SIGNATURES: tuple[Signature, ...] = (
         role="context",
         confidence="high",
         title="GPU PCI address to UUID mapping (printed once before its first Xid)",
-        extract=r"GPU at PCI:(?P<bus_id>[0-9A-Fa-fx:]+): (?P<uuid>GPU-[0-9a-fA-F-]+)",
+        extract=r"GPU at PCI:(?P<bus_id>[0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}): (?P<uuid>GPU-[0-9a-fA-F-]+)",
         fix="Maps PCI {bus_id} to {uuid}, to join Xids with NVML/NCCL device ids.",
         origin="open-gpu-kernel-modules src/nvidia/src/kernel/gpu/rc/kernel_rc.c (_krcLogUuidOnce, "
                "'NVRM: GPU at PCI:%04x:%02x:%02x: %s')",
