@@ -206,7 +206,7 @@ OOM: tuple[Signature, ...] = (
     ),
     _sig(
         "slurm.oom_kill_event",
-        (r"Detected \d+ oom[_-]kill events? in ",),
+        (r"Detected \d+ oom[_-]kill event",),
         "oom", "fault", "high", 85,
         "Slurm detected OOM-kill events in the job step",
         "Slurm's cgroup plugin saw the kernel OOM killer kill tasks of this step: the step hit "
