@@ -27,10 +27,12 @@ from .schema import Signature
 
 # What prints a CUDA error text: torch/c10 `CUDA error:`, NCCL `Cuda failure`, nccl-tests
 # `Test CUDA failure`, `cudaErrorXxx:` (CuPy, custom checks), THC `cuda runtime error (N) :`,
-# Triton `Triton Error [CUDA]:`, driver-API `CUDA_ERROR_XXX:`, old THC `THCudaCheck FAIL ... :`.
+# Triton `Triton Error [CUDA]:`, driver-API `CUDA_ERROR_XXX:`, old THC `THCudaCheck FAIL ... :`,
+# torch `Unexpected error from cudaGetDeviceCount() ... set an error? Error 802: <text>`.
+# Kept to plain alternatives: `\w*` tails and `\b` make Hyperscan compile several times slower.
 _WRAP = (
-    r"(?:cuda(?: runtime)?[ _](?:error|failure)|cudaerror\w*|cuda_error_\w+|"
-    r"triton error \[cuda\]|cuda call failed|cuda driver error|thcudacheck fail)[^\n]{0,80}"
+    r"(?:cuda(?: runtime| driver)?[ _](?:error|failure)|cudaerror|cuda_error_|\[cuda\]|"
+    r"thcudacheck|already set an error).*"
 )
 
 _SYNC_RERUN = (
@@ -109,8 +111,17 @@ FIX_GRAPH = (
 )
 
 
+# The end of an error name, needed only where the name is the prefix of another one
+# (cudaErrorInvalidDevice / cudaErrorInvalidDevicePointer). `\b` is avoided and so is this
+# guard elsewhere: both make Hyperscan compile several times slower.
+_END = r"(?:[^A-Za-z0-9_]|$)"
+_PREFIX_NAMES = frozenset(
+    {"cudaErrorInvalidDevice", "cudaErrorInvalidTexture", "cudaErrorNotMapped", "CUDA_ERROR_NOT_MAPPED"}
+)
+
+
 def _name_pattern(name: str) -> str:
-    return r"\b" + name + r"\b"
+    return name + _END if name in _PREFIX_NAMES else name
 
 
 def _text_pattern(text: str) -> str:
@@ -497,7 +508,7 @@ RUNTIME: tuple[Signature, ...] = (
     _api("already_acquired", ("cudaErrorAlreadyAcquired", "CUDA_ERROR_ALREADY_ACQUIRED"), 210,
          "resource already acquired", "CUDA resource already acquired"),
     _api("not_mapped", ("cudaErrorNotMapped", "CUDA_ERROR_NOT_MAPPED"), 211,
-         "resource not mapped", "CUDA resource not mapped"),
+         "resource not mapped", "CUDA resource not mapped", priority=35),
     _api("not_mapped_as_array", ("cudaErrorNotMappedAsArray", "CUDA_ERROR_NOT_MAPPED_AS_ARRAY"), 212,
          "resource not mapped as array", "CUDA resource not mapped as array"),
     _api("not_mapped_as_pointer", ("cudaErrorNotMappedAsPointer", "CUDA_ERROR_NOT_MAPPED_AS_POINTER"),
@@ -989,11 +1000,10 @@ def _status(
     origin: str,
     samples: tuple[str, ...],
 ) -> Signature:
-    """A library status code (cuBLAS / cuDNN / NVML), matched by its name; a name ending in
-    `_` is a family prefix (cuDNN 9 sub-codes such as CUDNN_STATUS_BAD_PARAM_NULL_POINTER)."""
-    patterns = tuple(
-        r"\b" + n[:-1] + r"\w*" if n.endswith("_") else r"\b" + n + r"\b" for n in names
-    )
+    """A library status code (cuBLAS / cuDNN), matched by its name. Names are matched as
+    prefixes: a name written with a trailing `_` stands for its family (cuDNN 9 sub-codes such
+    as CUDNN_STATUS_BAD_PARAM_NULL_POINTER); the others are the prefix of no other code."""
+    patterns = tuple(n.rstrip("_") for n in names)
     return Signature(id=id_, patterns=patterns, cause=cause, role=role, confidence=confidence,
                      title=title, fix=fix, origin=origin, samples=samples, priority=priority)
 
@@ -1175,8 +1185,8 @@ NVML: tuple[Signature, ...] = (
         id="cuda.nvml.driver_library_mismatch",
         patterns=(
             r"(?i)failed to initialize nvml: driver/library version mismatch",
-            r"\bNVML_ERROR_LIB_RM_VERSION_MISMATCH\b",
-            r"\bNVMLError_LibRmVersionMismatch\b",
+            r"NVML_ERROR_LIB_RM_VERSION_MISMATCH",
+            r"NVMLError_LibRmVersionMismatch",
             r"RM has detected an NVML/RM version mismatch",
         ),
         cause="version_mismatch",
@@ -1222,7 +1232,7 @@ NVML: tuple[Signature, ...] = (
         id="cuda.nvml.driver_not_loaded",
         patterns=(
             r"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver",
-            r"\bNVML_ERROR_DRIVER_NOT_LOADED\b",
+            r"NVML_ERROR_DRIVER_NOT_LOADED",
             r"NVMLError_DriverNotLoaded",
         ),
         cause="version_mismatch",
@@ -1247,7 +1257,7 @@ NVML: tuple[Signature, ...] = (
     Signature(
         id="cuda.nvml.gpu_is_lost",
         patterns=(
-            r"\bNVML_ERROR_GPU_IS_LOST\b",
+            r"NVML_ERROR_GPU_IS_LOST",
             r"NVMLError_GpuIsLost",
             r"(?i)Unable to determine the device handle for (?:GPU|gpu)\s*\S+: GPU is lost",
             r"GPU is lost\.\s+Reboot the system to recover this GPU",
@@ -1293,7 +1303,7 @@ NVML: tuple[Signature, ...] = (
     ),
     Signature(
         id="cuda.nvml.reset_required",
-        patterns=(r"\bNVML_ERROR_RESET_REQUIRED\b", r"NVMLError_ResetRequired",
+        patterns=(r"NVML_ERROR_RESET_REQUIRED", r"NVMLError_ResetRequired",
                   r"(?i)nvml\S*:? GPU requires restart"),
         cause="hardware_fault",
         role="fault",
@@ -1311,7 +1321,7 @@ NVML: tuple[Signature, ...] = (
     ),
     Signature(
         id="cuda.nvml.corrupted_inforom",
-        patterns=(r"\bNVML_ERROR_CORRUPTED_INFOROM\b", r"NVMLError_CorruptedInforom",
+        patterns=(r"NVML_ERROR_CORRUPTED_INFOROM", r"NVMLError_CorruptedInforom",
                   r"(?i)infoROM is corrupted"),
         cause="hardware_fault",
         role="fault",
@@ -1329,7 +1339,7 @@ NVML: tuple[Signature, ...] = (
     ),
     Signature(
         id="cuda.nvml.library_not_found",
-        patterns=(r"\bNVML_ERROR_LIBRARY_NOT_FOUND\b", r"NVMLError_LibraryNotFound",
+        patterns=(r"NVML_ERROR_LIBRARY_NOT_FOUND", r"NVMLError_LibraryNotFound",
                   r"NVML Shared Library Not Found"),
         cause="other",
         role="context",
@@ -1364,8 +1374,8 @@ NVML: tuple[Signature, ...] = (
     Signature(
         id="cuda.nvml.other_errors",
         patterns=(
-            r"\bNVML_ERROR_(?:TIMEOUT|IRQ_ISSUE|INSUFFICIENT_POWER|MEMORY|OPERATING_SYSTEM|GPU_NOT_FOUND|INVALID_STATE)\b",
-            r"NVMLError_(?:Timeout|IrqIssue|InsufficientPower|Memory|OperatingSystem|GpuNotFound|InvalidState)\b",
+            r"NVML_ERROR_(?:TIMEOUT|IRQ_ISSUE|INSUFFICIENT_POWER|MEMORY|OPERATING_SYSTEM|GPU_NOT_FOUND|INVALID_STATE)",
+            r"NVMLError_(?:Timeout|IrqIssue|InsufficientPower|Memory|OperatingSystem|GpuNotFound|InvalidState)",
         ),
         cause="hardware_fault",
         role="fault",
@@ -1383,8 +1393,8 @@ NVML: tuple[Signature, ...] = (
     ),
     Signature(
         id="cuda.nvml.not_supported",
-        patterns=(r"\bNVML_ERROR_NOT_SUPPORTED\b", r"NVMLError_NotSupported",
-                  r"\bNVML_ERROR_NO_PERMISSION\b", r"NVMLError_NoPermission"),
+        patterns=(r"NVML_ERROR_NOT_SUPPORTED", r"NVMLError_NotSupported",
+                  r"NVML_ERROR_NO_PERMISSION", r"NVMLError_NoPermission"),
         cause=None,
         role="harmless",
         confidence="low",

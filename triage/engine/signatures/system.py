@@ -123,7 +123,7 @@ OOM: tuple[Signature, ...] = (
     _sig(
         "kernel.oom.killed_process",
         (r"(?:Out of memory|Memory cgroup out of memory): Kill(?:ed)? process \d+ \(",
-         r"\bKilled process \d+ \(\S+\) total-vm:"),
+         r"Killed process \d+ \(\S+\) total-vm:"),
         "oom", "fault", "high", 88,
         "Host OOM killer killed a process",
         _OOM_FIX,
@@ -140,7 +140,7 @@ OOM: tuple[Signature, ...] = (
     ),
     _sig(
         "kernel.oom.oom_kill_constraint",
-        (r"\boom-kill:constraint=CONSTRAINT_\w+",),
+        (r"oom-kill:constraint=CONSTRAINT_\w+",),
         "oom", "fault", "high", 85,
         "Host OOM killer chose a victim (oom-kill summary line)",
         _OOM_FIX,
@@ -184,7 +184,7 @@ OOM: tuple[Signature, ...] = (
     ),
     _sig(
         "k8s.oom_killed",
-        (r"\bOOMKilled\b",),
+        (r"OOMKilled",),
         "oom", "fault", "high", 80,
         "Container OOMKilled (memory limit reached)",
         _OOM_FIX,
@@ -220,7 +220,7 @@ OOM: tuple[Signature, ...] = (
     ),
     _sig(
         "shell.killed",
-        (r"^(?:\S+: )?(?:line \d+: +\d+ )?Killed\s*(?:\S+.*)?$",),
+        (r"^(?:\S+:\s*)?Killed\s*$", r": line \d+: +\d+ Killed"),
         "oom", "fault", "low", 30,
         "Process killed by SIGKILL (shell 'Killed'): most often the OOM killer",
         "The shell reports that its child got SIGKILL. Unless the scheduler or a person killed it, "
@@ -246,8 +246,8 @@ SHM: tuple[Signature, ...] = (
     ),
     _sig(
         "os.sigbus.bus_error",
-        (r"\bBus error \(core dumped\)", r"(?i)caught signal 7 \(bus error",
-         r"Fatal Python error: Bus error", r"\bSIGBUS\b.*(?:/dev/shm|shm)",
+        (r"Bus error \(core dumped\)", r"(?i)caught signal 7 \(bus error",
+         r"Fatal Python error: Bus error", r"SIGBUS.*(?:/dev/shm|shm)",
          r"(?:^|\s)Bus error\s*$", r": line \d+: +\d+ Bus error"),
         "shm_exhausted", "fault", "medium", 72,
         "Process died of SIGBUS (Bus error): in containers almost always a full /dev/shm",
@@ -281,7 +281,7 @@ SHM: tuple[Signature, ...] = (
 PCIE: tuple[Signature, ...] = (
     _sig(
         "kernel.iommu.amd_io_page_fault",
-        (r"AMD-Vi: Event logged \[IO_PAGE_FAULT", r"\bIO_PAGE_FAULT domain=0x[0-9a-f]+ address=0x"),
+        (r"AMD-Vi: Event logged \[IO_PAGE_FAULT", r"IO_PAGE_FAULT domain=0x[0-9a-f]+ address=0x"),
         "p2p_unsupported", "fault", "high", 80,
         "AMD IOMMU blocked a device DMA (IO_PAGE_FAULT)",
         _IOMMU_FIX,
@@ -497,7 +497,7 @@ NVIDIA: tuple[Signature, ...] = (
     ),
     _sig(
         "kernel.nvrm.nvlink_fatal",
-        (r"(?i)NVRM: .*nvlink.*\bfatal\b", r"(?i)NVRM: .*nvlink.*(?:training failed|failed to train)"),
+        (r"(?i)NVRM: .*nvlink.*fatal", r"(?i)NVRM: .*nvlink.*(?:training failed|failed to train)"),
         "hardware_fault", "fault", "high", 85,
         "NVLink fatal error / training failure (NVRM)",
         "An NVLink link of this node failed. Drain the node, check links and the NVSwitch "
@@ -512,9 +512,9 @@ NVIDIA: tuple[Signature, ...] = (
     ),
     _sig(
         "nvidia.fabricmanager.failed",
-        (r"(?i)nvidia-fabricmanager(?:\.service)?\b.*\b(?:fail\w*|error|inactive|dead)\b",
-         r"(?i)fabric ?manager\b.*\b(?:failed|not running|not compatible|version mismatch|error)\b",
-         r"(?i)\bnv-fabricmanager\b.*\b(?:failed|error)\b"),
+        (r"(?i)nvidia-fabricmanager(?:\.service)?.*(?:fail\w*|error|inactive|dead)",
+         r"(?i)fabric ?manager.*(?:failed|not running|not compatible|version mismatch|error)",
+         r"(?i)nv-fabricmanager.*(?:failed|error)"),
         "hardware_fault", "fault", "medium", 78,
         "NVIDIA Fabric Manager failed or is not running (NVSwitch fabric down)",
         _FM_FIX,
@@ -526,7 +526,7 @@ NVIDIA: tuple[Signature, ...] = (
     ),
     _sig(
         "nvidia.fabricmanager.nvswitch_error",
-        (r"(?i)\bNVSwitch\b.*\b(?:fatal|uncorrectable|failed|degraded)\b",),
+        (r"(?i)NVSwitch.*(?:fatal|uncorrectable|failed|degraded)",),
         "hardware_fault", "fault", "medium", 70,
         "NVSwitch error reported (fatal, failed or degraded)",
         _FM_FIX + "\n$ dmesg -T | grep -E 'SXid'",
@@ -536,7 +536,7 @@ NVIDIA: tuple[Signature, ...] = (
     ),
     _sig(
         "nvidia.persistenced.failed",
-        (r"nvidia-persistenced(?:\[\d+\])?: .*\b(?:Failed|failed|error|Error)\b",),
+        (r"nvidia-persistenced(?:\[\d+\])?: .*(?:Failed|failed|error|Error)",),
         "hardware_fault", "fault", "low", 35,
         "nvidia-persistenced failed (driver / device access problem)",
         "The persistence daemon could not open or initialise a GPU: often a GPU that is in a bad "
@@ -583,7 +583,7 @@ NIC: tuple[Signature, ...] = (
     ),
     _sig(
         "kernel.nic.ib_port_down",
-        (r"(?i)\bport \d+ state changed to (?:DOWN|INIT|POLLING)\b", r"(?i)\bport \d+ (?:active|armed) ?-> ?down\b"),
+        (r"(?i)port \d+ state changed to (?:DOWN|INIT|POLLING)", r"(?i)port \d+ (?:active|armed) ?-> ?down"),
         "network", "fault", "medium", 72,
         "InfiniBand port state changed to DOWN",
         _NIC_FIX,
@@ -593,8 +593,8 @@ NIC: tuple[Signature, ...] = (
     ),
     _sig(
         "kernel.nic.carrier_lost",
-        (r"(?i)\b(?:ib|eth|en|bond|enp|ens|eno)\S*: .*\b(?:carrier lost|lost carrier)\b",
-         r"(?i)\bdevice \((?:ib|eth|en|bond)\S*\): carrier: link (?:disconnected|down)"),
+        (r"(?i)(?:ib|eth|en|bond|enp|ens|eno)\S*: .*(?:carrier lost|lost carrier)",
+         r"(?i)device \((?:ib|eth|en|bond)\S*\): carrier: link (?:disconnected|down)"),
         "network", "fault", "medium", 65,
         "Network interface lost carrier",
         _NIC_FIX,
@@ -605,7 +605,7 @@ NIC: tuple[Signature, ...] = (
     ),
     _sig(
         "kernel.nic.nic_link_down",
-        (r"(?i)\bNIC Link is Down\b",),
+        (r"(?i)NIC Link is Down",),
         "network", "fault", "medium", 70,
         "Ethernet NIC link is down (ice/i40e/ixgbe/bnxt)",
         _NIC_FIX,
@@ -647,7 +647,7 @@ CRASH: tuple[Signature, ...] = (
     ),
     _sig(
         "shell.segfault",
-        (r"\bSegmentation fault \(core dumped\)", r"Fatal Python error: Segmentation fault",
+        (r"Segmentation fault \(core dumped\)", r"Fatal Python error: Segmentation fault",
          r"(?:^|\s)Segmentation fault\s*$", r"(?i)caught signal 11 \(segmentation fault",
          r": line \d+: +\d+ Segmentation fault"),
         "rank_crash", "fault", "medium", 68,
@@ -663,7 +663,7 @@ CRASH: tuple[Signature, ...] = (
     ),
     _sig(
         "shell.aborted",
-        (r"\bAborted \(core dumped\)", r"Fatal Python error: Aborted", r"(?:^|\s)Aborted\s*$",
+        (r"Aborted \(core dumped\)", r"Fatal Python error: Aborted", r"(?:^|\s)Aborted\s*$",
          r": line \d+: +\d+ Aborted"),
         "rank_crash", "fault", "low", 40,
         "Process aborted (SIGABRT)",
@@ -776,7 +776,7 @@ CRASH: tuple[Signature, ...] = (
 ERRNO: tuple[Signature, ...] = (
     _sig(
         "errno.connection_refused",
-        (r"(?i)\bConnection refused\b",),
+        (r"(?i)Connection refused",),
         "rendezvous_hang", "symptom", "low", 20,
         "Connection refused (nothing listening at the address: peer not started yet or dead)",
         "A connect() found no listener: at start-up the master/store or a peer was not up yet "
@@ -791,7 +791,7 @@ ERRNO: tuple[Signature, ...] = (
     ),
     _sig(
         "errno.connection_reset",
-        (r"(?i)\bConnection reset by peer\b",),
+        (r"(?i)Connection reset by peer",),
         "network", "symptom", "low", 20,
         "Connection reset by peer (the other side closed abruptly, usually because it died)",
         "The peer's socket was reset: most often the peer process crashed or was killed (look for "
@@ -803,7 +803,7 @@ ERRNO: tuple[Signature, ...] = (
     ),
     _sig(
         "errno.no_route_to_host",
-        (r"(?i)\bNo route to host\b",),
+        (r"(?i)No route to host",),
         "network", "symptom", "medium", 25,
         "No route to host (firewall or routing between nodes)",
         "The host is unreachable from this node: a firewall rejecting the port (EHOSTUNREACH is "
@@ -816,7 +816,7 @@ ERRNO: tuple[Signature, ...] = (
     ),
     _sig(
         "errno.network_unreachable",
-        (r"(?i)\bNetwork is unreachable\b",),
+        (r"(?i)Network is unreachable",),
         "network", "symptom", "medium", 25,
         "Network is unreachable (no route on the chosen interface / address family)",
         "This node has no route to the peer's network: the wrong interface or address family "
@@ -828,7 +828,7 @@ ERRNO: tuple[Signature, ...] = (
     ),
     _sig(
         "errno.connection_timed_out",
-        (r"(?i)\bConnection timed out\b",),
+        (r"(?i)Connection timed out",),
         "network", "symptom", "low", 20,
         "Connection timed out (packets dropped: firewall, wrong address, or a host down)",
         "A connect() got no answer: a firewall silently dropping the port, an address on another "
@@ -839,8 +839,8 @@ ERRNO: tuple[Signature, ...] = (
     ),
     _sig(
         "errno.name_not_known",
-        (r"(?i)\bName or service not known\b", r"(?i)\bTemporary failure in name resolution\b",
-         r"(?i)\bnodename nor servname provided, or not known\b", r"(?i)\bNo address associated with hostname\b"),
+        (r"(?i)Name or service not known", r"(?i)Temporary failure in name resolution",
+         r"(?i)nodename nor servname provided, or not known", r"(?i)No address associated with hostname"),
         "rendezvous_hang", "fault", "medium", 30,
         "Host name cannot be resolved (MASTER_ADDR or a peer's host name)",
         "A host name used for rendezvous or by NCCL/Gloo cannot be resolved on this node (wrong "
@@ -856,7 +856,7 @@ ERRNO: tuple[Signature, ...] = (
     ),
     _sig(
         "errno.address_in_use",
-        (r"(?i)\bAddress already in use\b",),
+        (r"(?i)Address already in use",),
         "rendezvous_hang", "fault", "medium", 30,
         "Address already in use (the rendezvous port is taken)",
         "A server could not bind its port: MASTER_PORT is used by another job on this node or by a "
@@ -867,7 +867,7 @@ ERRNO: tuple[Signature, ...] = (
     ),
     _sig(
         "errno.cannot_assign_address",
-        (r"(?i)\bCannot assign requested address\b",),
+        (r"(?i)Cannot assign requested address",),
         "network", "fault", "medium", 30,
         "Cannot assign requested address (binding to an address this node does not have)",
         "A socket tried to bind/connect from an address that is not on this node: a wrong "
@@ -879,7 +879,7 @@ ERRNO: tuple[Signature, ...] = (
     ),
     _sig(
         "errno.broken_pipe",
-        (r"(?i)\bBroken pipe\b",),
+        (r"(?i)Broken pipe",),
         "network", "symptom", "low", 15,
         "Broken pipe (wrote to a connection the peer already closed)",
         "The peer closed the connection, usually because it died first; find the first failing "
@@ -890,7 +890,7 @@ ERRNO: tuple[Signature, ...] = (
     ),
     _sig(
         "errno.too_many_open_files",
-        (r"(?i)\bToo many open files\b",),
+        (r"(?i)Too many open files",),
         "other", "fault", "medium", 40,
         "Too many open files (file-descriptor limit reached)",
         "The process hit its open-files limit (many ranks × channels of sockets, DataLoader "
@@ -903,7 +903,7 @@ ERRNO: tuple[Signature, ...] = (
     ),
     _sig(
         "errno.cannot_allocate_memory",
-        (r"(?i)\bCannot allocate memory\b",),
+        (r"(?i)Cannot allocate memory",),
         "other", "fault", "low", 20,
         "Cannot allocate memory (ENOMEM: host memory, locked-memory limit or map count)",
         "A host allocation failed: the node is out of RAM, the locked-memory limit is too low "
@@ -914,7 +914,7 @@ ERRNO: tuple[Signature, ...] = (
     ),
     _sig(
         "errno.resource_unavailable",
-        (r"(?i)\bResource temporarily unavailable\b",),
+        (r"(?i)Resource temporarily unavailable",),
         "other", "fault", "low", 15,
         "Resource temporarily unavailable (EAGAIN: thread/process limit or non-blocking I/O)",
         "Often a thread could not be created (pids/threads limit of the container) or a "
@@ -925,7 +925,7 @@ ERRNO: tuple[Signature, ...] = (
     ),
     _sig(
         "errno.connection_aborted",
-        (r"(?i)\bSoftware caused connection abort\b", r"(?i)\bTransport endpoint is not connected\b"),
+        (r"(?i)Software caused connection abort", r"(?i)Transport endpoint is not connected"),
         "network", "symptom", "low", 15,
         "Connection aborted / not connected (the connection was torn down under the caller)",
         "The local stack or the peer tore the connection down (peer death, a network reset, a "
@@ -936,7 +936,7 @@ ERRNO: tuple[Signature, ...] = (
     ),
     _sig(
         "errno.host_is_down",
-        (r"(?i)\bHost is down\b",),
+        (r"(?i)Host is down",),
         "network", "symptom", "medium", 25,
         "Host is down (EHOSTDOWN)",
         "The peer host does not answer on the network (powered off, rebooted, or its interface "

@@ -95,7 +95,7 @@ def _xid(
     """
     alt = "|".join(str(c) for c in codes)
     num = f"(?:{alt})" if len(codes) > 1 else alt
-    patterns = (rf"Xid \([^)]*\): {num}\b", rf"(?i)\bxid[ =:]+{num}\b") + extra_patterns
+    patterns = (rf"Xid \([^)]*\): {num}(?:\D|$)", rf"(?i)xid[ =:]+{num}(?:\D|$)") + extra_patterns
     samples: list[str] = []
     pcis = ("PCI:0000:3b:00", "PCI:...", "PCI:xxxx:xx:xx", "PCI:0000:b3:00 GPU-I:05")
     for i, code in enumerate(codes):
