@@ -1177,6 +1177,139 @@ LIBRARIES: tuple[Signature, ...] = (
     ),
 )
 
+_MATHLIB_ORIGIN = ("status enums of cuFFT (cufftResult, cufft.h), cuSOLVER (cusolverStatus_t), "
+                   "cuSPARSE (cusparseStatus_t) and cuRAND (curandStatus_t); PyTorch prints them "
+                   "by name (e.g. 'cuFFT error: CUFFT_INTERNAL_ERROR', 'cusolver error: "
+                   "CUSOLVER_STATUS_EXECUTION_FAILED')")
+
+MATHLIBS: tuple[Signature, ...] = (
+    Signature(
+        id="cuda.mathlib.alloc_failed",
+        patterns=("CUFFT_ALLOC_FAILED", "CUSOLVER_STATUS_ALLOC_FAILED", "CUSPARSE_STATUS_ALLOC_FAILED",
+                  "CURAND_STATUS_ALLOCATION_FAILED"),
+        cause="oom",
+        role="fault",
+        confidence="high",
+        title="CUDA math library could not allocate GPU memory",
+        fix=(
+            "cuFFT / cuSOLVER / cuSPARSE / cuRAND failed to allocate its workspace: the GPU is "
+            "full. Reduce memory use or free cached memory before the call:\n"
+            "$ nvidia-smi --query-compute-apps=pid,used_memory --format=csv -i {device}"
+        ),
+        origin=_MATHLIB_ORIGIN,
+        samples=("RuntimeError: cuFFT error: CUFFT_ALLOC_FAILED",
+                 "RuntimeError: cusolver error: CUSOLVER_STATUS_ALLOC_FAILED, when calling `cusolverDnCreate(handle)`"),
+        priority=70,
+    ),
+    Signature(
+        id="cuda.mathlib.execution_failed",
+        patterns=("CUFFT_EXEC_FAILED", "CUFFT_INTERNAL_ERROR", "CUSOLVER_STATUS_EXECUTION_FAILED",
+                  "CUSOLVER_STATUS_INTERNAL_ERROR", "CUSPARSE_STATUS_EXECUTION_FAILED",
+                  "CUSPARSE_STATUS_INTERNAL_ERROR", "CURAND_STATUS_LAUNCH_FAILURE",
+                  "CURAND_STATUS_INTERNAL_ERROR"),
+        cause="rank_crash",
+        role="fault",
+        confidence="low",
+        title="CUDA math library kernel failed or hit an internal error",
+        fix=(
+            "A cuFFT / cuSOLVER / cuSPARSE / cuRAND call failed on the GPU (bad input sizes, an "
+            "earlier asynchronous CUDA error, out of memory for a workspace, or a library/GPU "
+            "mismatch: cuFFT from CUDA < 11.8 fails this way on Hopper). Look for an earlier "
+            "error on this rank, then:\n" + _SYNC_RERUN
+        ),
+        origin=_MATHLIB_ORIGIN,
+        samples=("RuntimeError: cuFFT error: CUFFT_INTERNAL_ERROR",
+                 "torch._C._LinAlgError: cusolver error: CUSOLVER_STATUS_EXECUTION_FAILED, when calling `cusolverDnSgetrf(handle, m, n, dA, ldda, static_cast<float*>(dataPtr.get()), ipiv, info)`"),
+        priority=45,
+    ),
+    Signature(
+        id="cuda.mathlib.arch_mismatch",
+        patterns=("CUSOLVER_STATUS_ARCH_MISMATCH", "CUSPARSE_STATUS_ARCH_MISMATCH",
+                  "CURAND_STATUS_ARCH_MISMATCH", "CUFFT_ARCH_MISMATCH"),
+        cause="version_mismatch",
+        role="fault",
+        confidence="high",
+        title="CUDA math library does not support this GPU architecture",
+        fix="The library build does not support this GPU.\n" + FIX_VERSION.split(":\n", 1)[1],
+        origin=_MATHLIB_ORIGIN,
+        samples=("RuntimeError: cusparse error: CUSPARSE_STATUS_ARCH_MISMATCH",),
+        priority=65,
+    ),
+)
+
+TOOLCHAIN: tuple[Signature, ...] = (
+    Signature(
+        id="cuda.toolchain.unsupported_arch",
+        patterns=(r"ptxas fatal\s*: Value 'sm_\w+' is not defined for option 'gpu-name'",
+                  r"nvcc fatal\s*: Unsupported gpu architecture 'compute_\w+'",
+                  r"ptxas fatal\s*: Unsupported \.version \d+\.\d+; current version is"),
+        cause="version_mismatch",
+        role="fault",
+        confidence="high",
+        title="CUDA toolkit too old for this GPU or for the PTX (ptxas / nvcc)",
+        fix=(
+            "The CUDA compiler used at run time (Triton's ptxas, a JIT-built extension) does not "
+            "know this GPU's architecture or the PTX version. Use a newer CUDA toolkit (or the "
+            "ptxas bundled with Triton), or build for an architecture the toolkit knows:\n"
+            "$ which ptxas nvcc; ptxas --version; nvcc --version\n"
+            "$ echo $TRITON_PTXAS_PATH $CUDA_HOME\n"
+            "$ nvidia-smi --query-gpu=name,compute_cap --format=csv"
+        ),
+        origin="NVIDIA ptxas / nvcc fatal messages (CUDA 10-13), seen through Triton and "
+               "torch.utils.cpp_extension",
+        samples=("ptxas fatal   : Value 'sm_90a' is not defined for option 'gpu-name'",
+                 "nvcc fatal   : Unsupported gpu architecture 'compute_100'",
+                 "ptxas fatal   : Unsupported .version 8.4; current version is '8.0'"),
+        priority=80,
+    ),
+)
+
+CONTAINER: tuple[Signature, ...] = (
+    Signature(
+        id="cuda.container.cuda_requirement",
+        patterns=(r"nvidia-container-cli: requirement error: unsatisfied condition: cuda\s*>=?\s*[\d.]+",),
+        cause="version_mismatch",
+        role="fault",
+        confidence="high",
+        title="Container needs a newer CUDA than the host driver supports",
+        fix=(
+            "The image declares NVIDIA_REQUIRE_CUDA above what this host's driver supports; the "
+            "container runtime refused to start it. Upgrade the driver on this node or use an image "
+            "built for an older CUDA:\n"
+            "$ nvidia-smi   # 'CUDA Version' of the driver\n"
+            "$ docker inspect <image> | grep NVIDIA_REQUIRE_CUDA"
+        ),
+        origin="NVIDIA/libnvidia-container nvidia-container-cli 'requirement error: unsatisfied "
+               "condition: cuda>=%s, please update your driver to a newer version, or use an "
+               "earlier cuda container'",
+        samples=("docker: Error response from daemon: failed to create task for container: OCI runtime "
+                 "create failed: nvidia-container-cli: requirement error: unsatisfied condition: "
+                 "cuda>=12.4, please update your driver to a newer version, or use an earlier cuda "
+                 "container: unknown.",),
+        priority=85,
+    ),
+    Signature(
+        id="cuda.container.init_error",
+        patterns=(r"nvidia-container-cli: initialization error: (?:nvml error: driver not loaded|"
+                  r"load library failed: libnvidia-ml\.so\.1|driver rpc error)",),
+        cause="other",
+        role="fault",
+        confidence="medium",
+        title="NVIDIA container runtime could not reach the host driver",
+        fix=(
+            "The container runtime found no usable NVIDIA driver on the host (module not loaded, "
+            "libnvidia-ml missing, or the driver RPC failed), so the container got no GPU:\n"
+            "$ nvidia-smi   # on the host\n"
+            "$ nvidia-container-cli -k -d /dev/tty info\n"
+            "$ lsmod | grep nvidia"
+        ),
+        origin="NVIDIA/libnvidia-container nvidia-container-cli 'initialization error: %s'",
+        samples=("OCI runtime create failed: nvidia-container-cli: initialization error: nvml error: driver not loaded: unknown",
+                 "nvidia-container-cli: initialization error: load library failed: libnvidia-ml.so.1: cannot open shared object file: no such file or directory: unknown"),
+        priority=70,
+    ),
+)
+
 _NVML_ORIGIN = ("nvmlReturn_t NVML_ERROR_* (nvml.h; pynvml.py of nvidia-ml-py 13.615.71, "
                 "exception classes NVMLError_<CamelCase>); nvidia-smi prints nvmlErrorString text")
 
@@ -1407,4 +1540,4 @@ NVML: tuple[Signature, ...] = (
     ),
 )
 
-SIGNATURES: tuple[Signature, ...] = RUNTIME + LIBRARIES + NVML
+SIGNATURES: tuple[Signature, ...] = RUNTIME + LIBRARIES + MATHLIBS + TOOLCHAIN + CONTAINER + NVML
