@@ -181,9 +181,13 @@ def _runtime(
         else:
             samples.append(f"RuntimeError: transform: failed to synchronize: {name}{tail}")
     samples.extend(extra_samples)
-    origin = "cudaError_t " + ", ".join(f"{n} ({number})" for n in runtime)
+    parts = []
+    if runtime:
+        parts.append(f"cudaError_t {runtime[0]} ({number})"
+                     + (", with " + ", ".join(runtime[1:]) if runtime[1:] else ""))
     if driver:
-        origin += ("; " if runtime else "CUresult ") + ("CUresult " if runtime else "") + ", ".join(driver)
+        parts.append("CUresult " + ", ".join(driver) + ("" if runtime else f" ({number})"))
+    origin = "; ".join(parts)
     if texts:
         origin += (f"; text '{texts[0]}' from cudaGetErrorString (libcudart 13.0, include/"
                    "driver_types.h; numbering of CUDA >= 10.1)")

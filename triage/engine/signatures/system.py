@@ -483,6 +483,19 @@ NVIDIA: tuple[Signature, ...] = (
         extract=r"NVRM: GPU (?P<bus_id>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})",
     ),
     _sig(
+        "kernel.nvrm.power_cables",
+        (r"NVRM: (?:GPU \S+: )?GPU does not have the necessary power cables connected",),
+        "hardware_fault", "fault", "high", 85,
+        "GPU lacks external power (power cables not connected)",
+        "The driver refused GPU {bus_id}: its auxiliary power is missing (cable unplugged or a "
+        "PSU/riser fault). Fix the power connection; the GPU stays unusable until then.\n"
+        "$ nvidia-smi -q -d POWER\n$ ipmitool sel list | tail -20",
+        "open-gpu-kernel-modules src/nvidia/arch/nvalloc/unix/src/osinit.c (NV_ERR_INSUFFICIENT_POWER: "
+        "'GPU does not have the necessary power cables connected.')",
+        ("[   12.3] NVRM: GPU 0000:3b:00.0: GPU does not have the necessary power cables connected.",),
+        extract=r"NVRM: GPU (?P<bus_id>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})",
+    ),
+    _sig(
         "kernel.nvrm.probe_failed",
         (r"NVRM: The NVIDIA probe routine (?:was not called|failed) for \d+ device",),
         "version_mismatch", "fault", "medium", 65,
@@ -602,6 +615,20 @@ NIC: tuple[Signature, ...] = (
         ("[ 9001.1] ib0: Link went down, carrier lost",
          "Dec 01 14:22:01 node-b NetworkManager[812]: <info>  [1733062921.1] device (ib0): carrier: link disconnected"),
         extract=r"(?:device \()?(?P<iface>(?:ib|eth|en|bond|enp|ens|eno)[^:\s)]*)",
+    ),
+    _sig(
+        "kernel.nic.tx_timeout",
+        (r"NETDEV WATCHDOG: \S+ \(\S+\): transmit queue \d+ timed out",),
+        "network", "fault", "medium", 65,
+        "NIC transmit queue timed out (NETDEV WATCHDOG)",
+        "The NIC stopped sending on a queue (driver/firmware hang or a link problem); the driver "
+        "usually resets it, dropping connections. Check the NIC's health and firmware:\n"
+        "$ dmesg -T | grep -E 'NETDEV WATCHDOG|mlx5|tx_timeout'\n"
+        "$ ethtool -S {iface} | grep -i -E 'err|drop|timeout'",
+        "Linux net/sched/sch_generic.c dev_watchdog 'NETDEV WATCHDOG: %s (%s): transmit queue %u "
+        "timed out'",
+        ("[ 9001.1] NETDEV WATCHDOG: enp12s0f0np0 (mlx5_core): transmit queue 3 timed out 5120 ms",),
+        extract=r"NETDEV WATCHDOG: (?P<iface>\S+) \((?P<driver>[^)]*)\)",
     ),
     _sig(
         "kernel.nic.nic_link_down",
