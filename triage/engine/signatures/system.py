@@ -264,6 +264,17 @@ SHM: tuple[Signature, ...] = (
          "/var/spool/slurmd/job123/slurm_script: line 12: 24141 Bus error"),
     ),
     _sig(
+        "os.shm.fallocate_enospc",
+        (r"posix_fallocate failed\s*:\s*No space left on device",),
+        "shm_exhausted", "fault", "medium", 60,
+        "posix_fallocate of a shared-memory segment failed: No space left on device",
+        "Growing a shared-memory file failed because /dev/shm is full (in GPU jobs these "
+        "segments are NCCL's or the DataLoader's).\n" + _SHM_FIX,
+        "posix_fallocate(3) returning ENOSPC, as logged by shared-memory code (NCCL include/shm.h "
+        "/ src/misc/shmutils.cc 'Call to posix_fallocate failed : %s')",
+        ("gpu2-ru7:2143:2561 [1] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device",),
+    ),
+    _sig(
         "os.disk_full",
         (r"No space left on device",),
         "other", "fault", "low", 30,
@@ -305,7 +316,7 @@ PCIE: tuple[Signature, ...] = (
         ("[  301.2] DMAR: DRHD: handling fault status reg 2",
          "[  301.2] DMAR: [DMA Read] Request device [3b:00.0] fault addr 0x7f400000 [fault reason 0x06] PTE Read access is not set",
          "[  301.3] DMAR: [DMA Write NO_PASID] Request device [b1:00.0] fault addr 0xfc000000 [fault reason 0x05] PTE Write access is not set"),
-        extract=r"Request device \[(?P<device_bdf>[0-9a-f]{2}:[0-9a-f]{2}\.[0-7])\]",
+        extract=r"Request device \[(?:[0-9a-f]{4}:)?(?P<device_bdf>[0-9a-f]{2}:[0-9a-f]{2}\.[0-7])\]",
     ),
     _sig(
         "kernel.iommu.arm_smmu_event",
@@ -973,4 +984,41 @@ ERRNO: tuple[Signature, ...] = (
     ),
 )
 
-SIGNATURES: tuple[Signature, ...] = OOM + SHM + PCIE + NVIDIA + NIC + CRASH + ERRNO
+# Scary-looking lines of healthy nodes.
+HARMLESS: tuple[Signature, ...] = (
+    _sig(
+        "libibverbs.driver_warning",
+        (r"libibverbs: Warning: couldn't (?:load driver|open config directory)",),
+        None, "harmless", "high", 10,
+        "libibverbs could not load an unused provider driver (benign)",
+        "libibverbs tries every provider listed in /etc/libibverbs.d; a missing one for hardware "
+        "you do not have is harmless.",
+        "rdma-core libibverbs/dynamic_driver.c / init.c warnings",
+        ("libibverbs: Warning: couldn't load driver 'libmlx4-rdmav34.so': libmlx4-rdmav34.so: cannot open shared object file: No such file or directory",
+         "libibverbs: Warning: couldn't open config directory '/etc/libibverbs.d'."),
+    ),
+    _sig(
+        "kernel.module_taint",
+        (r"module verification failed: signature and/or required key missing - tainting kernel",
+         r"loading out-of-tree module taints kernel", r"module uses symbols from proprietary module \S+, inheriting taint",
+         r"module license '\S+' taints kernel"),
+        None, "harmless", "high", 10,
+        "Kernel taint notice when loading the NVIDIA / out-of-tree modules (benign)",
+        "Printed whenever the NVIDIA or another out-of-tree module loads; not an error.",
+        "Linux kernel/module/main.c and signing.c taint messages",
+        ("[    5.0] nvidia: loading out-of-tree module taints kernel.",
+         "[    5.0] nvidia: module verification failed: signature and/or required key missing - tainting kernel",
+         "[    5.2] nvidia_uvm: module uses symbols from proprietary module nvidia, inheriting taint."),
+    ),
+    _sig(
+        "kernel.nvrm.persistence_mode_deprecated",
+        (r"NVRM: Persistence mode is deprecated and will be removed in a future release",),
+        None, "harmless", "high", 10,
+        "NVRM: legacy persistence mode deprecation notice (benign)",
+        "Informational; use nvidia-persistenced instead of the legacy persistence mode.",
+        "NVIDIA kernel module notice (R3xx-R5xx)",
+        ("[  20.1] NVRM: Persistence mode is deprecated and will be removed in a future release. Please use nvidia-persistenced instead.",),
+    ),
+)
+
+SIGNATURES: tuple[Signature, ...] = OOM + SHM + PCIE + NVIDIA + NIC + CRASH + ERRNO + HARMLESS
