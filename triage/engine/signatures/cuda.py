@@ -132,7 +132,7 @@ _SAMPLE_WRAPPERS = (
     "[rank{r}]: RuntimeError: CUDA error: {text}",
     "node-{r}:24141:24296 [{r}] enqueue.cc:54 NCCL WARN Cuda failure {num} '{text}'",
     "gpu-node-07: Test CUDA failure common.cu:891 '{text}'",
-    "  File \"cupy/cuda/runtime.pyx\", line 144, in check_status: CUDARuntimeError: {name}: {text}",
+    "cupy_backends.cuda.api.runtime.CUDARuntimeError: {name}: {text}",
     "RuntimeError: cuda runtime error ({num}) : {text} at /pytorch/aten/src/THC/THCGeneral.cpp:50",
     "[default{r}]:torch.AcceleratorError: CUDA error: {text}",
     "0: RuntimeError: Triton Error [CUDA]: {text}",
