@@ -35,6 +35,46 @@ def rank_findings(findings: list[Finding]) -> list[Finding]:
     return out
 
 
+def single_node(facts: Facts) -> bool:
+    """The bundle shows one machine at most: no second host, no NCCL init spanning nodes."""
+    hosts = {e.host for e in facts.events if e.host}
+    if len(hosts) > 1:
+        return False
+    return not any((e.data.get("nnodes") or 1) > 1 for e in facts.by_kind.get("nccl_init", []))
+
+
+def infer_rank(facts: Facts, ev: Event) -> tuple[int | None, str | None]:
+    """The failing rank when the culprit line does not name it, and how it was found:
+    the message naming another rank as the one that failed, the same message on exactly one
+    named rank, the launcher's local rank or the GPU index on a single node (where torchrun
+    puts local rank N on GPU N and ranks are local ranks). None when nothing says."""
+    meaning = ev if ev.kind == "signature" else facts.meaning_of(ev)
+    groups = dict((meaning.data.get("groups") if meaning is not None else None) or {})
+    named = groups.get("culprit_rank")
+    if named is not None and str(named).isdigit():
+        return int(named), "named by the message"
+    if ev.rank is not None:
+        return ev.rank, "log"
+    if meaning is not None:
+        same = [e for e in facts.kind("signature") if e.data.get("sig") == meaning.data.get("sig")]
+    else:
+        same = facts.kind(ev.kind)
+    ranks = {e.rank for e in same if e.rank is not None}
+    if len(ranks) == 1:
+        return ranks.pop(), "the same error on that rank"
+    if not single_node(facts):
+        return None, None
+    local = ev.data.get("local_rank")
+    if isinstance(local, int):
+        return local, "local rank on a single node"
+    device = ev.device if ev.device is not None else ev.data.get("gpu")
+    if device is None:
+        device = groups.get("device") or groups.get("gpu")
+    if device is not None and str(device).isdigit() and len({e.pid for e in facts.events if e.pid is not None}) <= 8:
+        return int(device), "GPU index on a single node"
+    return None, None
+
+
 def first_failure(facts: Facts, findings: list[Finding]) -> tuple[dict[str, Any] | None, Event | None]:
     if not findings:
         return None, None
@@ -66,14 +106,18 @@ def first_failure(facts: Facts, findings: list[Finding]) -> tuple[dict[str, Any]
             "line": e.line,
             "text": e.text,
         }, None
-    host = ev.host or (facts.ranks[ev.rank].host if ev.rank in facts.ranks else None)
+    rank, rank_from = infer_rank(facts, ev)
+    host = ev.host or (facts.ranks[rank].host if rank in facts.ranks else None)
+    if rank is not None and rank not in verdict.ranks:
+        verdict.ranks.append(rank)
     return {
-        "rank": ev.rank,
+        "rank": rank,
         "host": host,
         "time": iso(ev.time),
         "source": ev.source,
         "line": ev.line,
         "text": ev.text,
+        "rank_from": rank_from,
     }, ev
 
 
