@@ -923,7 +923,7 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         id="torch.store.client_connect_timeout",
         patterns=(
-            r"The client socket has timed out after \d+\w* while trying to connect to",
+            r"(?:DistNetworkError|RuntimeError|TimeoutError)\b.*The client socket has timed out after \d+\w* while trying to connect to",
             r"connect\(\) timed out\. Original timeout was \d+ ms",
             r"TCP client failed to connect/validate to host \S+ - timed out",
         ),
@@ -968,7 +968,7 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         id="torch.store.connect_refused",
         patterns=(
-            r"The client socket has failed to connect to .*\(errno: 111 - Connection refused\)",
+            r"(?:RuntimeError|DistNetworkError|DistStoreError)\b.*The client socket has failed to connect to .*\(errno: 111 - Connection refused\)",
             r"(?:RuntimeError|DistNetworkError|ConnectionRefusedError): (?:\[Errno 111\] )?Connection refused",
         ),
         cause="rendezvous_hang",
@@ -983,7 +983,7 @@ SIGNATURES: tuple[Signature, ...] = (
         ),
         origin=f"{_SOCKET} (errno ECONNREFUSED), 1.8-2.13",
         samples=(
-            "[W socket.cpp:601] [c10d] The client socket has failed to connect to [node-a]:29500 (errno: 111 - Connection refused).",
+            "torch.distributed.DistNetworkError: The client socket has failed to connect to any network address of (node-a, 29500). The client socket has failed to connect to [node-a]:29500 (errno: 111 - Connection refused).",
             "RuntimeError: Connection refused",
         ),
         priority=70,
@@ -991,7 +991,7 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         id="torch.store.connect_unreachable",
         patterns=(
-            r"The client socket has failed to connect to .*\(errno: (?:113 - No route to host|101 - Network is unreachable|99 - Cannot assign requested address)\)",
+            r"(?:RuntimeError|DistNetworkError|DistStoreError)\b.*The client socket has failed to connect to .*\(errno: (?:113 - No route to host|101 - Network is unreachable)\)",
         ),
         extract=r"\(errno: (?P<errno>\d+) - (?P<error>[^)]+)\)",
         cause="network",
@@ -1007,13 +1007,13 @@ SIGNATURES: tuple[Signature, ...] = (
         origin=f"{_SOCKET} SocketConnectOp, 1.10-2.13",
         samples=(
             "trainer-2: torch.distributed.DistNetworkError: The client socket has failed to connect to any network address of (192.168.121.122, 1040). The client socket has failed to connect to 192.168.121.122:1040 (errno: 113 - No route to host).",
-            "[W socket.cpp:663] [c10d] The client socket has failed to connect to [localhost]:29500 (errno: 99 - Cannot assign requested address).",
+            "[rank3]: RuntimeError: The client socket has failed to connect to [10.1.0.4]:29500 (errno: 101 - Network is unreachable).",
         ),
         priority=72,
     ),
     Signature(
         id="torch.store.connect_failed_any",
-        patterns=(r"The client socket has failed to connect to any network address of",),
+        patterns=(r"(?:RuntimeError|DistNetworkError|DistStoreError)\b.*The client socket has failed to connect to any network address of",),
         cause="rendezvous_hang",
         role="symptom",
         confidence="medium",
@@ -1029,7 +1029,7 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         id="torch.store.address_in_use",
         patterns=(
-            r"The server socket has failed to (?:listen|bind)(?: on| to)? .*(?:errno: 98 - Address already in use|EADDRINUSE)",
+            r"The server socket has failed to listen on .*(?:errno: 98 - Address already in use|EADDRINUSE)",
             r"(?:RuntimeError|DistNetworkError|DistStoreError|OSError)\b.*[Aa]ddress already in use",
             r"The server socket has failed to listen on any local network address.*(?:EADDRINUSE|address already in use)",
         ),
@@ -1046,7 +1046,6 @@ SIGNATURES: tuple[Signature, ...] = (
         ),
         origin=f"{_SOCKET} SocketListenOp, 1.8-2.13; libuv TCPStore 2.4-2.13",
         samples=(
-            "[W socket.cpp:436] [c10d] The server socket has failed to bind to [::]:29500 (errno: 98 - Address already in use).",
             "RuntimeError: Address already in use",
             "torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. port: 29500, useIpv6: 0, code: -98, name: EADDRINUSE, message: address already in use",
         ),
@@ -1071,9 +1070,8 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         id="torch.store.name_resolution",
         patterns=(
-            r"network addresses of \(\S+, \d+\) cannot be retrieved \(gai error: -?\d+ - ",
-            r"\(gai error: -?\d+ - (?:Name or service not known|Temporary failure in name resolution|No address associated with hostname)\)",
-            r"(?:socket\.gaierror|RuntimeError|ValueError).*(?:Name or service not known|Temporary failure in name resolution)",
+            r"The (?:IPv4 )?network addresses of \(\S+, \d+\) cannot be retrieved \(gai error: -?\d+ - ",
+            r"(?:socket\.gaierror|RuntimeError|ValueError|DistNetworkError)\b.*(?:Name or service not known|Temporary failure in name resolution)",
         ),
         extract=r"addresses of \((?P<host>[^,]+), (?P<port>\d+)\)",
         cause="rendezvous_hang",
@@ -1088,11 +1086,49 @@ SIGNATURES: tuple[Signature, ...] = (
         ),
         origin=f"{_SOCKET} (getaddrinfo), 1.10-2.13",
         samples=(
-            "[W socket.cpp:663] [c10d] The IPv6 network addresses of (node-a, 29500) cannot be retrieved (gai error: -2 - Name or service not known).",
             "[W1202 14:00:00.000000000 socket.cpp:755] [c10d] The IPv4 network addresses of (master-0, 29500) cannot be retrieved (gai error: -3 - Temporary failure in name resolution).",
             "socket.gaierror: [Errno -2] Name or service not known",
         ),
         priority=80,
+    ),
+    Signature(
+        id="torch.store.socket_warning",
+        patterns=(
+            r"\[c10d\] The client socket has failed to connect to \S+ \(errno: \d+ - ",
+            r"\[c10d\] The server socket has failed to bind to \S+ \(errno: \d+ - ",
+            r"\[c10d\] The IPv6 network addresses of \(\S+, \d+\) cannot be retrieved",
+        ),
+        extract=r"\(errno: (?P<errno>\d+) - (?P<error>[^)]+)\)",
+        cause="rendezvous_hang",
+        role="context",
+        confidence="low",
+        title="c10d socket warning for one address (retried with the next one)",
+        fix=(
+            "The store tries every address of MASTER_ADDR; a warning for one of them (often IPv6 or "
+            "localhost, errno 97/99) is harmless when the job proceeds. Only a following "
+            "DistNetworkError / timeout is a failure."
+        ),
+        origin=f"{_SOCKET} SocketConnectOp / SocketListenOp (C10D_WARNING), 1.10-2.13",
+        samples=(
+            "[W socket.cpp:663] [c10d] The client socket has failed to connect to [localhost]:29500 (errno: 99 - Cannot assign requested address).",
+            "[W socket.cpp:436] [c10d] The server socket has failed to bind to [::]:29500 (errno: 98 - Address already in use).",
+            "[W socket.cpp:663] [c10d] The IPv6 network addresses of (node-a, 29500) cannot be retrieved (gai error: -2 - Name or service not known).",
+        ),
+        priority=12,
+    ),
+    Signature(
+        id="torch.store.ipv6_unsupported",
+        patterns=(
+            r"The (?:server|client) socket cannot be initialized (?:on|to connect to) \S+ \(errno: 97 - Address family not supported by protocol\)",
+        ),
+        cause=None,
+        role="harmless",
+        confidence="low",
+        title="IPv6 not available for the c10d store socket (benign)",
+        fix="Benign on hosts without IPv6; the store falls back to IPv4.",
+        origin=f"{_SOCKET} (C10D_WARNING), 1.12-2.13",
+        samples=("[W socket.cpp:464] [c10d] The server socket cannot be initialized on [::]:29500 (errno: 97 - Address family not supported by protocol).",),
+        priority=10,
     ),
     Signature(
         id="torch.store.recv_zero_bytes",
