@@ -1984,6 +1984,105 @@ SIGNATURES: tuple[Signature, ...] = (
         samples=("RuntimeError: Distributed package doesn't have NCCL built in",),
         priority=80,
     ),
+    Signature(
+        id="torch.c10d.env_var_missing",
+        patterns=(r"Error initializing torch\.distributed using env:// rendezvous: environment variable \w+ expected, but not set",),
+        extract=r"environment variable (?P<var>\w+) expected",
+        cause="rendezvous_hang",
+        role="fault",
+        confidence="high",
+        title="init_process_group(env://): a required variable is not set",
+        fix=(
+            "{var} is missing in this process's environment: the script was started without a "
+            "launcher (torchrun/srun/mpirun) or the launcher wrapper does not export it:\n"
+            "$ env | grep -E 'MASTER_ADDR|MASTER_PORT|RANK|WORLD_SIZE|LOCAL_RANK'\n"
+            "$ torchrun --nnodes=N --nproc-per-node=G --rdzv-endpoint=host:29500 train.py"
+        ),
+        origin="torch/distributed/rendezvous.py _env_rendezvous_handler, 1.0-2.13",
+        samples=("ValueError: Error initializing torch.distributed using env:// rendezvous: environment variable MASTER_ADDR expected, but not set",),
+        priority=85,
+    ),
+    Signature(
+        id="torch.c10d.no_backend_for_device",
+        patterns=(r"No backend type associated with device type \w+",),
+        cause="other",
+        role="fault",
+        confidence="high",
+        title="Collective on a device type the process group has no backend for",
+        fix="A collective got a CPU tensor on an NCCL-only group (or the reverse). Move the tensor to the GPU, or create the group with backend='cpu:gloo,cuda:nccl'.",
+        origin="torch/csrc/distributed/c10d/ProcessGroup.hpp getBackend, 2.0-2.13",
+        samples=("RuntimeError: No backend type associated with device type cpu",),
+        priority=75,
+    ),
+    Signature(
+        id="torch.c10d.tensors_on_different_devices",
+        patterns=(r"Expected all tensors to be on the same device, but (?:found at least two devices|got )",),
+        cause="device_ordinal",
+        role="fault",
+        confidence="low",
+        title="Tensors on different devices in one operation",
+        fix=(
+            "An operation mixed tensors from two devices (e.g. cuda:0 and cuda:1). In a distributed "
+            "job this usually means the rank did not set its device from LOCAL_RANK before building "
+            "the model or moving the batch:\n"
+            "torch.cuda.set_device(int(os.environ['LOCAL_RANK']))"
+        ),
+        origin="aten/src/ATen/TensorIterator / native checks, 1.8-2.13",
+        samples=("[rank1]: RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:1 and cuda:0!",),
+        priority=55,
+    ),
+    Signature(
+        id="torch.nccl.error_numbered",
+        patterns=(r"NCCL Error \d+: (?:unhandled cuda error|unhandled system error|internal error|invalid argument|invalid usage|remote process exited)",),
+        extract=r"NCCL Error (?P<code>\d+): (?P<error>[^,]*)",
+        cause="rank_crash",
+        role="symptom",
+        confidence="low",
+        title="NCCL error from torch.cuda.nccl / DataParallel (old format)",
+        fix="ncclResult_t {code} ({error}) from torch.cuda.nccl (nn.DataParallel, old c10d). Rerun with NCCL_DEBUG=INFO for the underlying WARN.\n$ export NCCL_DEBUG=INFO",
+        origin="torch/csrc/cuda/nccl.cpp NCCL_CHECK (throwing 'NCCL Error N: ...'), 0.4-2.13",
+        samples=("RuntimeError: NCCL Error 2: unhandled system error",),
+        priority=30,
+    ),
+    Signature(
+        id="torch.env.deprecated_variable",
+        patterns=(r"Environment variable \w+ is deprecated; use \w+ instead",),
+        cause=None,
+        role="harmless",
+        confidence="low",
+        title="Deprecated environment variable name (benign)",
+        fix="Benign: rename the variable (e.g. NCCL_ASYNC_ERROR_HANDLING -> TORCH_NCCL_ASYNC_ERROR_HANDLING).",
+        origin="c10/util/env / ProcessGroupNCCL getCvar* (TORCH_WARN_ONCE), 2.2-2.13",
+        samples=("[W Utils.hpp:133] Warning: Environment variable NCCL_ASYNC_ERROR_HANDLING is deprecated; use TORCH_NCCL_ASYNC_ERROR_HANDLING instead (function getCvarInt)",),
+        priority=5,
+    ),
+    Signature(
+        id="torch.elastic.omp_num_threads_notice",
+        patterns=(r"Setting OMP_NUM_THREADS environment variable for each process to be \d+ in default",),
+        cause=None,
+        role="harmless",
+        confidence="low",
+        title="torchrun sets OMP_NUM_THREADS=1 (benign)",
+        fix="Benign notice printed by every multi-process torchrun.",
+        origin="torch/distributed/run.py config_from_args, 1.9-2.13",
+        samples=("Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your system being overloaded, please further tune the variable for optimal performance in your application as needed. ",),
+        priority=5,
+    ),
+    Signature(
+        id="torch.elastic.group_finished",
+        patterns=(
+            r"[Ww]orker group successfully finished\. Waiting [\d.]+ seconds for other agents to finish",
+            r"Local worker group finished \(\S*SUCCEEDED\)",
+        ),
+        cause=None,
+        role="context",
+        confidence="low",
+        title="torchrun: this node's workers finished successfully",
+        fix="This node's workers all exited 0; a failure elsewhere is on another node.",
+        origin="torch/distributed/elastic/agent/server/api.py _invoke_run / _exit_barrier, 1.9-2.13",
+        samples=("I1202 15:00:00.000000 10 torch/distributed/elastic/agent/server/api.py:879] [default] worker group successfully finished. Waiting 300 seconds for other agents to finish.",),
+        priority=5,
+    ),
     # ------------------------------------------------------------------ DataLoader / shared memory
     Signature(
         id="torch.dataloader.killed_by_bus_error",
