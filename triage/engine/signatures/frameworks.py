@@ -267,8 +267,8 @@ SIGNATURES: tuple[Signature, ...] = (
         confidence="medium",
         title="vLLM: a tensor/pipeline-parallel worker process died",
         fix=(
-            "A vLLM worker died (exit code {exitcode}) and the executor shuts down. The worker's own "
-            "output above has the reason; a negative code is a signal (-9 OOM killer: check dmesg)."
+            "A vLLM worker died and the executor shuts down. The worker's own output above has the "
+            "reason; a negative exit code is a signal (-9: OOM killer, check dmesg; -11: segfault)."
         ),
         origin="vllm v1/executor/multiproc_executor.py, ray_executor_v2.py (0.7-0.34); executor/multiproc_worker_utils.py (0.4-0.6)",
         samples=(
@@ -627,7 +627,7 @@ SIGNATURES: tuple[Signature, ...] = (
         role="fault",
         confidence="low",
         title="Ray task raised an exception",
-        fix="A remote task/actor method raised {exception}; the wrapped traceback is that worker's own error.",
+        fix="A remote task/actor method raised an exception (named in the parentheses); the wrapped traceback is that worker's own error.",
         origin="python/ray/exceptions.py RayTaskError, 1.x-2.60",
         samples=("ray.exceptions.RayTaskError(RuntimeError): ray::RayWorkerWrapper.execute_method() (pid=3241, ip=10.0.0.5)",),
         priority=30,

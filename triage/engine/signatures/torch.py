@@ -205,8 +205,9 @@ SIGNATURES: tuple[Signature, ...] = (
         confidence="low",
         title="This rank was told to dump debug info because another rank timed out",
         fix=(
-            "Another rank (rank {peer} when named) detected the timeout first and broadcast the dump "
-            "signal through the TCPStore. Start from that rank's log and its flight-recorder dump."
+            "Another rank (named on the line when it is known) detected the timeout first and "
+            "broadcast the dump signal through the TCPStore. Start from that rank's log and its "
+            "flight-recorder dump."
         ),
         origin=f"{_PGNCCL} heartbeatMonitor / HeartbeatMonitor::runLoop / Watchdog, 2.3-2.13",
         samples=(
@@ -550,9 +551,10 @@ SIGNATURES: tuple[Signature, ...] = (
         confidence="high",
         title="Desync report: ranks that lagged, died or ran a different collective",
         fix=(
-            "The desync debugger names ranks [{ranks}] around collective #{seq}. Those ranks either "
-            "stopped inside it (GPU/peer hang, crash) or skipped to a different collective (program "
-            "desync). Inspect them first."
+            "The desync debugger names the ranks that joined but did not finish a collective, or "
+            "finished it but never joined the next one. Those ranks either stopped inside it "
+            "(GPU/peer hang, crash) or skipped to a different collective (program desync). Inspect "
+            "them first."
         ),
         origin="torch/csrc/distributed/c10d/TraceUtils.h retrieveDesyncReport, 1.13-2.13",
         samples=(
@@ -851,8 +853,8 @@ SIGNATURES: tuple[Signature, ...] = (
         confidence="high",
         title="Two ranks on the same GPU",
         fix=(
-            "Ranks {rank} and {peer} use the same GPU. Each process must select its own device before "
-            "init_process_group:\n"
+            "Two ranks of one node use the same GPU (bad CUDA_VISIBLE_DEVICES / LOCAL_RANK mapping). "
+            "Each process must select its own device before init_process_group:\n"
             "$ python -c 'import os; print(os.environ.get(\"LOCAL_RANK\"), os.environ.get(\"CUDA_VISIBLE_DEVICES\"))'\n"
             "torch.cuda.set_device(int(os.environ['LOCAL_RANK']))"
         ),
@@ -935,8 +937,8 @@ SIGNATURES: tuple[Signature, ...] = (
         fix=(
             "This process never reached the store host. The master is not up yet / crashed, the "
             "address or port is wrong, or a firewall or the wrong interface is in the way:\n"
-            "$ nc -zv {host} {port}\n"
-            "$ getent hosts {host}"
+            "$ nc -zv $MASTER_ADDR $MASTER_PORT\n"
+            "$ getent hosts $MASTER_ADDR"
         ),
         origin=f"{_SOCKET} SocketConnectOp, 1.8-2.13 ('connect() timed out' 1.8-1.11)",
         samples=(
@@ -1082,7 +1084,7 @@ SIGNATURES: tuple[Signature, ...] = (
             "The rendezvous host name cannot be resolved on this node: a typo in MASTER_ADDR / "
             "--rdzv-endpoint, a short name not in DNS, or a container without the cluster's "
             "/etc/hosts. Use an IP or fix resolution:\n"
-            "$ getent hosts {host}"
+            "$ getent hosts $MASTER_ADDR"
         ),
         origin=f"{_SOCKET} (getaddrinfo), 1.10-2.13",
         samples=(
@@ -1609,7 +1611,7 @@ SIGNATURES: tuple[Signature, ...] = (
         confidence="high",
         title="CUDA out of memory (PyTorch caching allocator)",
         fix=(
-            "GPU {device} had no room for {requested}. Reduce the per-GPU batch / sequence length, "
+            "The GPU had no room for {requested}. Reduce the per-GPU batch / sequence length, "
             "enable activation checkpointing or sharding (FSDP/ZeRO), and check for other processes "
             "on the GPU. If 'reserved but unallocated' is large, reduce fragmentation:\n"
             "$ export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True\n"
