@@ -50,7 +50,11 @@ SIGNATURES: tuple[Signature, ...] = (
     ),
     Signature(
         id="torch.pgnccl.blocking_wait_timeout",
-        patterns=(r"WorkNCCL\(.*\) timed out in blocking wait", r"Work \S+ timed out in blocking wait"),
+        patterns=(
+            r"WorkNCCL\(.*\) timed out in blocking wait",
+            r"Work \S+ timed out in blocking wait",
+            r"WorkNCCL\(.*\) timed out in call to wait\(\)",
+        ),
         cause="collective_timeout_straggler",
         role="symptom",
         confidence="medium",
@@ -70,9 +74,10 @@ SIGNATURES: tuple[Signature, ...] = (
         id="torch.pgnccl.watchdog_work_status",
         patterns=(
             r"(?:failure|Exception \(either an error or timeout\)) detected by watchdog at work(?: sequence id)?: \d+",
+            r"Timeout at NCCL work: \d+, last enqueued NCCL work: \d+",
         ),
         extract=(
-            r"at work(?: sequence id)?: (?P<seq>\d+).*?last enqueued (?:NCCL )?work: (?P<last_enqueued>\d+), "
+            r"at (?:NCCL )?work(?: sequence id)?: (?P<seq>\d+).*?last enqueued (?:NCCL )?work: (?P<last_enqueued>\d+), "
             r"last completed (?:NCCL )?work: (?P<last_completed>\d+)"
         ),
         cause="collective_timeout_straggler",
@@ -88,6 +93,7 @@ SIGNATURES: tuple[Signature, ...] = (
         samples=(
             "[rank0]:[E626 06:24:44.160366013 ProcessGroupNCCL.cpp:1785] [PG ID 0 PG GUID 0(default_pg) Rank 0] Exception (either an error or timeout) detected by watchdog at work: 808, last enqueued NCCL work: 811, last completed NCCL work: 807.",
             "[rank0]:[E822 16:31:16.132547721 ProcessGroupNCCL.cpp:2271] [PG ID 4 PG GUID 67 Rank 0]  failure detected by watchdog at work sequence id: 5730 PG status: last enqueued work: 6464, last completed work: 5729",
+            "[rank2]:[E ProcessGroupNCCL.cpp:523] [PG 0 Rank 2] Timeout at NCCL work: 41, last enqueued NCCL work: 42, last completed NCCL work: 40.",
         ),
         priority=60,
     ),
@@ -467,6 +473,31 @@ SIGNATURES: tuple[Signature, ...] = (
             "[rank0]:[I1202 14:00:00.000000000 ProcessGroupNCCL.cpp:930] [PG ID 0 PG GUID 0 Rank 0] ProcessGroupNCCL initialization options: size: 8, global rank: 0, TIMEOUT(ms): 600000, USE_HIGH_PRIORITY_STREAM: 0",
         ),
         priority=10,
+    ),
+    Signature(
+        id="torch.pgnccl.work_progress",
+        patterns=(r"NCCL Work update periodically: last enqueued NCCL work: \d+, last completed NCCL work: \d+",),
+        extract=r"last enqueued NCCL work: (?P<last_enqueued>\d+), last completed NCCL work: (?P<last_completed>\d+)",
+        cause=None,
+        role="context",
+        confidence="low",
+        title="ProcessGroupNCCL periodic progress (last enqueued / completed)",
+        fix="Progress marker; the last such line per rank shows how far each rank got.",
+        origin=f"{_PGNCCL} watchdogHandler (glog builds), 2.2-2.13",
+        samples=("I1202 14:00:00.000000 1234 ProcessGroupNCCL.cpp:1900] [PG 0 Rank 0] NCCL Work update periodically: last enqueued NCCL work: 1200, last completed NCCL work: 1199.",),
+        priority=5,
+    ),
+    Signature(
+        id="torch.pgnccl.gil_hang_on_exit",
+        patterns=(r"Could not acquire GIL within \d+ ms on exit, possible GIL induced hang",),
+        cause=None,
+        role="context",
+        confidence="low",
+        title="Process exit could not take the GIL (possible hang at shutdown)",
+        fix="A Python thread held the GIL while the process was being torn down; context for a hang at exit.",
+        origin=f"{_PGNCCL} / torch/csrc/distributed/c10d, 2.3-2.13",
+        samples=("[rank0]:[E1202 14:40:00.000000000 ProcessGroupNCCL.cpp:1300] Could not acquire GIL within 300 ms on exit, possible GIL induced hang",),
+        priority=5,
     ),
     Signature(
         id="torch.pgnccl.not_destroyed_warning",
