@@ -998,6 +998,7 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         id="ucx.error_generic",
         patterns=(r"UCX +ERROR ",),
+        literals=("ucx ",),
         cause="network",
         role="symptom",
         confidence="low",
@@ -1147,7 +1148,7 @@ SIGNATURES: tuple[Signature, ...] = (
         fix="Task(s) {tasks} on {host} died of '{signame}'. Killed = SIGKILL (often the OOM killer: check dmesg on {host}); Terminated = stopped after another task failed.",
         origin="Slurm src/srun/launch.c _task_finish (strsignal), 17.02-25.11",
         samples=("srun: error: gpu-node-2: task 3: Killed", "srun: error: gpu-node-2: tasks 0-7: Segmentation fault (core dumped)"),
-        priority=45,
+        priority=48,
     ),
     Signature(
         id="slurm.srun.task_exit_code",
