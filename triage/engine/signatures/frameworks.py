@@ -270,7 +270,7 @@ SIGNATURES: tuple[Signature, ...] = (
             "A vLLM worker died and the executor shuts down. The worker's own output above has the "
             "reason; a negative exit code is a signal (-9: OOM killer, check dmesg; -11: segfault)."
         ),
-        origin="vllm v1/executor/multiproc_executor.py, ray_executor_v2.py (0.7-0.34); executor/multiproc_worker_utils.py (0.4-0.6)",
+        origin="vllm v1/executor/multiproc_executor.py, ray_executor_v2.py (V1, to 0.34); executor/multiproc_worker_utils.py _WorkerMonitor (V0, checked in 0.6.3)",
         samples=(
             "ERROR 07-18 19:52:10 [multiproc_executor.py:405] Worker proc VllmWorker-1 died unexpectedly (exit code: -9), shutting down executor.",
             "ERROR 05-01 10:00:00 multiproc_worker_utils.py:120] Worker VllmWorkerProcess pid 3512 died, exit code: -11",
@@ -509,14 +509,15 @@ SIGNATURES: tuple[Signature, ...] = (
     ),
     Signature(
         id="sglang.sigquit_child_failed",
-        patterns=(r"(?:Received sigquit from a child process|SIGQUIT received\..*)\. It usually means (?:the|one) child failed",),
+        patterns=(r"(?:Received sigquit from a child proces|SIGQUIT received\..*)s?\. It usually means (?:the|one) child failed",),
         cause="rank_crash",
         role="symptom",
         confidence="low",
         title="SGLang: a child process failed (SIGQUIT to the parent)",
         fix="One of the scheduler / detokenizer processes died; look for its 'hit an exception' traceback above.",
-        origin="sglang srt/managers/tokenizer_manager.py sigquit handler, 0.4-0.5",
+        origin="sglang srt/entrypoints/engine.py sigquit_handler (0.4.x, spelt 'proces'), srt/managers/tokenizer_manager.py (0.5)",
         samples=(
+            "[2025-02-26 13:18:22] Received sigquit from a child proces. It usually means the child failed.",
             "[2025-02-26 13:18:22] Received sigquit from a child process. It usually means the child failed.",
             "SIGQUIT received. signum=3, frame=None. It usually means one child failed.",
         ),
@@ -582,7 +583,7 @@ SIGNATURES: tuple[Signature, ...] = (
         confidence="medium",
         title="SGLang: a scheduler process is dead",
         fix="A TP scheduler process exited; its traceback is earlier in the log.",
-        origin="sglang srt/managers/tokenizer_manager.py / engine, 0.3-0.4",
+        origin="sglang srt/entrypoints/engine.py _wait_and_get_scheduler_info (0.4.x)",
         samples=("Rank 0 scheduler is dead. Please check if there are relevant logs.",),
         priority=45,
     ),
