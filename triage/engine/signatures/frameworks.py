@@ -484,14 +484,21 @@ SIGNATURES: tuple[Signature, ...] = (
     ),
     Signature(
         id="vllm.async_engine_dead",
-        patterns=(r"\bAsyncEngineDeadError\b", r"Background loop has errored already"),
+        patterns=(
+            r"\bAsyncEngineDeadError\b",
+            r"Engine background task failed",
+            r"Background loop (?:has errored already|is not running)",
+        ),
         cause="rank_crash",
         role="symptom",
         confidence="low",
         title="vLLM (V0): the async engine loop died",
         fix="The engine's background loop failed earlier; its first traceback is the cause.",
-        origin="vllm engine/async_llm_engine.py (V0), 0.2-0.10",
-        samples=("vllm.engine.async_llm_engine.AsyncEngineDeadError: Background loop has errored already.",),
+        origin="vllm engine/async_llm_engine.py (V0; checked in 0.6.3), 0.2-0.10",
+        samples=(
+            "vllm.engine.async_llm_engine.AsyncEngineDeadError: Task finished unexpectedly. This should never happen! Please open an issue on Github. See stack trace above for the actual cause.",
+            "ERROR 05-01 10:00:00 async_llm_engine.py:64] Engine background task failed",
+        ),
         priority=30,
     ),
     # ------------------------------------------------------------------ SGLang
