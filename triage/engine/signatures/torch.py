@@ -538,7 +538,7 @@ SIGNATURES: tuple[Signature, ...] = (
         patterns=(r"ProcessGroupNCCL is only supported with GPUs, no GPUs found",),
         cause="device_ordinal",
         role="fault",
-        confidence="high",
+        confidence="medium",
         title="NCCL backend requested but this process sees no GPU",
         fix=(
             "The process sees zero CUDA devices (empty or wrong CUDA_VISIBLE_DEVICES, container "
@@ -1872,7 +1872,7 @@ SIGNATURES: tuple[Signature, ...] = (
         patterns=(r"CUDA initialization: .*Error 802: system not yet initialized",),
         cause="other",
         role="fault",
-        confidence="high",
+        confidence="medium",
         title="CUDA not ready: Fabric Manager not running (NVSwitch system)",
         fix=(
             "On NVSwitch systems (HGX/DGX) CUDA needs nvidia-fabricmanager running with the same "
@@ -2175,7 +2175,7 @@ SIGNATURES: tuple[Signature, ...] = (
     ),
     Signature(
         id="torch.shm.too_many_files",
-        patterns=(r"unable to open shared memory object </torch_\S+> in read-write mode: Too many open files",),
+        patterns=(r"unable to open shared memory object </torch_\S+> in read-(?:write|only) mode: Too many open files",),
         cause="other",
         role="fault",
         confidence="medium",
