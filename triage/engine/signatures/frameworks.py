@@ -39,7 +39,7 @@ SIGNATURES: tuple[Signature, ...] = (
     ),
     Signature(
         id="deepspeed.launcher.exit_code",
-        patterns=(r"\] exits with return code = -?\d+",),
+        patterns=(r"\] exits with return code = -?\d+", r"\[ERROR\] \[launch\.py:\d+:sigkill_handler\]"),
         extract=r"exits with return code = (?P<exitcode>-?\d+)",
         cause="rank_crash",
         role="symptom",
@@ -52,6 +52,7 @@ SIGNATURES: tuple[Signature, ...] = (
         origin="DeepSpeed deepspeed/launcher/launch.py sigkill_handler, 0.3-0.18",
         samples=(
             "trainer-2: [2024-02-24 04:37:51,021] [ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python3', '-u', 'train.py', '-b', '1'] exits with return code = 1",
+            "[2023-07-20 15:45:13,982] [ERROR] [launch.py:321:sigkill_handler] ['/usr/bin/python3', '-u', 'main.py', '--local_rank=1', '--deepspeed', 'deepspeed.json', '--do_train'",
         ),
         priority=40,
     ),

@@ -23,7 +23,10 @@ SIGNATURES: tuple[Signature, ...] = (
     # ------------------------------------------------------------------ ProcessGroupNCCL watchdog
     Signature(
         id="torch.pgnccl.watchdog_timeout",
-        patterns=(r"(?:Watchdog c|C)aught collective operation timeout: ?WorkNCCL\(",),
+        patterns=(
+            r"(?:Watchdog c|C)aught collective operation timeout: ?WorkNCCL\(",
+            r"Timeout\(ms\)=\d+\) ran for \d+ milliseconds before timing out",
+        ),
         extract=(
             r"WorkNCCL\((?:SeqNum=(?P<seq>\d+), )?OpType=(?P<op>\w+)"
             r".*?Timeout\(ms\)=(?P<timeout_ms>\d+)\)"
@@ -45,6 +48,7 @@ SIGNATURES: tuple[Signature, ...] = (
             "[rank1]:[E626 06:24:44.903881913 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=808, OpType=ALLREDUCE, NumelIn=9801523, NumelOut=9801523, Timeout(ms)=600000) ran for 600020 milliseconds before timing out.",
             "[E ProcessGroupNCCL.cpp:458] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=96117, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 25625613 milliseconds before timing out.",
             "[E ProcessGroupNCCL.cpp:566] [Rank 3] Caught collective operation timeout: WorkNCCL(OpType=BROADCAST, TensorShape=[1024], Timeout(ms)=1800000) ran for 1800412 milliseconds before timing out.",
+            "lOut=1, Timeout(ms)=600000) ran for 600050 milliseconds before timing out.",
         ),
         priority=70,
     ),
@@ -74,6 +78,7 @@ SIGNATURES: tuple[Signature, ...] = (
         id="torch.pgnccl.watchdog_work_status",
         patterns=(
             r"(?:failure|Exception \(either an error or timeout\)) detected by watchdog at work(?: sequence id)?: \d+",
+            r"\] Exception \(either an error or timeout\)",
             r"Timeout at NCCL work: \d+, last enqueued NCCL work: \d+",
         ),
         extract=(
