@@ -46,7 +46,7 @@ SIGNATURES: tuple[Signature, ...] = (
         confidence="low",
         title="DeepSpeed launcher: a rank exited with a non-zero code",
         fix=(
-            "The per-node launcher saw a training process exit with {exitcode} and killed the "
+            "The per-node launcher saw a training process exit with a non-zero code and killed the "
             "others. The reason is in that process's own output just before (traceback, CUDA/NCCL error)."
         ),
         origin="DeepSpeed deepspeed/launcher/launch.py sigkill_handler, 0.3-0.18",

@@ -36,8 +36,8 @@ SIGNATURES: tuple[Signature, ...] = (
         confidence="medium",
         title="NCCL collective timed out (ProcessGroupNCCL watchdog)",
         fix=(
-            "This rank waited longer than the process-group timeout for a collective ({op}, "
-            "timeout {timeout_ms} ms). The rank that did NOT time out, or timed out on a lower "
+            "This rank waited longer than the process-group timeout for a collective (the OpType and "
+            "Timeout(ms) are on the line). The rank that did NOT time out, or timed out on a lower "
             "sequence number, is the straggler or the one that died: compare the 'last completed' "
             "numbers across ranks and look for its own error earlier. To get a report of who lagged:\n"
             "$ export TORCH_NCCL_DESYNC_DEBUG=1 TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1\n"
