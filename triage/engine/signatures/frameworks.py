@@ -1244,7 +1244,7 @@ SIGNATURES: tuple[Signature, ...] = (
         title="Kubernetes: container killed for exceeding its memory limit (OOMKilled)",
         fix="The container hit its memory limit (host RAM, not GPU). Raise resources.limits.memory or reduce host memory (DataLoader workers, pinned buffers):\n$ kubectl describe pod <pod> | grep -A3 'Last State'",
         origin="Kubernetes container status reason OOMKilled (kubelet / kubectl describe)",
-        samples=("    Last State:     Terminated\n      Reason:       OOMKilled", "      Reason:       OOMKilled"),
+        samples=("      Reason:       OOMKilled", "trainer-0   0/1   OOMKilled   3   12m"),
         priority=85,
     ),
     Signature(
@@ -1260,7 +1260,7 @@ SIGNATURES: tuple[Signature, ...] = (
         priority=80,
     ),
     Signature(
-        id="kubernetes.evicted_shm_storage",
+        id="kubernetes.evicted_ephemeral_storage",
         patterns=(r"The node was low on resource: ephemeral-storage",),
         cause="other",
         role="fault",
