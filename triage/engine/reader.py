@@ -170,6 +170,15 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
             meaning = signature_event(ctx, events)
             if meaning is not None:
                 events.append(meaning)
+            if events and origin.rank is None and "Rank " in body:
+                # ProcessGroupNCCL's log prefix: '[Rank N]' (before 2.2) or '[PG 0 Rank N]' /
+                # '[PG ID 0 PG GUID 0(default_pg) Rank N]' name the global rank (the default
+                # group's rank); other groups' ranks are not global and stay out.
+                tag = _TORCH_RANK.search(body)
+                if tag:
+                    for ev in events:
+                        if ev.rank is None:
+                            ev.rank = int(tag.group(1))
             uptime = dmesg_uptime(body) if when is None and events else None
             for ev in events:
                 if uptime is not None:
@@ -187,6 +196,9 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
     out.events.extend(flush_source(state, info))
     if (kernel_hits and "dmesg" in info.name.lower()) or kernel_hits > 2:
         info.kind = "kernel_log"
+
+
+_TORCH_RANK = re.compile(r"\[(?:PG (?:ID )?0 (?:PG GUID [^\s\]]+ )?(?:\([^)]*\) )?)?Rank (\d+)\]")
 
 
 def signature_event(ctx: LineCtx, events: list[Event]) -> Event | None:

@@ -118,7 +118,8 @@ def find(facts: Facts) -> list[Finding]:
         fix = FIX_SIGKILL if sig == "SIGKILL" else FIX_SEGV if sig in ("SIGSEGV", "SIGABRT") else FIX
         confidence = "high" if first.rank is not None or len(ranks_of(crashes)) <= 1 else "medium"
         if first.data.get("cut_off"):
-            confidence = "medium"
+            # A traceback without its exception line names no cause at all.
+            confidence = "low"
         findings.append(Finding(
             cause="rank_crash", rule={"exception": "rank_crash.exception", "cuda_error": "rank_crash.cuda_error", "xid": "rank_crash.xid"}.get(first.kind, "rank_crash.signal"),
             confidence=confidence,

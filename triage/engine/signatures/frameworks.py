@@ -770,6 +770,19 @@ SIGNATURES: tuple[Signature, ...] = (
         priority=30,
     ),
     Signature(
+        id="mpi.ompi.first_process_name",
+        patterns=(r"Process name: \[\[\d+,\d+\],\d+\]",),
+        extract=r"Process name: \[\[\d+,\d+\],(?P<culprit_rank>\d+)\]",
+        cause="rank_crash",
+        role="symptom",
+        confidence="low",
+        title="mpirun names the first process that failed",
+        fix="Read the output of MPI rank {culprit_rank} (the first process that exited with an error); its own log says why.",
+        origin="Open MPI orte/tools/orterun/help-orterun.txt [orterun:non-zero-exit] 'Process name: %s' (ORTE_NAME_PRINT: [[jobid,vpid],rank]) 1.x-4.1",
+        samples=("  Process name: [[11192,1],8]",),
+        priority=35,
+    ),
+    Signature(
         id="mpi.ompi.primary_job_nonzero",
         patterns=(
             r"job +\S* *terminated normally, but \d+ process(?:es)? returned",

@@ -407,7 +407,7 @@ SIGNATURES: tuple[Signature, ...] = (
         patterns=(
             r"retrieving ncclUniqueIds? from (?:\[\d+\]|roots) via (?:c10d key-value store|TCPStore) by key '[^']*', but store->get\('[^']*'\) got error: .*(?:Socket Timeout|[Tt]imed? ?out|Wait timeout)",
         ),
-        extract=r"^.*?\[(?P<rank>\d+)\] is setting up NCCL",
+        extract=r"\[(?P<rank>\d+)\] is setting up NCCL communicator and retrieving ncclUniqueIds? from \[(?P<culprit_rank>\d+)\]",
         cause="rendezvous_hang",
         role="symptom",
         confidence="medium",
@@ -428,7 +428,7 @@ SIGNATURES: tuple[Signature, ...] = (
         patterns=(
             r"retrieving ncclUniqueIds? from (?:\[\d+\]|roots) via (?:c10d key-value store|TCPStore) by key",
         ),
-        extract=r"got error: (?P<error>[^.]*)",
+        extract=r"(?:\[(?P<rank>\d+)\] is setting up NCCL communicator and )?retrieving ncclUniqueIds? from (?:\[(?P<culprit_rank>\d+)\]|roots).*?got error: (?P<error>[^.]*)",
         cause="rank_crash",
         role="symptom",
         confidence="medium",
