@@ -48,14 +48,19 @@ def crash_events(facts: Facts) -> list[Event]:
     """Real faults of a process, excluding downstream NCCL/dist errors and exceptions whose own
     message names a more specific cause."""
     out: list[Event] = []
+    # A traceback cut off before its exception line names nothing: it counts only where no line
+    # of the bundle says anything at all.
+    said = any(e.data.get("cause") for e in facts.kind("signature"))
     for ev in facts.kind("exception"):
-        if is_downstream_exception(ev) or named_elsewhere(facts, ev):
+        if is_downstream_exception(ev) or named_elsewhere(facts, ev) or (said and ev.data.get("cut_off")):
             continue
         out.append(ev)
     torn_down = watchdog_ranks(facts)
     for ev in facts.kind("crash_signal", "signal_received"):
         if ev.data.get("signal") == "SIGABRT" and (ev.rank in torn_down or (ev.rank is None and torn_down)):
             continue  # the watchdog's own abort after a timeout
+        if ev.data.get("signal") == "SIGBUS" or named_elsewhere(facts, ev):
+            continue  # a bus error is /dev/shm running out (shm_exhausted reads it)
         out.append(ev)
     # 'terminate called ...' is only as much a root cause as its what(): an NCCL error
     # rethrown by the watchdog is downstream, an application exception is not.
