@@ -22,6 +22,15 @@ def rank_findings(findings: list[Finding]) -> list[Finding]:
         # At equal confidence and time, a cause's own rule (richer detail) before the catalog's.
         return (-CONFIDENCE_ORDER.get(f.confidence, 0), f.weight < ROOT_WEIGHT, t, f.rule.startswith("signature."), -f.weight)
 
+    # A cause's own rule reads its evidence more closely than the catalog (sequence numbers,
+    # PCI buses, snapshots): where both found the cause, the catalog's finding only counts when
+    # it is more confident.
+    best_rule: dict[str, int] = {}
+    for f in findings:
+        if not f.rule.startswith("signature."):
+            best_rule[f.cause] = max(best_rule.get(f.cause, 0), CONFIDENCE_ORDER.get(f.confidence, 0))
+    findings = [f for f in findings if not f.rule.startswith("signature.")
+                or CONFIDENCE_ORDER.get(f.confidence, 0) > best_rule.get(f.cause, 0)]
     ordered = sorted(findings, key=key)
     # One finding per cause: the rules and the catalog may see the same fault through two paths,
     # and a second finding of the verdict's own cause only repeats it.
@@ -129,7 +138,8 @@ def _names_failing_rank(facts: Facts, verdict: Finding, ev: Event, rank_from: st
             same = [e for e in facts.kind("signature") if e.data.get("sig") == meaning.data.get("sig")]
         else:
             same = facts.kind(ev.kind)
-        return len({e.rank for e in same if e.rank is not None}) <= 1
+        # Both ends of one broken link report it; more ranks than that means a shared failure.
+        return len({e.rank for e in same if e.rank is not None}) <= 2
     return True
 
 
