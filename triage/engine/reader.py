@@ -133,7 +133,66 @@ class _Chain(io.RawIOBase):
         return len(data)
 
 
+# A log pasted from a terminal or a web page is often hard-wrapped: every long record cut into
+# lines of exactly the console's width. Such a file is read with the pieces joined again (up
+# to this size; larger files are read as they are), line numbers still pointing at the file.
+MAX_UNWRAP_BYTES = 32 * 1024 * 1024
+CONSOLE_WIDTHS = frozenset((80, 100, 110, 120, 128, 132, 140, 150, 160, 180, 200, 220, 240, 250, 256))
+def wrap_width(head: bytes) -> int | None:
+    """The console width a text was hard-wrapped at, or None: the longest line is exactly a
+    usual console width, nothing is longer, and full-width lines are cut mid-word (the line
+    ends in a word character and the next one starts with one), as a terminal or a web page
+    cuts a record, unlike a long line that simply ends there."""
+    lines = [x.rstrip(b"\r") for x in head.split(b"\n")[:-1][:4000]]
+    if len(lines) < 2:
+        return None
+    width = max(len(x) for x in lines)
+    if width not in CONSOLE_WIDTHS:
+        return None
+    full = [i for i in range(len(lines) - 1) if len(lines[i]) == width]
+    cut = [i for i in full if lines[i][-1:].isalnum() and lines[i + 1][:1].isalnum()]
+    if not full or len(cut) * 2 < len(full) or len({lines[i] for i in full}) * 2 < len(full):
+        return None
+    return width
+
+
+def unwrap(data: bytes, width: int) -> tuple[bytes, list[int]]:
+    """The text with full-width pieces joined to what follows, and for each joined line the
+    1-based number of its first line in the file."""
+    out: list[bytes] = []
+    first_line: list[int] = []
+    pending: list[bytes] = []
+    start = 1
+    for number, raw in enumerate(data.split(b"\n"), 1):
+        piece = raw.rstrip(b"\r")
+        if not pending:
+            start = number
+        pending.append(piece)
+        if len(piece) != width:
+            out.append(b"".join(pending))
+            first_line.append(start)
+            pending = []
+    if pending:
+        out.append(b"".join(pending))
+        first_line.append(start)
+    return b"\n".join(out), first_line
+
+
 def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter, clock: Clock) -> None:
+    line_of: list[int] | None = None
+    try:
+        head = stream.peek(65536)[:65536]
+    except (AttributeError, OSError, ValueError):
+        head = b""
+    width = wrap_width(head) if head else None
+    if width is not None:
+        data = stream.read(MAX_UNWRAP_BYTES + 1)
+        if len(data) <= MAX_UNWRAP_BYTES:
+            joined, line_of = unwrap(data, width)
+            info.bytes = len(data)
+            stream = io.BytesIO(joined)
+        else:
+            stream = io.BufferedReader(_Chain(data, stream), buffer_size=1 << 20)  # type: ignore[arg-type]
     scanner = LineScanner(stream, engine=engine)
     state = SourceState(name=info.name)
     file_origin = info.file_origin
@@ -143,6 +202,8 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
             text = clean_line(raw)
             if not text.strip():
                 continue
+            if line_of is not None:
+                lineno = line_of[lineno - 1] if lineno <= len(line_of) else lineno
             info.last_line = (lineno, text)
             origin, body = split_prefix(text)
             owner = state.extra.get("block_owner")
@@ -191,8 +252,8 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                     kernel_hits += 1
             out.events.extend(events)
     finally:
-        info.lines = scanner.stats.lines
-        info.bytes = scanner.stats.bytes
+        info.lines = scanner.stats.lines if line_of is None else (line_of[-1] if line_of else 0)
+        info.bytes = scanner.stats.bytes if line_of is None else info.bytes
     out.events.extend(flush_source(state, info))
     if (kernel_hits and "dmesg" in info.name.lower()) or kernel_hits > 2:
         info.kind = "kernel_log"

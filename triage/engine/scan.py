@@ -43,6 +43,7 @@ MAX_KEPT_LINE = 64 * 1024
 HEAD_LINES = 30
 TAIL_LINES = 30
 MAX_LEARNED_KEYS = 200_000
+CONTEXT_BEFORE = 4
 
 # Structural lines the format parsers read, whatever the catalog says about them.
 MEANING_KEYWORDS: tuple[str, ...] = (
@@ -317,7 +318,9 @@ def _re2(ps: PatternSet) -> Prefilter | None:
 
     def find(buf: bytes, lo: int, hi: int) -> tuple[list[int], list[int], list[int]]:
         block = buf[lo:hi]
-        meaning = [lo + m.start() for m in meaning_re.finditer(block)] if meaning_re else []
+        # The match's last character, like Hyperscan's end offsets (a match may start with the
+        # newline before its line when a pattern begins with \s).
+        meaning = [lo + max(m.end() - 1, m.start()) for m in meaning_re.finditer(block)] if meaning_re else []
         first_id = identity_re.search(block) if identity_re else None
         first_once = once_re.search(block) if once_re else None
         return meaning, [lo + first_id.start()] if first_id else [], [lo + first_once.start()] if first_once else []
@@ -589,12 +592,13 @@ class LineScanner:
         for pos in meaning:
             ls = self._line_start(buf, lo, pos)
             starts.add(ls)
-            # The two lines before: a traceback's last frame and its source line.
-            if ls > lo:
-                p1 = self._line_start(buf, lo, ls - 1)
-                starts.add(p1)
-                if p1 > lo:
-                    starts.add(self._line_start(buf, lo, p1 - 1))
+            # A few lines before: a traceback's last frame and its source line, the head of a
+            # torchrun failure record ('[1]:', time, host, rank) before its exitcode line.
+            for _ in range(CONTEXT_BEFORE):
+                if ls <= lo:
+                    break
+                ls = self._line_start(buf, lo, ls - 1)
+                starts.add(ls)
         if once:
             # The first catch-all line of the region, the same line whatever the engine.
             starts.add(self._line_start(buf, lo, min(once)))

@@ -270,6 +270,13 @@ def notes(facts: Facts, findings: list[Finding]) -> list[str]:
             first_error = next((str(r.get("error")) for r in failed if r.get("error")), "no error text")
             out.append(f"Health check (smoke, {doc.get('backend')}) failed on {doc.get('host')}: "
                        f"{len(failed)} rank(s) failed; first error: {first_error[:200]}")
+    if findings and findings[0].confidence == "low":
+        out.append(
+            "The verdict is a low-confidence guess: the lines here do not name the cause. To settle it, collect from every "
+            "rank: the full stderr/stdout, NCCL_DEBUG=INFO output (NCCL_DEBUG_FILE=/tmp/nccl.%h.%p.log), "
+            "TORCH_DISTRIBUTED_DEBUG=DETAIL for c10d, and `dmesg -T` plus `nvidia-smi -q` of each host "
+            "(python -m collectors snapshot does the last two)."
+        )
     if facts.problems:
         out.append(f"Parts of the bundle could not be read ({len(facts.problems)} problem(s)); the diagnosis uses what could be read.")
     return out

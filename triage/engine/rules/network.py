@@ -134,10 +134,11 @@ def _ib_unused(facts: Facts) -> list[Finding]:
 
 
 def _faults(facts: Facts) -> list:
-
+    """A rank's own faults: with one of these elsewhere, a peer's IB flush/retry error is its echo."""
     return crash_events(facts) + facts.kind("cuda_oom", "host_oom_kill") + [
         e for e in facts.kind("xid") if e.data.get("fault_class") == "hardware"
-    ]
+    ] + [e for e in facts.kind("signature") if e.data.get("role") == "fault" and e.data.get("confidence") != "low"
+         and e.data.get("cause") in ("hardware_fault", "oom", "rank_crash", "shm_exhausted")]
 
 
 def _dropped_peer(facts: Facts) -> list[Finding]:
