@@ -5,11 +5,15 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
 
-.PHONY: run test venv services chromium bench clean
+.PHONY: run test venv services chromium slurm bench clean collector-pyz
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+	# The collectors' one dependency as a wheel, for offline builds (collector-pyz) and the
+	# packaging tests' fresh venv, which install with --no-index.
+	$(PY) -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
+		-d $(VENV)/wheelhouse nvidia-ml-py==13.615.71
 	touch $@
 
 venv: $(VENV)/.installed
@@ -27,7 +31,10 @@ services:
 chromium:
 	bash scripts/ensure-chromium
 
-test: venv services chromium
+slurm:
+	bash scripts/ensure-slurm
+
+test: venv services chromium slurm
 	$(PY) -m pytest
 
 bench: venv services chromium
@@ -35,6 +42,11 @@ bench: venv services chromium
 	$(PY) bench/pipeline.py
 	$(PY) bench/timeline.py
 	$(PY) bench/load.py
+	$(PY) bench/fleet.py
+
+# The collectors in one file for air-gapped nodes: python3 nccl-triage.pyz --help
+collector-pyz: venv
+	$(PY) scripts/build-collector-pyz --out nccl-triage.pyz
 
 clean:
 	rm -rf $(VENV) media staticfiles .pytest_cache

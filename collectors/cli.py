@@ -1,4 +1,4 @@
-"""`python -m collectors <command>`: snapshot, upload, run, smoke."""
+"""`python -m collectors <command>`: snapshot, upload, run, smoke, gate."""
 from __future__ import annotations
 
 import argparse
@@ -12,6 +12,7 @@ from pathlib import Path
 from collectors import COLLECTOR
 from collectors.bundle import gather, write_bundle
 from collectors.environment import job_id_from_env
+from collectors.gate import GateOptions, run_gate
 from collectors.host import hostname
 from collectors.run import RunOptions, run
 from collectors.smoke import SmokeOptions, format_table, run_smoke
@@ -43,8 +44,16 @@ def _policy(args: argparse.Namespace) -> RetryPolicy:
     return RetryPolicy(attempts=max(1, args.retries), base_delay=args.backoff)
 
 
+def _prog() -> str:
+    """How the user started us: the installed `nccl-triage`, the zipapp, or `python -m collectors`."""
+    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    if name == "nccl-triage" or name.endswith(".pyz"):
+        return name
+    return "python -m collectors"
+
+
 def parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m collectors", description=f"{COLLECTOR}: gather and "
+    ap = argparse.ArgumentParser(prog=_prog(), description=f"{COLLECTOR}: gather and "
                                  "upload what explains a failed multi-GPU job.")
     ap.add_argument("--version", action="version", version=COLLECTOR)
     sub = ap.add_subparsers(dest="command", required=True)
@@ -86,6 +95,24 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the nccl-triage/smoke@1 JSON instead of a table")
     p.add_argument("--upload", action="store_true", help="upload the result as this host's health record")
     _add_server_args(p, required=False)
+
+    p = sub.add_parser("gate", help="may this node take a job? (Slurm prolog, Kubernetes init container)",
+                       description="Ask the dashboard whether this host is recommended for drain, then run "
+                                   "the smoke all-reduce. Exit 0: the node may take the job; 1: the smoke "
+                                   "failed; 2: drain recommended; 3: the server could not be asked (--strict). "
+                                   "Prints one line; never takes longer than --timeout.")
+    p.add_argument("--server", default=os.environ.get("NCCL_TRIAGE_SERVER"),
+                   help="dashboard base URL (default: $NCCL_TRIAGE_SERVER; none: smoke only)")
+    p.add_argument("--token", default=os.environ.get("NCCL_TRIAGE_TOKEN"),
+                   help="API token with the read scope; prefer $NCCL_TRIAGE_TOKEN")
+    p.add_argument("--host", help="host name as the incidents know it (default: this node's hostname)")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds for the whole check (default 60)")
+    p.add_argument("--no-smoke", action="store_true", help="only ask the server")
+    p.add_argument("--strict", action="store_true", help="refuse the node when the server cannot be asked")
+    p.add_argument("--backend", choices=("auto", "nccl", "gloo"), default="auto")
+    p.add_argument("--nproc", type=int, help="smoke ranks (default: GPU count, or 2 with gloo)")
+    p.add_argument("--size-mb", type=float, default=4.0, help="MiB per smoke all-reduce (default 4)")
+    p.add_argument("--iters", type=int, default=5, help="smoke all-reduces (default 5)")
     return ap
 
 
@@ -113,7 +140,13 @@ def _upload_files(args: argparse.Namespace, paths: list[Path], job: str, host: s
 
 
 def cmd_snapshot(args: argparse.Namespace) -> int:
-    text = json.dumps(build_snapshot(), indent=2) + "\n"
+    snapshot = build_snapshot()
+    nvml = snapshot.get("nvml") or {}
+    if not nvml.get("available") or not nvml.get("gpus"):
+        # stdout stays the JSON alone; the person at the terminal still learns it has no GPU data.
+        reason = nvml.get("reason") or "NVML found no GPU"
+        print(f"nccl-triage: no GPU readings in this snapshot: {reason}", file=sys.stderr)
+    text = json.dumps(snapshot, indent=2) + "\n"
     if args.out:
         args.out.write_text(text)
     else:
@@ -163,6 +196,17 @@ def cmd_smoke(args: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
         shutil.rmtree(logdir, ignore_errors=True)
 
 
+def cmd_gate(args: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
+    if args.timeout <= 0:
+        ap.error("--timeout must be positive")
+    result = run_gate(GateOptions(host=args.host or hostname(), server=args.server, token=args.token,
+                                  timeout=args.timeout, smoke=not args.no_smoke, backend=args.backend,
+                                  nproc=args.nproc, size_mb=args.size_mb, iters=args.iters, strict=args.strict))
+    print(f"nccl-triage gate: {'OK' if result.code == 0 else 'REFUSED'}: {result.reason}",
+          file=sys.stdout if result.code == 0 else sys.stderr, flush=True)
+    return result.code
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = parser()
     args = ap.parse_args(argv)
@@ -173,4 +217,6 @@ def main(argv: list[str] | None = None) -> int:
         return cmd_upload(args)
     if args.command == "run":
         return cmd_run(args, ap)
+    if args.command == "gate":
+        return cmd_gate(args, ap)
     return cmd_smoke(args, ap)

@@ -48,6 +48,21 @@ class UploadRejected(Exception):
     """The server answered and said no (bad token, bad request): retrying will not help."""
 
 
+class RetryLater(ConnectionError):
+    """A 503/429 that named a Retry-After: the server is up but cannot take the bundle yet."""
+
+    def __init__(self, message: str, retry_after: float) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+def _retry_after(value: str | None) -> float | None:
+    try:
+        return max(0.0, float(value)) if value else None
+    except ValueError:
+        return None  # an HTTP date: rare from our server, the backoff covers it
+
+
 class ServerUnreachable(Exception):
     """Every attempt failed with a connection error, a timeout or a 5xx/429."""
 
@@ -96,6 +111,9 @@ def post_bundle(server: str, token: str, path: Path, *, job: str | None, host: s
     except urllib.error.HTTPError as exc:
         detail = exc.read().decode("utf-8", "replace")[:300]
         if exc.code >= 500 or exc.code in (408, 429):
+            wait = _retry_after(exc.headers.get("Retry-After"))
+            if wait is not None:
+                raise RetryLater(f"HTTP {exc.code}: {detail}", wait) from exc
             raise ConnectionError(f"HTTP {exc.code}: {detail}") from exc
         raise UploadRejected(f"HTTP {exc.code}: {detail}") from exc
 
@@ -113,6 +131,9 @@ def send_with_retries(server: str, token: str, path: Path, *, job: str | None, h
             last = str(getattr(exc, "reason", None) or exc)
             if attempt + 1 < policy.attempts:
                 wait = policy.delay(attempt)
+                if isinstance(exc, RetryLater):
+                    # The server said when; never sooner than that, never past our own cap.
+                    wait = max(wait, min(exc.retry_after, policy.max_delay))
                 log(f"upload attempt {attempt + 1}/{policy.attempts} failed ({last}); retrying in {wait:.1f}s")
                 sleep(wait)
     raise ServerUnreachable(f"{server} unreachable after {policy.attempts} attempts: {last}")

@@ -7,6 +7,7 @@ full stack: Celery workers over Redis, PostgreSQL. A bad value fails at start-up
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -80,12 +81,16 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "triage.accounts",
     "triage.incidents",
+    "triage.fanout",
     "triage.api",
     "triage.web",
     "triage.cli",
+    "triage.fleet",
 ]
 
 MIDDLEWARE = [
+    # First, so it sees every error (JSON for the API; 503 when the database is down).
+    "triage.api.middleware.ErrorResponseMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -148,6 +153,40 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 MEDIA_ROOT = Path(env("MEDIA_ROOT") or BASE_DIR / "media")
+# TRIAGE_STORAGE=s3: raw bundles in S3-compatible object storage (several machines running
+# workers), configured with django-storages' own names. Uploads still stream to MEDIA_ROOT/tmp
+# while hashed, then on to the bucket; workers stream out of it (triage/incidents/storage.py).
+# https://django-storages.readthedocs.io/en/latest/backends/amazon-S3.html
+TRIAGE_STORAGE = (env("TRIAGE_STORAGE") or "local").lower()
+if TRIAGE_STORAGE == "s3":
+    AWS_STORAGE_BUCKET_NAME = env("AWS_STORAGE_BUCKET_NAME") or ""
+    if not AWS_STORAGE_BUCKET_NAME:
+        raise ImproperlyConfigured("TRIAGE_STORAGE=s3 needs AWS_STORAGE_BUCKET_NAME")
+    AWS_S3_ENDPOINT_URL = env("AWS_S3_ENDPOINT_URL") or None  # None: AWS itself
+    AWS_S3_REGION_NAME = env("AWS_S3_REGION_NAME") or None
+    # Unset keys leave boto3 its own chain (instance role, ~/.aws, web identity in Kubernetes).
+    AWS_ACCESS_KEY_ID = env("AWS_ACCESS_KEY_ID") or None
+    AWS_SECRET_ACCESS_KEY = env("AWS_SECRET_ACCESS_KEY") or None
+    AWS_LOCATION = env("AWS_LOCATION") or ""  # a key prefix, to share one bucket
+    # Bundles are private: downloads go through the login-checked view, never a bucket URL.
+    AWS_DEFAULT_ACL = None
+    AWS_QUERYSTRING_AUTH = True
+    # Names are content hashes: the same name is the same bytes, no existence check needed.
+    AWS_S3_FILE_OVERWRITE = True
+    from botocore.config import Config as _BotoConfig
+
+    # Fail fast when the bucket is unreachable: the upload answers 503 + Retry-After and the
+    # collector retries, rather than holding the request for boto's default ~minute.
+    AWS_S3_CLIENT_CONFIG = _BotoConfig(
+        connect_timeout=envint("AWS_S3_CONNECT_TIMEOUT", 5, minimum=1),
+        read_timeout=envint("AWS_S3_READ_TIMEOUT", 60, minimum=1),
+        retries={"mode": "standard", "max_attempts": envint("AWS_S3_MAX_ATTEMPTS", 3, minimum=1)},
+    )
+    STORAGES["default"] = {"BACKEND": "triage.incidents.storage.BundleS3Storage"}
+elif TRIAGE_STORAGE != "local":
+    raise ImproperlyConfigured(f"TRIAGE_STORAGE={TRIAGE_STORAGE!r}: use local (the default) or s3")
+# Seconds a client is told to wait (Retry-After) when the bundle store is unreachable.
+TRIAGE_STORAGE_RETRY_AFTER = envint("TRIAGE_STORAGE_RETRY_AFTER", 30, minimum=1)
 MEDIA_URL = "/media/"  # never served directly: bundles are downloaded through a login-checked view
 
 # --- Uploads -------------------------------------------------------------------------------
@@ -183,6 +222,11 @@ TRIAGE_DEFAULT_TEAM = env("TRIAGE_DEFAULT_TEAM") or "default"
 # Longest a share link may live, and what one gets when none is asked for (0: never expires).
 TRIAGE_SHARE_MAX_SECONDS = envint("TRIAGE_SHARE_MAX_DAYS", 90, minimum=1) * 86400
 TRIAGE_SHARE_DEFAULT_SECONDS = envint("TRIAGE_SHARE_DEFAULT_DAYS", 7, minimum=0) * 86400
+# Share links one person or token may create per hour (0: no limit), and failed sign-ins per
+# user name and per address within the window before sign-in is refused for its rest.
+TRIAGE_SHARE_RATE_LIMIT = envint("TRIAGE_SHARE_RATE_LIMIT", 30, minimum=0)
+TRIAGE_LOGIN_FAILURE_LIMIT = envint("TRIAGE_LOGIN_FAILURE_LIMIT", 10, minimum=0)
+TRIAGE_LOGIN_FAILURE_WINDOW = envint("TRIAGE_LOGIN_FAILURE_WINDOW", 900, minimum=1)
 # Incidents older than this many days are deleted with their raw files by the beat job
 # (0: keep forever).
 TRIAGE_RETENTION_DAYS = envint("TRIAGE_RETENTION_DAYS", 0, minimum=0)
@@ -190,6 +234,30 @@ TRIAGE_RETENTION_DAYS = envint("TRIAGE_RETENTION_DAYS", 0, minimum=0)
 # Log viewer: lines shown per page, and the longest line shown whole.
 TRIAGE_LOG_PAGE_LINES = envint("TRIAGE_LOG_PAGE_LINES", 200, minimum=10)
 TRIAGE_LOG_MAX_LINE_CHARS = 4000
+
+# --- Parsing in parts (triage/fanout) ---------------------------------------------------------
+# A bundle larger than this is read in parts of about this size, each by its own task; the
+# states of the parts are stored and merged by a last step. 0 reads every bundle in one task.
+TRIAGE_PARSE_PART_BYTES = envint("TRIAGE_PARSE_PART_MB", 1024, minimum=0) * 1024 * 1024
+
+# --- Fleet (docs/fleet.md) -------------------------------------------------------------------
+# A host or GPU implicated as culprit by a fault of the machine's own (Xid, ECC, NVLink, a NIC
+# error, repeated segfaults) in at least this many incidents within this many days is marked
+# "drain recommended".
+TRIAGE_DRAIN_THRESHOLD = envint("TRIAGE_DRAIN_THRESHOLD", 3, minimum=1)
+TRIAGE_DRAIN_WINDOW_DAYS = envint("TRIAGE_DRAIN_WINDOW_DAYS", 7, minimum=1)
+# One job (family) failing with culprits on at least this many different hosts, none twice,
+# within this many days, raises "failures wander across nodes".
+TRIAGE_WANDER_MIN_HOSTS = envint("TRIAGE_WANDER_MIN_HOSTS", 3, minimum=2)
+TRIAGE_WANDER_WINDOW_DAYS = envint("TRIAGE_WANDER_WINDOW_DAYS", 14, minimum=1)
+# Webhooks: attempts, first retry delay (doubled each time, capped) and the receiver's timeout.
+TRIAGE_WEBHOOK_MAX_RETRIES = envint("TRIAGE_WEBHOOK_MAX_RETRIES", 6, minimum=0)
+TRIAGE_WEBHOOK_BACKOFF_MS = envint("TRIAGE_WEBHOOK_BACKOFF_MS", 10_000, minimum=1)
+TRIAGE_WEBHOOK_BACKOFF_MAX_MS = envint("TRIAGE_WEBHOOK_BACKOFF_MAX_MS", 600_000, minimum=1)
+TRIAGE_WEBHOOK_TIMEOUT = envint("TRIAGE_WEBHOOK_TIMEOUT", 10, minimum=1)
+# /metrics: readable with an API token (Authorization: Bearer), or without one from these
+# addresses or networks (e.g. "10.0.0.0/8,127.0.0.1"; empty: token only).
+TRIAGE_METRICS_ALLOW = envlist("TRIAGE_METRICS_ALLOW", [])
 
 # --- Celery --------------------------------------------------------------------------------
 # Longest a parse may run. The soft limit raises inside the task so it can record a reason;
@@ -204,6 +272,11 @@ TRIAGE_STUCK_AFTER_SECONDS = envint(
     TRIAGE_VISIBILITY_TIMEOUT + 2 * TRIAGE_PARSE_TIME_LIMIT,
     minimum=1,
 )
+# The broker is a notification, not the record: incidents `queued` longer than this (their
+# message refused or lost with Redis) are queued again by the beat sweep, which also runs this
+# often; `parsing` ones older than the hard limit (their worker died) too, at most this many times.
+TRIAGE_REQUEUE_AFTER_SECONDS = envint("TRIAGE_REQUEUE_AFTER_SECONDS", 60, minimum=1)
+TRIAGE_PARSE_MAX_ATTEMPTS = envint("TRIAGE_PARSE_MAX_ATTEMPTS", 3, minimum=1)
 if TRIAGE_PARSE_SOFT_TIME_LIMIT >= TRIAGE_PARSE_TIME_LIMIT:
     raise ImproperlyConfigured("TRIAGE_PARSE_SOFT_TIME_LIMIT must be below TRIAGE_PARSE_TIME_LIMIT")
 if TRIAGE_VISIBILITY_TIMEOUT <= TRIAGE_PARSE_TIME_LIMIT:
@@ -234,6 +307,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = {
     "unacked_restore_interval": envint("CELERY_UNACKED_RESTORE_INTERVAL", 10, minimum=1),
     # ...but only every Nth look scans Redis (tests set 1 to see redelivery quickly).
     "unacked_restore_throttle": envint("CELERY_UNACKED_RESTORE_THROTTLE", 10, minimum=1),
+    "socket_connect_timeout": 3,
 }
 # Retry connecting to Redis at start-up instead of crashing (compose starts things together).
 # https://docs.celeryq.dev/en/stable/userguide/configuration.html#broker-connection-retry-on-startup
@@ -277,11 +351,23 @@ CELERY_BEAT_SCHEDULE = {
     },
     # Retention: hourly, so a restart never delays it by a day; it does nothing when
     # TRIAGE_RETENTION_DAYS is 0.
+    "incidents-requeue": {
+        "task": "triage.incidents.tasks.incident_requeue_task",
+        "schedule": float(TRIAGE_REQUEUE_AFTER_SECONDS),
+    },
     "incidents-prune": {
         "task": "triage.incidents.tasks.incident_prune_task",
         "schedule": 3600.0,
     },
 }
+
+# beat's own state (last run times): never in the working directory, i.e. the repository.
+CELERY_BEAT_SCHEDULE_FILENAME = env("CELERY_BEAT_SCHEDULE_FILE") or str(
+    Path(tempfile.gettempdir()) / f"nccl-triage-celerybeat-schedule-{os.getuid()}"
+)
+# An upload must not hang on a broker that is down: try briefly, then leave the incident
+# `queued` for the sweep (triage.incidents.services.incident_notify_worker).
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
 
 # The upload rate limit counts in the cache: Redis when there is one, so every gunicorn worker
 # and machine shares the count; otherwise this process's memory (the embedded default).
@@ -291,6 +377,8 @@ if REDIS_URL:
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": env("CACHE_REDIS_URL") or REDIS_URL,
             "KEY_PREFIX": (env("CELERY_KEY_PREFIX") or "") + "cache",
+            # Rate limits fail open when Redis is down (triage.api.ratelimit): fail fast too.
+            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
         }
     }
 

@@ -68,6 +68,26 @@
     });
   }
 
+  // Dark pages get a dark figure: the same data, the colours of the page's dark scheme.
+  function darken(fig) {
+    var layout = fig.layout || {};
+    layout.paper_bgcolor = "#171e26";
+    layout.plot_bgcolor = "#171e26";
+    layout.font = Object.assign({}, layout.font || {}, { color: "#e3e8ee" });
+    ["xaxis", "xaxis2", "xaxis3"].forEach(function (name) {
+      if (layout[name]) { layout[name].gridcolor = "#2a3540"; }
+    });
+    (layout.shapes || []).forEach(function (shape) {
+      if (shape.fillcolor === "#f3f5f8") { shape.fillcolor = "#1d2630"; }
+    });
+    (layout.annotations || []).forEach(function (a) {
+      if (a.bgcolor) { a.bgcolor = "rgba(23,30,38,0.92)"; }
+      if (a.font && a.font.color === "#C00000") { a.font.color = "#ff8a80"; }
+    });
+    if (layout.legend) { layout.legend.bgcolor = "rgba(0,0,0,0)"; }
+    fig.layout = layout;
+  }
+
   function addTraceLink(url) {
     var a = document.createElement("a");
     a.href = url;
@@ -92,10 +112,14 @@
       fillRowHover(fig);
       if (!webglAvailable()) { withoutWebgl(fig); }
       var meta = (fig.layout && fig.layout.meta) || {};
+      if (window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches) { darken(fig); }
       var config = {
         responsive: true,
         displaylogo: false,
-        modeBarButtonsToRemove: ["select2d", "lasso2d"],
+        // "Edit in Chart Studio" uploads the data to a website: never offline, never wanted.
+        showSendToCloud: false,
+        showEditInChartStudio: false,
+        modeBarButtonsToRemove: ["select2d", "lasso2d", "sendDataToCloud", "editInChartStudio"],
         toImageButtonOptions: { filename: "rank-timeline" },
       };
       return window.Plotly.newPlot(el, fig.data, fig.layout, config).then(function (gd) {

@@ -13,6 +13,7 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -43,9 +44,10 @@ def database_url() -> str:
 
 
 class Worker:
-    def __init__(self, env: dict[str, str], log_dir: Path) -> None:
+    def __init__(self, env: dict[str, str], log_dir: Path, args: tuple[str, ...] = ()) -> None:
         self.env = env
         self.log_dir = log_dir
+        self.args = args
         self.proc: subprocess.Popen[bytes] | None = None
         self.starts = 0
 
@@ -55,7 +57,7 @@ class Worker:
         command = [
             sys.executable, "-m", "celery", "-A", "triage", "worker", "--pool=prefork", "--concurrency=1",
             "--loglevel=INFO", "--without-gossip", "--without-mingle", "--without-heartbeat",
-            "-n", f"test-{uuid.uuid4().hex[:8]}@%h",
+            "-n", f"test-{uuid.uuid4().hex[:8]}@%h", *self.args,
         ]
         with self.log.open("wb") as out:
             # Its own session, so SIGKILL reaches the pool child too (a real crash of the node).
@@ -78,6 +80,16 @@ class Worker:
 
 @pytest.fixture
 def worker(transactional_db: None, media_root: Path, tmp_path: Path) -> Iterator[Worker]:
+    with running_worker(REDIS_URL, media_root, tmp_path) as w:
+        yield w
+
+
+@contextmanager
+def running_worker(
+    redis_url: str, media_root: Path, tmp_path: Path, *, env: dict[str, str] | None = None, args: tuple[str, ...] = ()
+) -> Iterator[Worker]:
+    """A worker (not started yet) on `redis_url`, and this process sending to it, under a key
+    prefix of its own; everything undone and the prefix's keys removed afterwards."""
     prefix = f"triage-test-{uuid.uuid4().hex[:12]}:"
     options = {
         "global_keyprefix": prefix, "visibility_timeout": VISIBILITY,
@@ -85,13 +97,13 @@ def worker(transactional_db: None, media_root: Path, tmp_path: Path) -> Iterator
     }
     conf = celery_app.conf
     saved = {key: conf[key] for key in ("broker_url", "task_always_eager", "broker_transport_options")}
-    conf.update(broker_url=REDIS_URL, task_always_eager=False, broker_transport_options=options)
+    conf.update(broker_url=redis_url, task_always_eager=False, broker_transport_options=options)
     _reset_broker_pools()
-    env = {
+    full_env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "triage.settings",
         "DATABASE_URL": database_url(),
-        "REDIS_URL": REDIS_URL,
+        "REDIS_URL": redis_url,
         "CELERY_KEY_PREFIX": prefix,
         "CELERY_VISIBILITY_TIMEOUT": str(VISIBILITY),
         "CELERY_UNACKED_RESTORE_INTERVAL": "1",
@@ -100,17 +112,21 @@ def worker(transactional_db: None, media_root: Path, tmp_path: Path) -> Iterator
         "TRIAGE_PARSE_TIME_LIMIT": str(HARD_LIMIT),
         "MEDIA_ROOT": str(media_root),
         "DEBUG": "1",
+        **(env or {}),
     }
-    w = Worker(env, tmp_path)
+    w = Worker(full_env, tmp_path, args)
     try:
         yield w
     finally:
         w.kill()
         conf.update(saved)
         _reset_broker_pools()
-        client = redis.Redis.from_url(REDIS_URL)
-        for key in client.scan_iter(match=prefix + "*"):
-            client.delete(key)
+        try:
+            client = redis.Redis.from_url(redis_url)
+            for key in client.scan_iter(match=prefix + "*"):
+                client.delete(key)
+        except redis.ConnectionError:
+            pass  # a Redis the test stopped for good: nothing to clean
 
 
 def _reset_broker_pools() -> None:

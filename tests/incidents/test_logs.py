@@ -28,7 +28,7 @@ def big_log_incident(media_root: Path, tmp_path: Path) -> Incident:
 
 
 def page(incident: Incident, first: int, count: int = 5):  # type: ignore[no-untyped-def]
-    return log_page(incident=incident, source="rank0.log/rank0.log", first=first, count=count, max_chars=100)
+    return log_page(incident=incident, source="rank0.log", first=first, count=count, max_chars=100)
 
 
 def test_it_opens_the_first_page(big_log_incident: Incident) -> None:

@@ -12,6 +12,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from .models import ApiToken, Membership, Role, ShareAccess, ShareLink, Team
+from .ratelimit import rate_check
 
 TOKEN_PREFIX = "nct_"
 # last_used_at is informative only: write it at most this often, not on every request.
@@ -96,13 +97,20 @@ def sharelink_create(
     *, incident: Any, expires_in: int | None = None, created_by: Any = None, created_by_token: ApiToken | None = None
 ) -> tuple[ShareLink, str]:
     """A new read-only link to `incident`; returns the row and the secret for its URL (shown
-    once, like a token). `expires_in` seconds (None: the default; 0: never, where allowed)."""
+    once, like a token). `expires_in` seconds (None: the default; 0: the longest allowed,
+    TRIAGE_SHARE_MAX_DAYS: no link lives forever). Raises ShareRateLimited past
+    TRIAGE_SHARE_RATE_LIMIT links per person or token and hour."""
     if expires_in is None:
         expires_in = settings.TRIAGE_SHARE_DEFAULT_SECONDS
     if expires_in < 0:
         raise ValueError("expires_in must be a positive number of seconds")
     if expires_in > settings.TRIAGE_SHARE_MAX_SECONDS:
         raise ValueError(f"expires_in may be at most {settings.TRIAGE_SHARE_MAX_SECONDS} seconds")
+    expires_in = expires_in or settings.TRIAGE_SHARE_MAX_SECONDS
+    who = f"token:{created_by_token.pk}" if created_by_token is not None else f"user:{getattr(created_by, 'pk', None)}"
+    rate = rate_check(key=f"share:{who}", limit=settings.TRIAGE_SHARE_RATE_LIMIT, window=SHARE_RATE_WINDOW)
+    if not rate.allowed:
+        raise ShareRateLimited(rate.limit, rate.retry_after)
     secret = secrets.token_urlsafe(32)  # 256 bits
     link = ShareLink.objects.create(
         incident=incident, token_hash=secret_hash(secret), prefix=secret[:6],
@@ -110,6 +118,17 @@ def sharelink_create(
         created_by=created_by, created_by_token=created_by_token,
     )
     return link, secret
+
+
+SHARE_RATE_WINDOW = 3600
+
+
+class ShareRateLimited(Exception):
+    """Too many share links made by one person or token within the hour (answered 429)."""
+
+    def __init__(self, limit: int, retry_after: int) -> None:
+        super().__init__(f"at most {limit} share links per hour; try again in {retry_after} s")
+        self.retry_after = retry_after
 
 
 def sharelink_revoke(*, link: ShareLink) -> ShareLink:

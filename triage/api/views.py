@@ -16,10 +16,16 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from triage.accounts.models import ShareLink
-from triage.accounts.services import sharelink_create, sharelink_revoke
-from triage.incidents.redact import redact_data
+from triage.accounts.services import ShareRateLimited, sharelink_create, sharelink_revoke
+from triage.incidents.redact import redact_data, redact_text
 from triage.incidents.selectors import incident_get
-from triage.incidents.services import IncidentTooLarge, incident_ingest, incoming_from_upload
+from triage.incidents.services import (
+    IncidentTooLarge,
+    InvalidUpload,
+    incident_ingest,
+    incoming_from_upload,
+)
+from triage.incidents.storage import StorageUnavailable
 from triage.incidents.uploads import too_large
 
 from .auth import api_error, token_required
@@ -91,12 +97,71 @@ def bundle_upload(request: HttpRequest) -> HttpResponse:
         )
     except IncidentTooLarge as e:
         return api_error(413, str(e), **headers)
+    except InvalidUpload as e:
+        return api_error(400, str(e), **headers)
+    except StorageUnavailable as e:
+        return api_error(503, str(e), Retry_After=str(settings.TRIAGE_STORAGE_RETRY_AFTER), **headers)
     body = {
         "incident": incident.pk,
         "url": request.build_absolute_uri(reverse("web:incident-detail", args=[incident.pk])),
         "api": request.build_absolute_uri(reverse("api:incident-detail", args=[incident.pk])),
     }
     return _with_headers(JsonResponse(body, status=202), headers)
+
+
+LIST_PAGE_SIZE = 50
+
+
+def _incident_summary(request: HttpRequest, incident: Any) -> dict[str, Any]:
+    ff = redact_data(incident.first_failure) if incident.first_failure else None
+    return {
+        "id": incident.pk,
+        "title": redact_text(incident.title),
+        "job": incident.job,
+        "status": incident.status,
+        "cause": incident.cause or None,
+        "confidence": incident.confidence or None,
+        "summary": redact_text(incident.summary),
+        "first_failure": {k: ff.get(k) for k in ("rank", "host", "pid", "device", "bus_id", "time")} if ff else None,
+        "created_at": incident.created_at.isoformat(),
+        "url": request.build_absolute_uri(reverse("web:incident-detail", args=[incident.pk])),
+        "api": request.build_absolute_uri(reverse("api:incident-detail", args=[incident.pk])),
+    }
+
+
+@never_cache
+@require_GET
+@token_required("read")
+def incident_list_api(request: HttpRequest) -> HttpResponse:
+    """Incidents of the token's team, newest first, filtered like the list page (q, cause,
+    status, host, job, date_from, date_to) and paged (`page`, 50 a page)."""
+    from django.core.paginator import EmptyPage, PageNotAnInteger, Paginator
+
+    from triage.incidents.selectors import incident_list
+    from triage.web.forms import IncidentFilterForm
+
+    form = IncidentFilterForm(request.GET or None)
+    if form.is_bound and not form.is_valid():
+        return api_error(400, "bad filter: " + "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items()))
+    paginator = Paginator(incident_list(filters=form.filters(), token=request.api_token), LIST_PAGE_SIZE)  # type: ignore[attr-defined]
+    try:
+        page = paginator.page(request.GET.get("page") or 1)
+    except (EmptyPage, PageNotAnInteger):
+        return api_error(400, f"page must be a number from 1 to {paginator.num_pages}")
+    query = request.GET.copy()
+
+    def link(number: int) -> str:
+        query["page"] = str(number)
+        return request.build_absolute_uri(f"{request.path}?{query.urlencode()}")
+
+    return JsonResponse({
+        "count": paginator.count,
+        "page": page.number,
+        "pages": paginator.num_pages,
+        "next": link(page.next_page_number()) if page.has_next() else None,
+        "previous": link(page.previous_page_number()) if page.has_previous() else None,
+        "results": [_incident_summary(request, i) for i in page.object_list],
+    })
 
 
 @never_cache
@@ -157,6 +222,8 @@ def share_create(request: HttpRequest, incident_id: str) -> HttpResponse:
         return api_error(404, "no such incident")
     try:
         link, secret = sharelink_create(incident=incident, expires_in=_expires_in(request), created_by_token=token)
+    except ShareRateLimited as e:
+        return api_error(429, str(e), Retry_After=str(e.retry_after))
     except ValueError as e:
         return api_error(400, str(e))
     body = {"url": request.build_absolute_uri(reverse("web:share-detail", args=[secret])), "id": link.pk}

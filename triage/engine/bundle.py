@@ -1,4 +1,5 @@
-"""Safe, streaming walk over a bundle: a directory, a file, a .gz, a tar or a zip.
+"""Safe, streaming walk over a bundle: a directory, a file, a tar or a zip, compressed or not
+(.gz, .xz, .bz2, .zst: streams, never unpacked to disk).
 
 Nothing is ever extracted to disk by member path, so path traversal, absolute names,
 symlinks, hardlinks and device members cannot touch the filesystem. Every byte read goes
@@ -8,9 +9,12 @@ What could not be read is reported in `problems`; what could be read is still di
 """
 from __future__ import annotations
 
+import bz2
 import contextlib
 import gzip
 import io
+import lzma
+import re
 import os
 import stat
 import tarfile
@@ -20,13 +24,62 @@ import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Union
+from typing import BinaryIO, Protocol, Union, runtime_checkable
+
+import zstandard
 
 GZIP_MAGIC = b"\x1f\x8b"
 ZIP_MAGIC = b"PK\x03\x04"
 ZIP_EMPTY = b"PK\x05\x06"
+XZ_MAGIC = b"\xfd7zXZ\x00"
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+_BZIP2 = re.compile(rb"BZh[1-9](?:\x31\x41\x59\x26\x53\x59|\x17\x72\x45\x38\x50\x90)")
+# Single-stream compressors read here, and the suffixes their content loses once unpacked.
+STREAM_KINDS = ("gzip", "xz", "bz2", "zstd")
+_UNPACKED_SUFFIXES = (
+    (".tgz", ".tar"), (".txz", ".tar"), (".tbz2", ".tar"), (".tbz", ".tar"), (".tzst", ".tar"),
+    (".gz", ""), (".xz", ""), (".bz2", ""), (".zst", ""), (".zstd", ""),
+)
+# What users send that is not read, by its first bytes: named in the error instead of being
+# taken for a binary log.
+_UNSUPPORTED = (
+    (b"7z\xbc\xaf\x27\x1c", "7-Zip archive"),
+    (b"Rar!\x1a\x07", "RAR archive"),
+    (b"\x04\x22\x4d\x18", "LZ4 frame (.lz4)"),
+    (b"\x1f\x9d", "compress (.Z)"),
+    (b"\x1f\xa0", "LZH compress"),
+    (b"LZIP", "lzip (.lz)"),
+    (b"\x89LZO\x00", "lzop (.lzo)"),
+    (b"\x5d\x00\x00\x80\x00", "LZMA alone (.lzma)"),
+    (b"070701", "cpio archive"),
+    (b"070702", "cpio archive"),
+    (b"070707", "cpio archive"),
+    (b"\xc7\x71", "cpio archive (binary)"),
+    (b"!<arch>\n", "ar archive (.a, .deb)"),
+    (b"\xed\xab\xee\xdb", "RPM package"),
+    (b"MSCF", "Microsoft Cabinet (.cab)"),
+    (b"hsqs", "SquashFS image"),
+    (b"xar!", "XAR archive (.pkg)"),
+    (b"PK\x07\x08", "split or spanned zip"),
+)
+# The pickle protocol 2-5 header: a flight-recorder dump, whose NUL bytes are data.
+_PICKLE = re.compile(rb"\x80[\x02-\x05]")
+_NUL_RUN = re.compile(rb"\x00+")
 
-Input = Union[str, os.PathLike, Sequence[tuple[str, Union[str, os.PathLike]]]]
+
+
+@runtime_checkable
+class Blob(Protocol):
+    """A bundle that is not a local path (object storage): opened as one seekable binary
+    stream, read front to back except for zip archives, which seek to their directory."""
+
+    name: str
+    size: int | None
+
+    def open(self) -> BinaryIO: ...
+
+
+Input = Union[str, os.PathLike, Sequence[tuple[str, Union[str, os.PathLike, Blob]]]]
 
 
 class BundleError(Exception):
@@ -46,6 +99,9 @@ class Limits:
     max_ratio: float = 100.0
     ratio_grace_bytes: int = 32 * 1024**2  # small, very repetitive files are fine
     max_nesting: int = 2
+    # A zip inside a tar (or inside a compressed stream) must be seekable: it is copied to a
+    # temporary file first, at most this big, deleted as soon as it has been read.
+    max_spool_bytes: int = 2 * 1024**3
 
 
 @dataclass
@@ -56,10 +112,20 @@ class Budget:
     members: int = 0
     total_bytes: int = 0
     problems: list[str] = field(default_factory=list)
+    # Set by open_source: the one member wanted. Nested archives that cannot hold it are not
+    # opened (nor spooled), so a log-viewer page reads only what leads to its source.
+    only: str | None = None
 
     def note(self, problem: str) -> None:
         if problem not in self.problems:
             self.problems.append(problem)
+
+
+# What a compressed stream raises on corrupt or cut data (bz2 also says plain OSError).
+DECOMPRESS_ERRORS = (
+    EOFError, zlib.error, gzip.BadGzipFile, tarfile.ReadError, zipfile.BadZipFile, lzma.LZMAError,
+    zstandard.ZstdError,
+)
 
 
 class CountingReader(io.RawIOBase):
@@ -97,7 +163,9 @@ class CountingReader(io.RawIOBase):
                 self._count(n)
                 return n
             data = read(len(buffer))
-        except (EOFError, zlib.error, gzip.BadGzipFile, tarfile.ReadError, zipfile.BadZipFile) as exc:
+        except (*DECOMPRESS_ERRORS, OSError) as exc:
+            if isinstance(exc, OSError) and not isinstance(exc, DECOMPRESS_ERRORS) and self._compressed is None:
+                raise  # a read error of the file itself, not corrupt compressed data
             self.truncated = True
             self._budget.note(f"{self._name}: truncated or corrupt compressed data ({_describe(exc)}); kept what was read before")
             return 0
@@ -165,13 +233,97 @@ def safe_name(raw: str) -> tuple[str, bool]:
 
 
 def sniff_kind(head: bytes) -> str:
+    """gzip | xz | bz2 | zstd | zip | tar | unsupported | plain, from the first bytes."""
     if head.startswith(GZIP_MAGIC):
         return "gzip"
+    if head.startswith(XZ_MAGIC):
+        return "xz"
+    if head.startswith(ZSTD_MAGIC):
+        return "zstd"
+    if _BZIP2.match(head):
+        return "bz2"
     if head.startswith(ZIP_MAGIC) or head.startswith(ZIP_EMPTY):
         return "zip"
     if len(head) >= 262 and head[257:262] == b"ustar":
         return "tar"
+    if unsupported_format(head):
+        return "unsupported"
     return "plain"
+
+
+def unsupported_format(head: bytes) -> str | None:
+    """What an archive or compressed file that is not read looks like, or None."""
+    for magic, what in _UNSUPPORTED:
+        if head.startswith(magic):
+            return what
+    return None
+
+
+def _unpack(kind: str, source: BinaryIO) -> BinaryIO:
+    """A decompressing stream over `source` (read front to back, never seeked)."""
+    if kind == "gzip":
+        return gzip.GzipFile(fileobj=source)  # type: ignore[return-value]
+    if kind == "xz":
+        return lzma.LZMAFile(source)  # type: ignore[return-value]
+    if kind == "bz2":
+        return bz2.BZ2File(source)  # type: ignore[return-value]
+    # Several frames (pzstd, or `cat a.zst b.zst`) read as one stream, like gzip members.
+    return zstandard.ZstdDecompressor().stream_reader(source, read_across_frames=True)  # type: ignore[return-value]
+
+
+def _unpacked_name(name: str) -> str:
+    lower = name.lower()
+    for suffix, replacement in _UNPACKED_SUFFIXES:
+        if lower.endswith(suffix):
+            return name[: -len(suffix)] + replacement
+    return name
+
+
+class NulFold(io.RawIOBase):
+    """Reads around NUL runs. A crash leaves a log with a NUL-filled tail (blocks allocated,
+    never written) or a NUL hole with text after it: each run becomes one line break (none
+    right after a line break or at the start), so the text before and after stays lines of
+    their own and one NUL no longer makes a whole log "binary"."""
+
+    def __init__(self, inner: BinaryIO) -> None:
+        self._inner = inner
+        self._last = b""  # the last raw byte read ("" at the start: as after a line break)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: "memoryview | bytearray") -> int:  # type: ignore[override]
+        while True:
+            data = self._inner.read(len(buffer))
+            if not data:
+                return 0
+            if b"\x00" in data:
+                data = self._fold(data)
+            else:
+                self._last = data[-1:]
+            if data:
+                buffer[: len(data)] = data
+                return len(data)
+
+    def _fold(self, data: bytes) -> bytes:
+        out = []
+        pos = 0
+        for run in _NUL_RUN.finditer(data):
+            start, end = run.span()
+            out.append(data[pos:start])
+            before = data[start - 1 : start] if start else self._last
+            if before not in (b"", b"\n", b"\x00"):
+                out.append(b"\n")
+            pos = end
+        out.append(data[pos:])
+        self._last = data[-1:]
+        return b"".join(out)
+
+
+def _member_stream(reader: BinaryIO, head: bytes) -> BinaryIO:
+    """A member as handed to readers: NUL runs folded, except in a pickle (where they are data)."""
+    raw = reader if _PICKLE.match(head) else NulFold(reader)
+    return io.BufferedReader(raw, buffer_size=1 << 20)  # type: ignore[arg-type]
 
 
 def _join(prefix: str, name: str) -> str:
@@ -181,29 +333,43 @@ def _join(prefix: str, name: str) -> str:
 def iter_members(inputs: Input, budget: Budget) -> Iterator[Member]:
     """Yield every readable member of the input(s), in order, as streams."""
     for label, path in normalise_inputs(inputs):
-        yield from _iter_path(Path(path), label, budget)
+        yield from _iter_path(path, label, budget)
 
 
-def normalise_inputs(inputs: Input) -> list[tuple[str, Path]]:
+def normalise_inputs(inputs: Input) -> list[tuple[str, Path | Blob]]:
     if isinstance(inputs, (str, os.PathLike)):
         return [("", Path(inputs))]
-    return [(label, Path(p)) for label, p in inputs]
+    return [(label, p if isinstance(p, Blob) else Path(p)) for label, p in inputs]
 
 
-def _iter_path(path: Path, label: str, budget: Budget) -> Iterator[Member]:
+def _iter_blob(blob: Blob, label: str, budget: Budget) -> Iterator[Member]:
+    try:
+        handle = blob.open()
+    except OSError as exc:
+        raise BundleError(f"{blob.name}: cannot open ({exc.strerror or exc})") from exc
+    with handle:
+        yield from _iter_stream(handle, label or blob.name, budget, depth=0, outer_is_single=not label, size=blob.size)
+
+
+def _iter_path(path: Path | Blob, label: str, budget: Budget) -> Iterator[Member]:
+    if isinstance(path, Blob):
+        yield from _iter_blob(path, label, budget)
+        return
+    # A labelled input is a stored bundle: its label names it, never the server's path.
+    shown = label or str(path)
     if path.is_symlink() and not path.exists():
-        raise BundleError(f"{path}: broken symbolic link")
+        raise BundleError(f"{shown}: broken symbolic link")
     if not path.exists():
-        raise BundleError(f"{path}: no such file or directory")
+        raise BundleError(f"{shown}: no such file or directory")
     if path.is_dir():
         yield from _iter_dir(path, label, budget)
         return
     if not path.is_file():
-        raise BundleError(f"{path}: not a regular file")
+        raise BundleError(f"{shown}: not a regular file")
     try:
         handle = open(path, "rb")
     except OSError as exc:
-        raise BundleError(f"{path}: cannot open ({exc.strerror})") from exc
+        raise BundleError(f"{shown}: cannot open ({exc.strerror})") from exc
     with handle:
         display = label or path.name
         yield from _iter_stream(handle, display, budget, depth=0, outer_is_single=not label, size=path.stat().st_size)
@@ -246,7 +412,7 @@ def _guarded(members: Iterator[Member], name: str, budget: Budget) -> Iterator[M
         yield from members
     except LimitExceeded as exc:
         budget.note(f"limit reached: {exc}; the rest was not read")
-    except (EOFError, zlib.error, tarfile.TarError, zipfile.BadZipFile, gzip.BadGzipFile, OSError) as exc:
+    except (*DECOMPRESS_ERRORS, tarfile.TarError, OSError) as exc:
         budget.note(f"{name}: unreadable or truncated ({_describe(exc)}); kept what was read before")
 
 
@@ -268,12 +434,16 @@ def _iter_stream(
     buffered = io.BufferedReader(raw, buffer_size=1 << 20)
     head = buffered.peek(512)[:512]
     kind = sniff_kind(head)
+    if kind == "plain" and _is_empty_tar(buffered.peek(EMPTY_TAR_MAX + 1), size):
+        kind = "tar"
     if kind == "plain":
         budget.members += 1
         if budget.members > budget.limits.max_members:
             raise LimitExceeded(f"more than {budget.limits.max_members} files")
-        stream = io.BufferedReader(CountingReader(buffered, budget, name), buffer_size=1 << 20)
-        yield Member(name=name, stream=stream, size=size)
+        yield Member(name=name, stream=_member_stream(CountingReader(buffered, budget, name), head), size=size)
+        return
+    if kind == "unsupported":
+        budget.note(f"{name}: unsupported archive format: {unsupported_format(head)}")
         return
     if depth >= budget.limits.max_nesting:
         budget.note(f"{name}: archive nested too deep, skipped")
@@ -283,21 +453,97 @@ def _iter_stream(
         handle.seek(0)
         yield from _iter_zip(handle, name, budget, depth=depth, outer_is_single=outer_is_single)
         return
-    if kind == "gzip":
-        unpacked = io.BufferedReader(
-            CountingReader(gzip.GzipFile(fileobj=buffered), budget, name, compressed=raw),  # type: ignore[arg-type]
-            buffer_size=1 << 20,
-        )
-        inner_head = unpacked.peek(512)[:512]
-        if sniff_kind(inner_head) == "tar":
-            yield from _iter_tar(unpacked, name, budget, depth=depth, outer_is_single=outer_is_single)
-            return
-        inner_name = name[:-3] if name.endswith(".gz") else name
-        inner_name = inner_name[:-4] + ".tar" if inner_name.endswith(".tgz") else inner_name
-        budget.members += 1
-        yield Member(name=inner_name, stream=unpacked, size=None)
+    if kind in STREAM_KINDS:
+        yield from _iter_unpacked(buffered, raw, kind, name, budget, depth=depth, outer_is_single=outer_is_single)
         return
     yield from _iter_tar(buffered, name, budget, depth=depth, outer_is_single=outer_is_single)
+
+
+def _iter_unpacked(
+    buffered: BinaryIO, raw: CountingRaw, kind: str, name: str, budget: Budget, *, depth: int, outer_is_single: bool
+) -> Iterator[Member]:
+    """A compressed stream: a tar inside (.tar.gz, .tar.xz, .tar.bz2, .tar.zst), else one file."""
+    counted = CountingReader(_unpack(kind, buffered), budget, name, compressed=raw)
+    start, unpacked = _full_head(io.BufferedReader(counted, buffer_size=1 << 20), EMPTY_TAR_MAX + 1)
+    if not start:
+        budget.note(f"{name}: empty {kind} file (nothing in it once unpacked)")
+        return
+    inner_head = start[:512]
+    inner_kind = sniff_kind(inner_head)
+    if inner_kind == "tar" or _is_empty_tar(start, None):
+        yield from _iter_tar(unpacked, name, budget, depth=depth, outer_is_single=outer_is_single)
+        return
+    inner_name = _unpacked_name(name)
+    if inner_kind == "zip":
+        yield from _spooled_zip(unpacked, inner_name, budget, depth=depth, outer_is_single=outer_is_single)
+        return
+    if inner_kind == "unsupported":
+        budget.note(f"{name}: unsupported archive format: {unsupported_format(inner_head)} inside {kind}")
+        return
+    budget.members += 1
+    yield Member(name=inner_name, stream=_member_stream(unpacked, inner_head), size=None)
+
+
+# An archive with no member is only its end marker: two to twenty zero blocks (tar pads to
+# records of 10 KiB), nothing else.
+EMPTY_TAR_MAX = 10240
+
+
+def _is_empty_tar(start: bytes, size: int | None) -> bool:
+    whole = len(start) if size is None else size
+    return (
+        1024 <= len(start) == whole <= EMPTY_TAR_MAX and whole % 512 == 0 and not start.strip(b"\x00")
+    )
+
+
+def _full_head(stream: io.BufferedReader, n: int = 512) -> tuple[bytes, BinaryIO]:
+    """The first `n` bytes (fewer only at the end) and the stream still holding them. peek()
+    gives what one decompression step made, which can be less than a tar header."""
+    head = stream.peek(n)[:n]
+    if len(head) >= n:
+        return head, stream
+    head = stream.read(n)
+    return head, io.BufferedReader(_Prefixed(head, stream), buffer_size=1 << 20)  # type: ignore[arg-type]
+
+
+class _Prefixed(io.RawIOBase):
+    """Bytes already read, then the rest of the stream."""
+
+    def __init__(self, first: bytes, rest: BinaryIO) -> None:
+        self._first = memoryview(first)
+        self._rest = rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: "memoryview | bytearray") -> int:  # type: ignore[override]
+        if self._first.nbytes:
+            n = min(len(buffer), self._first.nbytes)
+            buffer[:n] = self._first[:n]
+            self._first = self._first[n:]
+            return n
+        data = self._rest.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+
+def _spooled_zip(
+    handle: BinaryIO, name: str, budget: Budget, *, depth: int, outer_is_single: bool, size: int | None = None
+) -> Iterator[Member]:
+    """A zip that came out of a stream (a tar member, a .zip.gz): zip needs to seek, so it is
+    copied to a temporary file first, at most Limits.max_spool_bytes, and deleted right after."""
+    limit = budget.limits.max_spool_bytes
+    with tempfile.TemporaryFile() as spool:
+        counted = CountingReader(handle, budget, name)
+        written = 0
+        while chunk := counted.read(1 << 20):
+            written += len(chunk)
+            if written > limit:
+                budget.note(f"{name}: zip inside an archive larger than {limit} bytes, skipped")
+                return
+            spool.write(chunk)
+        spool.seek(0)
+        yield from _iter_stream(spool, name, budget, depth=depth, outer_is_single=outer_is_single, size=size)  # type: ignore[arg-type]
 
 
 def _archive_prefix(name: str, outer_is_single: bool) -> str:
@@ -313,8 +559,10 @@ def _iter_tar(stream: BinaryIO, name: str, budget: Budget, *, depth: int, outer_
     except tarfile.TarError as exc:
         budget.note(f"{name}: not a readable tar archive ({_describe(exc)})")
         return
+    entries = 0
     with archive:
         for info in archive:
+            entries += 1 if not info.isdir() else 0
             inner, changed = safe_name(info.name)
             member_name = _join(prefix, inner)
             if changed:
@@ -334,23 +582,21 @@ def _iter_tar(stream: BinaryIO, name: str, budget: Budget, *, depth: int, outer_
             if extracted is None:
                 continue
             yield from _iter_nested(extracted, member_name, budget, depth=depth, size=info.size)
+    if not entries:
+        budget.note(f"{name}: empty archive (no files in it)")
 
 
 def _iter_nested(handle: BinaryIO, name: str, budget: Budget, *, depth: int, size: int | None) -> Iterator[Member]:
     head = handle.peek(512)[:512] if hasattr(handle, "peek") else b""
     kind = sniff_kind(head) if head else "plain"
     if kind == "plain":
-        stream = io.BufferedReader(CountingReader(handle, budget, name), buffer_size=1 << 20)
-        yield Member(name=name, stream=stream, size=size)
+        yield Member(name=name, stream=_member_stream(CountingReader(handle, budget, name), head), size=size)
         return
+    wanted = budget.only
+    if wanted is not None and not wanted.startswith(name + "/") and wanted != _unpacked_name(name):
+        return  # open_source looks for a member this archive cannot hold: not opened, not spooled
     if kind == "zip":
-        # zip needs seeking: spool the member (bounded by the limits) to a temporary file.
-        with tempfile.TemporaryFile() as spool:
-            counted = CountingReader(handle, budget, name)
-            while chunk := counted.read(1 << 20):
-                spool.write(chunk)
-            spool.seek(0)
-            yield from _iter_stream(spool, name, budget, depth=depth + 1, outer_is_single=False, size=size)  # type: ignore[arg-type]
+        yield from _spooled_zip(handle, name, budget, depth=depth + 1, outer_is_single=False, size=size)
         return
     yield from _iter_stream(handle, name, budget, depth=depth + 1, outer_is_single=False, size=size)
 
@@ -363,6 +609,8 @@ def _iter_zip(stream: BinaryIO, name: str, budget: Budget, *, depth: int, outer_
         budget.note(f"{name}: not a readable zip archive ({_describe(exc)})")
         return
     with archive:
+        if not [info for info in archive.infolist() if not info.is_dir()]:
+            budget.note(f"{name}: empty archive (no files in it)")
         for info in archive.infolist():
             inner, changed = safe_name(info.filename)
             member_name = _join(prefix, inner)
@@ -429,7 +677,7 @@ def open_source(inputs: Input, inner_name: str, limits: Limits | None = None) ->
 
     Use as a context manager; raises KeyError when the bundle has no such member.
     """
-    budget = Budget(limits or Limits())
+    budget = Budget(limits or Limits(), only=inner_name)
     members = iter_members(inputs, budget)
     try:
         for member in members:

@@ -2,6 +2,7 @@
 rank did last, versions per host, and the structured documents of the bundle."""
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -12,6 +13,7 @@ from .parsers.kernel import bus_key, xid_info
 from .reader import Collected, SourceInfo
 from .structured import StructuredDocs, elastic_error_summary, fr_summary
 
+LOCAL_NAMES = {"localhost", "localhost.localdomain", "127.0.0.1", "::1"}
 GENERIC_DIRS = {"logs", "log", "output", "outputs", "bundle", "ranks", "nccl", "tmp", "data", "run", "job"}
 
 
@@ -160,9 +162,22 @@ def _apply_dir_hosts(facts: Facts) -> None:
             src.file_origin.host = next(iter(siblings))
         elif folder:
             candidate = folder.rsplit("/", 1)[-1]
-            if candidate.lower() not in GENERIC_DIRS and not candidate.startswith(".") and "." not in candidate[-4:]:
+            # torchrun's log dir is <run_id>/attempt_N/<local_rank>/: none of it names a host,
+            # and neither does any pure number (a rank, a step, a job id).
+            torchrun = re.search(r"(?:^|/)attempt_\d+(?:/\d+)?$", folder)
+            if (not torchrun and not candidate.isdigit() and candidate.lower() not in GENERIC_DIRS
+                    and not candidate.startswith(".") and "." not in candidate[-4:]):
                 src.file_origin.host = candidate
     hosts = {s.name: s.file_origin.host for s in facts.sources if s.file_origin.host}
+    # 'localhost' (torchelastic's failure block on many machines) names no machine: the file's
+    # own host stands for it, else the bundle's only host.
+    real = {h for h in hosts.values() if h.lower() not in LOCAL_NAMES} | {
+        h for counts in named.values() for h in counts if h.lower() not in LOCAL_NAMES}
+    for ev in facts.events:
+        if ev.host is not None and ev.host.lower() in LOCAL_NAMES:
+            ev.host = hosts.get(ev.source) if hosts.get(ev.source, "").lower() not in LOCAL_NAMES else None
+            if ev.host is None and len(real) == 1:
+                ev.host = next(iter(real))
     ranks = {s.name: s.file_origin.rank for s in facts.sources if s.file_origin.rank is not None}
     for ev in facts.events:
         if ev.host is None and ev.source in hosts:

@@ -35,12 +35,22 @@ def clean_line(raw: bytes) -> str:
     return text
 
 
-def looks_binary(head: bytes) -> bool:
-    """True for data that is not text: NUL bytes, or mostly non-printable bytes."""
-    if not head:
+# Share of a window's characters that may be control codes before the data counts as binary.
+# Text is printable characters, whitespace, ANSI escapes and UTF-8; a byte that is not UTF-8
+# counts against it only in the C1 range (0x80-0x9f), which Latin-1 text never uses and
+# compressed data, executables and core dumps are full of.
+MAX_CONTROL_SHARE = 0.1
+BINARY_WINDOW = 8192
+_NOT_TEXT = re.compile("[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f\udc80-\udc9f]")
+
+
+def looks_binary(head: bytes, window: int = BINARY_WINDOW) -> bool:
+    """True for data that is not text, judged by the share of control codes over the first
+    `window` bytes. NUL bytes are left out of the count: a crash leaves NUL-filled tails and
+    holes in logs, and one NUL must not turn a log into "binary" (the bundle reader reads
+    around them)."""
+    sample = head.replace(b"\x00", b"")[:window]
+    if not sample:
         return False
-    if b"\x00" in head:
-        return True
-    sample = head[:4096]
-    odd = sum(1 for b in sample if b < 9 or 13 < b < 32)
-    return odd / len(sample) > 0.1
+    text = sample.decode("utf-8", errors="surrogateescape")
+    return len(_NOT_TEXT.findall(text)) / len(text) > MAX_CONTROL_SHARE

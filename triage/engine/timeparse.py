@@ -85,7 +85,9 @@ def parse_time(text: str, clock: Clock) -> tuple[datetime | None, bool]:
     if m:
         md = m["md"]
         month, day = int(md[:-2]), int(md[-2:])
-        # The 9-digit fraction of torch's C++ logger is CLOCK_MONOTONIC, not wall time: keep seconds.
+        # The 9-digit fraction of torch's C++ logger is CLOCK_MONOTONIC, not wall time (checked
+        # against torch 2.13: it follows time.monotonic()'s fraction, and lines of one process
+        # go backwards in it): keep seconds. glog builds print 6 wall-clock digits: keep them.
         frac = m["f"] if m["f"] and len(m["f"]) <= 6 else None
         return _safe(clock.assume_year(), month, day, int(m["h"]), int(m["mi"]), int(m["s"]), _micro(frac)), True
     m = _SYSLOG.search(head)

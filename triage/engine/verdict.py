@@ -144,6 +144,10 @@ def _names_failing_rank(facts: Facts, verdict: Finding, ev: Event, rank_from: st
 
 
 def first_failure(facts: Facts, findings: list[Finding]) -> tuple[dict[str, Any] | None, Event | None]:
+    """The first failure: the contract's keys (rank, host, time, source, line, text: `time` is
+    the evidence line's own time, null when that line has none) plus what else is known of the
+    process: pid, device (CUDA ordinal), bus_id, and `time_estimate` / `time_estimate_basis`
+    when the line has no time but its rank's or file's timed lines bound it."""
     if not findings:
         return None, None
     verdict = findings[0]
@@ -152,35 +156,35 @@ def first_failure(facts: Facts, findings: list[Finding]) -> tuple[dict[str, Any]
         # One rank named but no line of its own (a straggler known by absence): its last line.
         info = facts.ranks[verdict.ranks[0]]
         if info.last_line is not None:
-            return {
+            return _with_process({
                 "rank": info.rank,
                 "host": info.host,
                 "time": iso(info.last_time),
                 "source": info.last_line.source,
                 "line": info.last_line.line,
                 "text": info.last_line.text,
-            }, None
+            }, facts, None), None
     if ev is None:
         # No single culprit (mutual conflict, unknown straggler): point at the first evidence line.
         if not verdict.evidence:
             return None, None
         e = verdict.evidence[0]
         match = next((x for x in facts.events if x.source == e.source and x.line == e.line), None)
-        return {
+        return _with_process({
             "rank": None,
-            "host": (verdict.hosts[0] if len(verdict.hosts) == 1 else None),
+            "host": (verdict.hosts[0] if len(verdict.hosts) == 1 else (match.host if match else None)),
             "time": iso(match.time) if match else None,
             "source": e.source,
             "line": e.line,
             "text": e.text,
-        }, None
+        }, facts, match), None
     rank, rank_from = infer_rank(facts, ev, verdict.cause)
     if rank is not None and not _names_failing_rank(facts, verdict, ev, rank_from):
         rank, rank_from = None, None
     host = ev.host or (facts.ranks[rank].host if rank in facts.ranks else None)
     if rank is not None and rank not in verdict.ranks:
         verdict.ranks.append(rank)
-    return {
+    return _with_process({
         "rank": rank,
         "host": host,
         "time": iso(ev.time),
@@ -188,7 +192,36 @@ def first_failure(facts: Facts, findings: list[Finding]) -> tuple[dict[str, Any]
         "line": ev.line,
         "text": ev.text,
         "rank_from": rank_from,
-    }, ev
+    }, facts, ev), ev
+
+
+def _with_process(ff: dict[str, Any], facts: Facts, ev: Event | None) -> dict[str, Any]:
+    """Adds pid, device, bus_id (from the line itself, else its rank) and a time estimate."""
+    info = facts.ranks.get(ff["rank"]) if ff["rank"] is not None else None
+    pid = ev.pid if ev is not None and ev.pid is not None else (info.pid if info else None)
+    device = ev.device if ev is not None and ev.device is not None else (info.device if info else None)
+    bus = (info.bus_id if info else None) or (facts.bus_of_rank.get(ff["rank"]) if ff["rank"] is not None else None)
+    if ev is not None and bus is None and isinstance(ev.data.get("bus_id"), str):
+        bus = ev.data["bus_id"]
+    ff.update(pid=pid, device=device, bus_id=bus, time_estimate=None, time_estimate_basis=None)
+    if ff["time"] is None:
+        # The same failure often has a timed line elsewhere (torchelastic's error file, the
+        # watchdog's teardown): the rank's first timed error, not before the line's lower bound.
+        floor = ev.approx_time if ev is not None else None
+        timed = [e for e in facts.events if ff["rank"] is not None and e.rank == ff["rank"] and e.time is not None
+                 and e.severity in ("error", "fatal") and (floor is None or e.time >= floor)]
+        first = min(timed, key=lambda e: (e.time, e.order)) if timed else None
+        if first is not None:
+            ff["time_estimate"] = iso(first.time)
+            ff["time_estimate_basis"] = (f"the first timed error of rank {ff['rank']} ({first.source}:{first.line}); "
+                                         "the line itself has no time")
+        elif ev is not None and ev.approx_time is not None:
+            ff["time_estimate"] = iso(ev.approx_time)
+            ff["time_estimate_basis"] = "the last timed line before it in the same file (the line itself has no time)"
+        elif info is not None and info.last_time is not None:
+            ff["time_estimate"] = iso(info.last_time)
+            ff["time_estimate_basis"] = f"the last timed line of rank {info.rank} (the line itself has no time)"
+    return ff
 
 
 def set_rank_states(facts: Facts, findings: list[Finding], culprit: Event | None) -> None:

@@ -38,6 +38,9 @@ class Incident(models.Model):
     # parse finishing late never overwrites a newer one.
     revision = models.PositiveIntegerField(default=0)
     parse_started_at = models.DateTimeField(null=True, blank=True)
+    # Parses of this revision that started; the sweep gives up on a bundle that keeps killing
+    # its worker (see incident_requeue_stale).
+    parse_attempts = models.PositiveSmallIntegerField(default=0)
     # The verdict, copied out of the diagnosis for the list and its filters.
     cause = models.CharField(max_length=40, blank=True, default="", db_index=True)
     confidence = models.CharField(max_length=10, blank=True, default="")

@@ -13,7 +13,7 @@ from django.db.models import Q, QuerySet
 from triage.accounts.models import Role
 from triage.accounts.selectors import team_ids_for
 
-from .models import Bundle, Incident
+from .models import Bundle, Finding, Incident
 
 
 def incident_queryset(*, user: Any = None, token: Any = None, role: str = Role.VIEWER) -> QuerySet[Incident]:
@@ -41,14 +41,27 @@ class IncidentFilters:
     date_to: date | None = None
 
 
-def incident_list(*, filters: IncidentFilters, user: Any = None) -> QuerySet[Incident]:
-    qs = incident_queryset(user=user)
+# Longer search text is cut: a search is a phrase from a log line, not a whole log.
+SEARCH_MAX_CHARS = 200
+
+
+def incident_list(*, filters: IncidentFilters, user: Any = None, token: Any = None) -> QuerySet[Incident]:
+    qs = incident_queryset(user=user, token=token)
     if filters.q:
+        q = filters.q[:SEARCH_MAX_CHARS]
+        # Log text as the incident stores it: the lines its findings quote (evidence), the first
+        # failure's line, and the findings' own words. Raw bundles are not scanned: that would
+        # read gigabytes per keystroke.
+        matching = Finding.objects.filter(
+            Q(evidence__icontains=q) | Q(title__icontains=q) | Q(detail__icontains=q)
+        ).values("incident_id")
         qs = qs.filter(
-            Q(title__icontains=filters.q)
-            | Q(job__icontains=filters.q)
-            | Q(summary__icontains=filters.q)
-            | Q(id__iexact=filters.q)
+            Q(title__icontains=q)
+            | Q(job__icontains=q)
+            | Q(summary__icontains=q)
+            | Q(id__iexact=q)
+            | Q(first_failure__icontains=q)
+            | Q(pk__in=matching)
         )
     if filters.cause:
         qs = qs.filter(cause=filters.cause)

@@ -10,7 +10,7 @@ import logging
 import re
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -19,11 +19,14 @@ from typing import Any
 from django.conf import settings
 from django.core.files import File
 from django.core.files.storage import default_storage
-from django.db import IntegrityError, transaction
-from django.db.models import Sum
+from django.db import IntegrityError, InterfaceError, OperationalError, transaction
+from django.db.models import F, Sum
 from django.utils import timezone
 
+from triage.fleet.services import fleet_on_diagnosis
+
 from .models import Bundle, Diagnosis, Finding, Incident, RankState
+from .storage import StorageUnavailable, engine_input, is_transient
 
 log = logging.getLogger(__name__)
 
@@ -124,19 +127,34 @@ def incident_ingest(
     """Store bundles (untouched) in the incident of `job` in `team` (a new one when no job),
     and queue a diagnosis of all its bundles. A bundle already in the incident is not stored
     twice. The team is the token's when a token uploads, else the default team.
-    Returns the incident and the bundles newly added.
-    Raises IncidentTooLarge (nothing stored) past TRIAGE_MAX_INCIDENT_BYTES."""
+    Returns the incident and the bundles newly added. Nothing is stored when it raises:
+    IncidentTooLarge past TRIAGE_MAX_INCIDENT_BYTES, InvalidUpload for a field over 200
+    characters or an empty file, StorageUnavailable when the file store or the database fails.
+    Durable once it returns: the broker being down only delays the diagnosis (the sweep)."""
     from triage.accounts.services import team_default
 
     if not bundles:
         raise ValueError("no file to store")
+    job, host = job.strip(), host.strip()
+    _check_fields(job=job, host=host, bundles=bundles)
     if team is None:
         team = token.team if token is not None else team_default()
-    job, host = job.strip()[:200], host.strip()[:200]
     # Refuse before creating anything when these files alone are over the limit.
     _check_incident_size(incident=None, adding=sum(b.size for b in bundles))
     incident = _incident_for_job(team=team, job=job, title=title or bundles[0].name[:300], user=user)
+    try:
+        return _ingest_into(incident=incident, bundles=bundles, host=host, user=user, token=token)
+    except BaseException:
+        # A job-less upload made this incident for itself alone; a job's incident is shared
+        # with the job's other nodes (maybe uploading right now) and stays.
+        if not job:
+            _drop_if_empty(incident_id=incident.pk)
+        raise
 
+
+def _ingest_into(
+    *, incident: Incident, bundles: Sequence[IncomingBundle], host: str, user: Any, token: Any
+) -> tuple[Incident, list[Bundle]]:
     known = set(incident.bundles.values_list("sha256", flat=True))
     stored: list[tuple[IncomingBundle, str]] = []
     # Files go to storage before the transaction: a slow disk or object store must not hold
@@ -146,7 +164,15 @@ def incident_ingest(
             continue
         known.add(incoming.sha256)
         probe = Bundle(incident=incident, sha256=incoming.sha256)
-        name = default_storage.save(probe.file.field.generate_filename(probe, incoming.name), incoming.file)
+        try:
+            name = default_storage.save(probe.file.field.generate_filename(probe, incoming.name), incoming.file)
+        except Exception as e:
+            _delete_stored(name for _, name in stored)
+            # A full or broken local disk is "not now" too; a refused bucket is configuration.
+            if not (is_transient(e) or isinstance(e, OSError)):
+                raise
+            raise StorageUnavailable(f"the bundle store is unreachable right now ({type(e).__name__}); "
+                                     "nothing was stored, send the bundle again") from e
         stored.append((incoming, name))
 
     added: list[Bundle] = []
@@ -179,51 +205,136 @@ def incident_ingest(
                 incident.revision += 1
                 incident.status = Incident.Status.QUEUED
                 incident.error = ""
-                incident.save(update_fields=["revision", "status", "error", "updated_at"])
-                incident_enqueue_parse(incident_id=incident.pk)
+                incident.parse_attempts = 0
+                incident.save(update_fields=["revision", "status", "error", "parse_attempts", "updated_at"])
+    except (OperationalError, InterfaceError) as e:
+        _delete_stored(name for _, name in stored)
+        raise StorageUnavailable(f"the database is unreachable right now ({type(e).__name__}); "
+                                 "nothing was stored, send the bundle again") from e
     except BaseException:
-        for _, name in stored:
-            default_storage.delete(name)
+        _delete_stored(name for _, name in stored)
         raise
+    # Committed: rows and files are the record now. The broker is only told; when it is down
+    # the incident stays queued and the sweep (incident_requeue_stale) queues it again.
+    # Files already there, incident still queued (its message lost): telling again is free.
+    if added or incident.status == Incident.Status.QUEUED:
+        incident_notify_worker(incident_id=incident.pk)
     return incident, added
 
 
-def incident_enqueue_parse(*, incident_id: str, force: bool = False) -> None:
-    """Queue a diagnosis once the current transaction commits (a worker must see the rows)."""
+def _check_fields(*, job: str, host: str, bundles: Sequence[IncomingBundle]) -> None:
+    # Refused, never cut: two long job names cut to one prefix would merge two jobs' incidents.
+    for field_name, value in (("job", job), ("host", host)):
+        if len(value) > FIELD_MAX_CHARS:
+            raise InvalidUpload(f"{field_name} is longer than {FIELD_MAX_CHARS} characters")
+    for incoming in bundles:
+        if incoming.size == 0:
+            raise InvalidUpload(f"{incoming.name}: the file is empty")
+
+
+FIELD_MAX_CHARS = 200
+
+
+class InvalidUpload(ValueError):
+    """A field or file the upload cannot be stored with (answered 400, nothing stored)."""
+
+
+def _delete_stored(names: Iterator[str] | Sequence[str]) -> None:
+    for name in names:
+        try:
+            default_storage.delete(name)
+        except Exception:  # the store is what failed: an orphan file is harmless, a 500 is not
+            log.warning("could not delete %s after a failed upload", name)
+
+
+def _drop_if_empty(*, incident_id: str) -> None:
+    """Remove an incident this upload created and could not fill (nothing half-written)."""
+    try:
+        with transaction.atomic():
+            Incident.objects.filter(pk=incident_id, bundles__isnull=True).delete()
+    except (OperationalError, InterfaceError):
+        # The database is down: the empty incident stays; the sweep fails it with a reason.
+        log.warning("could not remove the empty incident %s after a failed upload", incident_id)
+
+
+def incident_notify_worker(*, incident_id: str, force: bool = False) -> None:
+    """Tell the workers to diagnose this incident (after commit, so a worker sees the rows).
+
+    A notification, not the record: the incident is `queued` in the database already, so a
+    broker that is down or refuses the message loses nothing; the sweep queues it again."""
     from .tasks import incident_parse_task  # tasks import this module
 
-    transaction.on_commit(lambda: incident_parse_task.delay(incident_id, force=force))
+    def send() -> None:
+        try:
+            incident_parse_task.delay(incident_id, force=force)
+        except Exception as e:
+            if getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False) and not _is_broker_error(e):
+                raise  # embedded mode runs the parse here: its bugs must surface
+            log.warning("could not queue the diagnosis of %s (%s); the sweep will queue it again", incident_id, e)
+
+    transaction.on_commit(send)
+
+
+def _is_broker_error(exc: BaseException) -> bool:
+    from kombu.exceptions import OperationalError as BrokerError
+
+    return isinstance(exc, (BrokerError, ConnectionError, TimeoutError, OSError))
+
+
+def incident_enqueue_parse(*, incident_id: str, force: bool = False) -> None:
+    """Queue a diagnosis once the current transaction commits (see incident_notify_worker)."""
+    incident_notify_worker(incident_id=incident_id, force=force)
 
 
 def incident_reparse(*, incident: Incident) -> None:
     """Run the diagnosis again over the stored bundles (e.g. after an engine upgrade)."""
     with transaction.atomic():
         Incident.objects.filter(pk=incident.pk).update(
-            status=Incident.Status.QUEUED, error="", updated_at=timezone.now()
+            status=Incident.Status.QUEUED, error="", parse_attempts=0, updated_at=timezone.now()
         )
-        incident_enqueue_parse(incident_id=incident.pk, force=True)
+    incident_notify_worker(incident_id=incident.pk, force=True)
 
 
-@contextmanager
-def _local_paths(bundles: Sequence[Bundle]) -> Iterator[list[tuple[str, str]]]:
-    """(label, local path) per bundle. Local storage gives paths directly; a remote storage
-    (S3) is copied to temporary files first, since the engine reads files."""
-    import tempfile
+def incident_requeue_stale(*, queued_for: timedelta, parse_limit: timedelta, max_attempts: int) -> tuple[int, int]:
+    """The sweep that makes the broker disposable: rebuild the queue from the database.
 
-    with ExitStack() as stack:
-        inputs = []
-        for bundle in bundles:
-            try:
-                path = bundle.file.path
-            except NotImplementedError:
-                tmp = stack.enter_context(tempfile.NamedTemporaryFile(suffix="-" + Path(bundle.file.name).name))
-                with bundle.file.open("rb") as src:
-                    for chunk in iter(lambda: src.read(1024 * 1024), b""):
-                        tmp.write(chunk)
-                tmp.flush()
-                path = tmp.name
-            inputs.append((bundle.label, path))
-        yield inputs
+    - `queued` longer than `queued_for` (its message was refused, or lost with a Redis that
+      restarted without persistence): tell the workers again.
+    - `parsing` longer than `parse_limit` (the hard time limit: no live parse is that old, so
+      its worker died): queue it again rather than wait for the broker's visibility timeout;
+      after `max_attempts` such deaths it is failed with a reason (a bundle that kills workers).
+    Idempotent: a second message for an incident is a cheap no-op once it is diagnosed; the
+    timestamps bumped here keep a backlog from being queued again every minute.
+    Returns (queued again, failed)."""
+    now = timezone.now()
+    failed = Incident.objects.filter(
+        status=Incident.Status.PARSING, parse_started_at__lt=now - parse_limit, parse_attempts__gte=max_attempts
+    ).update(
+        status=Incident.Status.FAILED,
+        error=f"the diagnosis was cut off {max_attempts} times (its worker died each time: out of memory?); "
+        "the raw bundles are kept: run the diagnosis again from the incident page",
+        parse_started_at=None,
+        updated_at=now,
+    )
+    ids: list[str] = []
+    with transaction.atomic():
+        dead = Incident.objects.select_for_update(skip_locked=True).filter(
+            status=Incident.Status.PARSING, parse_started_at__lt=now - parse_limit
+        )
+        # revision 0: a job's incident whose first upload failed; nothing to diagnose yet.
+        stale = Incident.objects.select_for_update(skip_locked=True).filter(
+            status=Incident.Status.QUEUED, updated_at__lt=now - queued_for, revision__gt=0
+        )
+        ids = list(dead.values_list("pk", flat=True)) + list(stale.values_list("pk", flat=True))
+        Incident.objects.filter(pk__in=ids).update(status=Incident.Status.QUEUED, parse_started_at=None, updated_at=now)
+    for incident_id in ids:
+        incident_notify_worker(incident_id=incident_id)
+    return len(ids), failed
+
+
+def bundle_inputs(bundles: Sequence[Bundle]) -> list[tuple[str, Any]]:
+    """(label, what the engine reads) per bundle: a local path, or a stream out of the bucket."""
+    return [(bundle.label, engine_input(bundle.file.name, bundle.size)) for bundle in bundles]
 
 
 def incident_diagnose(*, incident_id: str, force: bool = False) -> Incident | None:
@@ -243,7 +354,8 @@ def incident_diagnose(*, incident_id: str, force: bool = False) -> Incident | No
         return incident  # a duplicate delivery: this revision is already diagnosed
 
     Incident.objects.filter(pk=incident_id).update(
-        status=Incident.Status.PARSING, parse_started_at=timezone.now(), updated_at=timezone.now()
+        status=Incident.Status.PARSING, parse_started_at=timezone.now(), updated_at=timezone.now(),
+        parse_attempts=F("parse_attempts") + 1,
     )
     # Revision first, bundles second: bundles and revision are committed together, so the
     # bundles read here are at least those of this revision.
@@ -251,11 +363,15 @@ def incident_diagnose(*, incident_id: str, force: bool = False) -> Incident | No
     bundles = list(Bundle.objects.filter(incident_id=incident_id))
     if not bundles:
         return incident_mark_failed(incident_id=incident_id, reason="the incident has no bundle to read")
+    if settings.TRIAGE_PARSE_PART_BYTES:
+        # Bundles read once each, in parts over the workers; states merged (triage/fanout).
+        from triage.fanout.services import incident_read_in_parts
+
+        return incident_read_in_parts(incident_id=incident_id, revision=revision, bundles=bundles, force=force)
 
     started = time.monotonic()
     try:
-        with _local_paths(bundles) as inputs:
-            result = diagnose(inputs, limits=archive_limits())
+        result = diagnose(bundle_inputs(bundles), limits=archive_limits())
     except BundleError as e:
         return _store_failure(incident_id=incident_id, revision=revision, reason=f"the bundle could not be read: {e}")
     return _store_diagnosis(
@@ -302,6 +418,7 @@ def _store_diagnosis(*, incident_id: str, revision: int, data: dict[str, Any], s
         incident.status = Incident.Status.READY if settled else Incident.Status.QUEUED
         incident.parse_started_at = None
         incident.save()
+        fleet_on_diagnosis(incident_id=incident.pk)  # grouping, drain, notifications: after commit
     return incident
 
 
@@ -416,3 +533,22 @@ def _remove_empty_folders(name: str) -> None:
         root.rmdir()
     except OSError:
         pass
+
+
+class IncidentJobTaken(Exception):
+    """Another incident of the team already has this job id (uploads naming it join that one)."""
+
+
+def incident_rename(*, incident: Incident, title: str, job: str) -> Incident:
+    """Set the title and job id people see in the list. A job id is unique per team: uploads
+    naming it join the incident, so it cannot be given to a second one."""
+    title, job = title.strip()[:300], job.strip()[:200]
+    if job and Incident.objects.filter(team_id=incident.team_id, job=job).exclude(pk=incident.pk).exists():
+        raise IncidentJobTaken(f"job {job!r} already names another incident of this team")
+    incident.title, incident.job = title, job
+    try:
+        with transaction.atomic():
+            incident.save(update_fields=["title", "job", "updated_at"])
+    except IntegrityError as e:  # the same job id given to another incident a moment ago
+        raise IncidentJobTaken(f"job {job!r} already names another incident of this team") from e
+    return incident

@@ -9,17 +9,26 @@ import logging
 from datetime import timedelta
 from typing import Any
 
+from botocore.exceptions import BotoCoreError
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
+from django.core.cache import cache
 from django.db import InterfaceError, OperationalError
 
-from .services import incident_diagnose, incident_fail_stuck, incident_mark_failed, incident_prune
+from .services import (
+    incident_diagnose,
+    incident_fail_stuck,
+    incident_mark_failed,
+    incident_prune,
+    incident_requeue_stale,
+)
 
 log = logging.getLogger(__name__)
 
 # Errors worth another try: the database or the storage was briefly unreachable.
-TRANSIENT_ERRORS = (OperationalError, InterfaceError, ConnectionError, TimeoutError)
+# BotoCoreError: the bucket's connection errors and timeouts (TRIAGE_STORAGE=s3).
+TRANSIENT_ERRORS = (OperationalError, InterfaceError, ConnectionError, TimeoutError, BotoCoreError)
 
 
 @shared_task(
@@ -57,6 +66,28 @@ def incident_fail_stuck_task() -> int:
     if count:
         log.warning("marked %d incident(s) stuck in parsing as failed", count)
     return count
+
+
+@shared_task(soft_time_limit=50, time_limit=55)
+def incident_requeue_task() -> int:
+    """Rebuild the queue from the database (see incident_requeue_stale). A second beat (an
+    orphan of a killed `worker -B`, two deployments by mistake) sends this too: the lock makes
+    the second copy within the period a no-op."""
+    period = settings.TRIAGE_REQUEUE_AFTER_SECONDS
+    try:
+        first = cache.add("triage:requeue-sweep", 1, timeout=max(1, period - 5))
+    except Exception:  # the cache is Redis: down, the sweep still runs (it is idempotent)
+        first = True
+    if not first:
+        return 0
+    requeued, failed = incident_requeue_stale(
+        queued_for=timedelta(seconds=period),
+        parse_limit=timedelta(seconds=settings.TRIAGE_PARSE_TIME_LIMIT + 60),
+        max_attempts=settings.TRIAGE_PARSE_MAX_ATTEMPTS,
+    )
+    if requeued or failed:
+        log.warning("sweep: queued %d incident(s) again, failed %d that kept killing their worker", requeued, failed)
+    return requeued
 
 
 @shared_task(soft_time_limit=3000, time_limit=3300)

@@ -6,6 +6,7 @@ the axis title says what it is.
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -52,11 +53,12 @@ class Axis:
                 return None
             try:
                 ms, zoned = parse_time(value)
-            except ValueError:
+            except (ValueError, OverflowError):
                 return None
             self.zoned = self.zoned or zoned
-            return round(ms)
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            # Microseconds kept (three decimals of a millisecond): the engine keeps them.
+            return round(ms, 3)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             return None
         return value
 
@@ -74,19 +76,24 @@ class Axis:
                 t = datetime.fromisoformat(value)
             except ValueError:
                 return value
-            return t.strftime("%H:%M:%S.%f")[:-3] if t.microsecond else t.strftime("%H:%M:%S")
+            if not t.microsecond:
+                return t.strftime("%H:%M:%S")
+            return t.strftime("%H:%M:%S.%f") if t.microsecond % 1000 else t.strftime("%H:%M:%S.%f")[:-3]
         return f"{'seq' if self.kind == 'sequence' else 'position'} {value}"
 
 
-def _natural(text: str | None) -> tuple[Any, ...]:
-    """node-2 before node-10."""
+def _natural(text: Any) -> tuple[Any, ...]:
+    """node-2 before node-10; numbers and words never compared with each other (a host named
+    `0` next to one named `localhost` must not break the sort)."""
     if text is None:
-        return ((1, ""),)
-    return tuple((0, int(p)) if p.isdigit() else (0, p) for p in re.split(r"(\d+)", text) if p) or ((0, ""),)
+        return ((2, 0, ""),)
+    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", str(text)) if p) or ((1, 0, ""),)
 
 
 def _key_or_last(value: Any) -> tuple[int, Any]:
-    return (1, 0) if value is None else (0, value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return (1, 0) if value is None else (0, _natural(value))
+    return (0, ((0, value, ""),))
 
 
 def row_sort_key(rank: dict[str, Any]) -> tuple[Any, ...]:
@@ -100,6 +107,8 @@ def row_sort_key(rank: dict[str, Any]) -> tuple[Any, ...]:
 
 
 def row_label(rank: dict[str, Any]) -> str:
+    if rank.get("label") and rank.get("rank") is None and rank.get("host") is None:
+        return f"{rank['label']} (no rank, host or pid named)"
     host = rank.get("host") or "unknown host"
     parts = [host]
     if rank.get("device") is not None:
@@ -109,3 +118,86 @@ def row_label(rank: dict[str, Any]) -> str:
     elif rank.get("pid") is not None:
         parts.append(f"pid {rank['pid']}")
     return " · ".join(parts)
+
+
+# --- Input hygiene: a stored timeline may come from any engine version or a hand-made bundle --
+
+def _int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit() and len(value) < 20:
+        return int(value)
+    return None
+
+
+def _text(value: Any, limit: int = 2000) -> str | None:
+    if value is None or isinstance(value, (dict, list)):
+        return None
+    return str(value)[:limit]
+
+
+def _x(value: Any) -> Any:
+    """An x value as the engine writes it: ISO text or a finite number; anything else is None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return value if math.isfinite(value) and abs(value) < 1e15 else None
+    if isinstance(value, str):
+        return value[:64]
+    return None
+
+
+def _line(value: Any) -> dict[str, Any] | None:
+    if not isinstance(value, dict):
+        return None
+    return {"source": _text(value.get("source"), 500), "line": _int(value.get("line")),
+            "text": _text(value.get("text")) or "", "time": _x(value.get("time"))}
+
+
+def clean_timeline(timeline: Any) -> dict[str, Any]:
+    """The timeline with every field of the type the figure and the trace expect; odd values
+    (lists for hosts, text for ranks, NaN times...) become None instead of a server error."""
+    if not isinstance(timeline, dict):
+        return {"axis": "position", "ranks": [], "events": [], "gpu_samples": [], "first_failure": None}
+    ranks = []
+    for r in timeline.get("ranks") or []:
+        if not isinstance(r, dict):
+            continue
+        ranks.append({
+            "rank": _int(r.get("rank")), "host": _text(r.get("host"), 200), "device": _int(r.get("device")),
+            "pid": _int(r.get("pid")), "bus_id": _text(r.get("bus_id"), 64), "state": _text(r.get("state"), 40) or "unknown",
+            "start": _x(r.get("start")), "end": _x(r.get("end")), "silent_since": _x(r.get("silent_since")),
+            "last_seq": _int(r.get("last_seq")), "last_line": _line(r.get("last_line")),
+            "segments": [{"state": _text(s.get("state"), 40) or "unknown", "start": _x(s.get("start")), "end": _x(s.get("end"))}
+                         for s in r.get("segments") or [] if isinstance(s, dict)] if isinstance(r.get("segments"), list) else [],
+            "row": _text(r.get("row"), 300), "label": _text(r.get("label"), 300),
+        })
+    events = []
+    for e in timeline.get("events") or [] if isinstance(timeline.get("events"), list) else []:
+        if isinstance(e, dict):
+            events.append({"rank": _int(e.get("rank")), "row": _text(e.get("row"), 300), "x": _x(e.get("x")),
+                           "kind": _text(e.get("kind"), 40) or "event", "label": _text(e.get("label"), 300) or "",
+                           "text": _text(e.get("text")) or "", "source": _text(e.get("source"), 500), "line": _int(e.get("line"))})
+    samples = []
+    for g in timeline.get("gpu_samples") or [] if isinstance(timeline.get("gpu_samples"), list) else []:
+        if isinstance(g, dict):
+            samples.append({"host": _text(g.get("host"), 200), "gpu": _int(g.get("gpu")), "time": _text(g.get("time"), 64),
+                            "util": _number(g.get("util")), "mem_used": _number(g.get("mem_used")),
+                            "mem_total": _number(g.get("mem_total"))})
+    ff = timeline.get("first_failure")
+    first = ({"rank": _int(ff.get("rank")), "row": _text(ff.get("row"), 300), "x": _x(ff.get("x")),
+              "label": _text(ff.get("label"), 300)} if isinstance(ff, dict) else None)
+    resolution = _number(timeline.get("resolution_s"))
+    return {"axis": _text(timeline.get("axis"), 20) or "position", "ranks": ranks, "events": events,
+            "gpu_samples": samples, "first_failure": first,
+            "resolution_s": resolution if resolution and resolution > 0 else None}
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    return value

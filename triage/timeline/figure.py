@@ -23,7 +23,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from .axis import Axis, parse_time, row_label, row_sort_key
+from .axis import Axis, clean_timeline, parse_time, row_label, row_sort_key
 from .palette import EVENT_STYLES, event_style, state_colour, state_rank
 
 # Bytes of per-event hover text we allow before falling back to shorter hover texts; the
@@ -79,10 +79,13 @@ class _Rows:
         self.labels = [row_label(r) for r in self.ranks]
         self.hosts: list[str | None] = [r.get("host") for r in self.ranks]
         self.of_rank: dict[int, int] = {}
+        self.of_row: dict[str, int] = {}  # rows of processes without a rank, by the engine's row id
         self.of_gpu: dict[tuple[str, int], int] = {}
         for i, r in enumerate(self.ranks):
             if r.get("rank") is not None:
                 self.of_rank.setdefault(r["rank"], i)
+            if r.get("row"):
+                self.of_row.setdefault(r["row"], i)
             if r.get("host") is not None and r.get("device") is not None:
                 self.of_gpu.setdefault((r["host"], r["device"]), i)
         # GPUs sampled by NVML that no rank log names still get a row: an idle GPU that no
@@ -101,9 +104,16 @@ class _Rows:
     def __len__(self) -> int:
         return len(self.labels)
 
+    def find(self, item: dict[str, Any]) -> int | None:
+        """The row of an event or first-failure mark: its rank's, else its process row's."""
+        if item.get("rank") is not None and item["rank"] in self.of_rank:
+            return self.of_rank[item["rank"]]
+        return self.of_row.get(item.get("row")) if item.get("row") else None
+
 
 def build_figure(timeline: dict[str, Any]) -> dict[str, Any]:
     """Engine timeline dict -> Plotly figure dict (see module docstring)."""
+    timeline = clean_timeline(timeline)
     axis = Axis(str(timeline.get("axis") or "position"))
     gpu_samples = [s for s in timeline.get("gpu_samples") or [] if isinstance(s, dict)]
     rows = _Rows([r for r in timeline.get("ranks") or [] if isinstance(r, dict)], gpu_samples)
@@ -126,7 +136,11 @@ def build_figure(timeline: dict[str, Any]) -> dict[str, Any]:
 
     data = spans + rank_points + events + ([seq] if seq else []) + ([gpu] if gpu else [])
     layout = _layout(rows, axis, with_seq=seq is not None, gpu=gpu)
-    bounds = _fix_x_range(layout, axis, spans, rank_points, event_xs)
+    bounds = _fix_x_range(layout, axis, spans, rank_points, event_xs, timeline.get("resolution_s"))
+    if seq is not None:
+        _integer_ticks(layout["xaxis2"], [x for x in seq.x or [] if x is not None])
+    if not rows.ranks:
+        notes.append("no process in these logs could be placed on a row")
     shown = {t.legendgroup for t in rank_points}
     for trace in spans:
         # The rank-state entry ("errored: 7 ranks") already stands for this group.
@@ -145,26 +159,59 @@ def build_figure(timeline: dict[str, Any]) -> dict[str, Any]:
 
 
 def _fix_x_range(
-    layout: dict[str, Any], axis: Axis, spans: list[go.Scattergl], ranks: list[go.Scattergl], event_xs: list[float]
+    layout: dict[str, Any], axis: Axis, spans: list[go.Scattergl], ranks: list[go.Scattergl], event_xs: list[float],
+    resolution_s: float | None = None,
 ) -> tuple[float, float] | None:
-    """Set the x range from the data: Plotly would otherwise widen it to fit annotation text."""
-    xs = [x for t in spans + ranks for x in (t.x or []) if x is not None] + event_xs
+    """Set the x range from the spread of the data (Plotly would otherwise widen it to fit
+    annotation text), never narrower than the resolution the logs printed: times logged to the
+    second are not spread over a 2 ms axis as if they were precise."""
+    xs = [x for t in spans + ranks for x in _plain(t.x) if x is not None] + event_xs
     if not xs:
         return None
     lo, hi = min(xs), max(xs)
-    pad = (hi - lo) * 0.02 or 1.0
+    spread = hi - lo
     if axis.is_time:
+        step_ms = (resolution_s or 0.001) * 1000.0
+        pad = max(spread * 0.02, step_ms / 2, 0.5 if spread < 5 else 0.0)
+        if spread < step_ms:
+            pad = max(pad, step_ms)
         layout["xaxis"]["range"] = [_ms_text(lo - pad), _ms_text(hi + pad)]
+        # Hover and ticks as fine as the data: microseconds for sub-millisecond spreads.
+        if step_ms >= 1000:
+            layout["xaxis"]["hoverformat"] = "%H:%M:%S"
+        elif spread < 50:
+            layout["xaxis"]["hoverformat"] = "%H:%M:%S.%6f"
+            layout["xaxis"]["tickformat"] = "%H:%M:%S.%6f"
+        elif spread < 5000:
+            layout["xaxis"]["tickformat"] = "%H:%M:%S.%3f"
     else:
+        pad = spread * 0.02 or 1.0
         layout["xaxis"]["range"] = [lo - pad, hi + pad]
     return lo, hi
+
+
+def _plain(values: Any) -> list[Any]:
+    """Plotly keeps large arrays as typed-array specs: back to numbers for range maths."""
+    if isinstance(values, dict) and values.get("bdata"):
+        return list(array("d", base64.b64decode(values["bdata"])))
+    return list(values or [])
+
+
+def _integer_ticks(xaxis: dict[str, Any], values: list[Any]) -> None:
+    """Collective sequence numbers are whole: no 917.5 tick, whatever the zoom."""
+    xaxis.update(tickformat="d", hoverformat="d")
+    if values:
+        span = max(values) - min(values)
+        step = next(m * 10**k for k in range(16) for m in (1, 2, 5) if span / (m * 10**k) <= 6)
+        xaxis["dtick"] = step
+        xaxis["range"] = [min(values) - max(1, step) / 2, max(values) + max(1, step) / 2]
 
 
 def _ms_text(ms: float) -> str:
     """Milliseconds since the epoch -> Plotly's date text (no zone: Plotly has none)."""
     from datetime import datetime, timedelta
 
-    return (datetime(1970, 1, 1) + timedelta(milliseconds=ms)).isoformat(sep=" ", timespec="milliseconds")
+    return (datetime(1970, 1, 1) + timedelta(milliseconds=ms)).isoformat(sep=" ", timespec="microseconds")
 
 
 def _segments(rank: dict[str, Any]) -> list[dict[str, Any]]:
@@ -213,7 +260,8 @@ def _with_silent_tails(
         xs, ys = by_state[state]
         traces.append(
             go.Scattergl(
-                x=xs[:-1], y=ys[:-1], mode="lines", name=state, legendgroup=state,
+                x=xs[:-1], y=ys[:-1], mode="lines", legendgroup=state,
+                name="blocked in a collective" if state == "blocked" else state,
                 line={"color": state_colour(state), "width": width if state != "silent" else max(1.0, width / 2)},
                 hoverinfo="skip", connectgaps=False,
             )
@@ -226,7 +274,7 @@ def _line_width(n_rows: int) -> float:
 
 
 def _rank_hover(rank: dict[str, Any], axis: Axis) -> str:
-    who = f"<b>rank {esc(rank['rank'])}</b>" if rank.get("rank") is not None else "<b>unnamed rank</b>"
+    who = f"<b>rank {esc(rank['rank'])}</b>" if rank.get("rank") is not None else "<b>process without a rank</b>"
     place = [esc(rank.get("host") or "unknown host")]
     if rank.get("device") is not None:
         gpu = f"GPU {esc(rank['device'])}"
@@ -241,6 +289,10 @@ def _rank_hover(rank: dict[str, Any], axis: Axis) -> str:
     if rank.get("last_seq") is not None:
         state += f" · last seq {esc(rank['last_seq'])}"
     lines = [f"{who} · {' · '.join(place)}", state]
+    blocked = next((s for s in rank.get("segments") or [] if s.get("state") == "blocked"), None)
+    if blocked is not None:
+        lines.append(f"blocked in a collective from {esc(axis.describe(blocked.get('start')))} "
+                     f"to {esc(axis.describe(blocked.get('end')))}")
     last = rank.get("last_line") or {}
     if last:
         when = esc(axis.describe(last["time"]) if last.get("time") else "no time")
@@ -294,7 +346,7 @@ def _event_traces(
     for ev in events:
         if not isinstance(ev, dict):
             continue
-        row = rows.of_rank.get(ev.get("rank")) if ev.get("rank") is not None else None
+        row = rows.find(ev)
         x = axis.x(ev.get("x"))
         if row is None or x is None:
             skipped += 1
@@ -408,7 +460,9 @@ def _layout(rows: _Rows, axis: Axis, *, with_seq: bool, gpu: go.Heatmap | None) 
     main_px = _main_height(n)
     gpu_px = 0 if gpu is None else int(min(max(n * 4, 120), 260))
     gap_px = 60 if gpu is not None else 0
-    top, bottom = 110, 60
+    # The legend sits under the plot, clear of Plotly's toolbar (top right) and of the first-failure
+    # label (top of the plot).
+    top, bottom = 60, 150
     plot_px = main_px + gap_px + gpu_px
     main_bottom = (gpu_px + gap_px) / plot_px
     yaxis: dict[str, Any] = {
@@ -431,13 +485,12 @@ def _layout(rows: _Rows, axis: Axis, *, with_seq: bool, gpu: go.Heatmap | None) 
         "height": top + bottom + plot_px,
         "margin": {"l": 190 if n <= ROW_LABEL_LIMIT else 110, "r": 30, "t": top, "b": bottom},
         "xaxis": xaxis, "yaxis": yaxis,
-        "legend": {"orientation": "h", "itemsizing": "constant", "x": 0, "y": 1.0, "yanchor": "bottom", "yref": "container", "font": {"size": 11}},
+        "legend": {"orientation": "h", "itemsizing": "constant", "x": 0, "xanchor": "left", "y": 0, "yanchor": "bottom",
+                   "yref": "container", "font": {"size": 11}},
         "hovermode": "closest", "plot_bgcolor": "#ffffff", "paper_bgcolor": "#ffffff",
         "font": {"family": "system-ui, sans-serif", "size": 12},
         "shapes": _host_bands(rows), "annotations": [], "uirevision": "timeline",
     }
-    layout["legend"]["y"] = 1.0
-    layout["legend"]["yanchor"] = "top"
     if with_seq:
         layout["xaxis2"] = {"domain": [0.86, 1.0], "anchor": "y2", "title": {"text": "last collective seq"},
                             "showgrid": True, "gridcolor": "#eeeeee", "zeroline": False}
@@ -476,7 +529,7 @@ def _mark_first_failure(
     """Vertical line at the first failure, the culprit's row outlined, and the story in words."""
     if not isinstance(first, dict):
         return
-    row = rows.of_rank.get(first.get("rank")) if first.get("rank") is not None else None
+    row = rows.find(first)
     x = axis.x(first.get("x"))
     if x is None and row is not None:
         # An x that does not fit the axis (e.g. a reading position on a time axis) is not
@@ -498,6 +551,8 @@ def _mark_first_failure(
         layout["shapes"].append({"type": "line", "xref": "x", "yref": "y domain", "x0": x, "x1": x, "y0": 0, "y1": 1,
                                  "line": {"color": colour, "width": 2, "dash": "dash"}, "name": "first-failure"})
     label = first.get("label") or (f"first failure: rank {first.get('rank')}" if first.get("rank") is not None else "first failure")
+    if row is None and x is None:
+        return
     annotation: dict[str, Any] = {"text": f"<b>{esc(_clip(label, 140))}</b>", "showarrow": False, "font": {"color": colour},
                                   "bgcolor": "rgba(255,255,255,0.9)", "bordercolor": colour, "borderwidth": 1,
                                   "name": "first-failure"}

@@ -10,6 +10,8 @@ STATE_COLOURS: dict[str, str] = {
     "initialising": "#56B4E9",
     "running": "#009E73",
     "waiting": "#E69F00",
+    # Inside a collective that never completed (watchdog, flight recorder): not progress.
+    "blocked": "#C98B00",
     "errored": "#D55E00",
     "crashed": "#7A0019",
     "exited": "#7A0019",
@@ -27,6 +29,7 @@ STATE_ORDER: tuple[str, ...] = (
     "ok",
     "unknown",
     "waiting",
+    "blocked",
     "errored",
     "exited",
     "crashed",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .axis import Axis, row_label, row_sort_key
+from .axis import Axis, clean_timeline, row_label, row_sort_key
 from .palette import STATE_ORDER, event_style
 
 MARKERS_TID = 100
@@ -54,6 +54,7 @@ def _all_x(timeline: dict[str, Any]) -> list[Any]:
 
 
 def build_trace(timeline: dict[str, Any]) -> dict[str, Any]:
+    timeline = clean_timeline(timeline)
     axis = Axis(str(timeline.get("axis") or "position"))
     clock = _Clock(axis, timeline)
     ranks = sorted((r for r in timeline.get("ranks") or [] if isinstance(r, dict)), key=row_sort_key)

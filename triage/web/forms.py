@@ -32,6 +32,8 @@ class UploadForm(forms.Form):
     team = forms.ModelChoiceField(
         queryset=Team.objects.none(), empty_label=None, required=False, help_text="Who may see the incident."
     )
+    title = forms.CharField(max_length=300, required=False,
+                            help_text="Optional. What the list shows; the file name otherwise. Can be edited later.")
     job = forms.CharField(
         max_length=200, required=False,
         help_text="Optional. Uploads naming the same job join one incident.",
@@ -49,8 +51,14 @@ class UploadForm(forms.Form):
         return self.cleaned_data.get("team") or self.first_team
 
 
+class IncidentEditForm(forms.Form):
+    title = forms.CharField(max_length=300, required=False)
+    job = forms.CharField(max_length=200, required=False, help_text="Uploads naming this job join this incident.")
+
+
 class ShareForm(forms.Form):
-    EXPIRY_CHOICES = [("86400", "1 day"), ("604800", "7 days"), ("2592000", "30 days"), ("0", "never")]
+    # "0": as long as TRIAGE_SHARE_MAX_DAYS allows (no link lives forever).
+    EXPIRY_CHOICES = [("86400", "1 day"), ("604800", "7 days"), ("2592000", "30 days"), ("0", "the longest allowed")]
     expires_in = forms.TypedChoiceField(choices=EXPIRY_CHOICES, coerce=int, initial="604800", label="Expires after")
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from django.urls import reverse
 
+from triage.fanout.selectors import incident_nodes_reported
 from triage.incidents.models import Finding, Incident
 from triage.incidents.redact import redact_data, redact_text
 
@@ -81,14 +82,47 @@ class FindingView:
     ranks: list[Any]
     hosts: list[Any]
     evidence: list[dict[str, Any]]
+    # What the finding knows of the failing process, for the placeholders of its fix commands.
+    values: dict[str, Any] = field(default_factory=dict)
 
 
-def finding_view(finding: Finding) -> FindingView:
+def finding_view(finding: Finding, values: dict[str, Any] | None = None) -> FindingView:
     return FindingView(
         cause=finding.cause, rule=finding.rule, confidence=finding.confidence,
         title=redact_text(finding.title), detail=redact_text(finding.detail), fix=redact_text(finding.fix),
-        ranks=finding.ranks, hosts=finding.hosts, evidence=redact_data(finding.evidence),
+        ranks=finding.ranks, hosts=finding.hosts, evidence=redact_data(finding.evidence), values=values or {},
     )
+
+
+def nvidia_smi_id(device: Any, bus_id: Any) -> str | None:
+    """What `nvidia-smi -i` should get: the PCI bus id when NCCL printed it (it names the same
+    GPU whatever CUDA_VISIBLE_DEVICES says), else the device number."""
+    if isinstance(bus_id, str):
+        digits = "".join(c for c in bus_id if c in "0123456789abcdefABCDEF")
+        if 5 <= len(digits) <= 13:
+            fn, dev, bus, domain = digits[-1], digits[-3:-1], digits[-5:-3], digits[:-5] or "0"
+            return f"{int(domain, 16):08X}:{bus.upper()}:{dev.upper()}.{fn}"
+    return str(device) if isinstance(device, int) and not isinstance(device, bool) else None
+
+
+def _process_values(*, rank: Any, host: Any, pid: Any, device: Any, bus_id: Any) -> dict[str, Any]:
+    values = {"rank": rank, "host": host, "pid": pid, "gpu": nvidia_smi_id(device, bus_id)}
+    return {k: v for k, v in values.items() if v not in (None, "")}
+
+
+def finding_values(finding: Finding, *, is_verdict: bool, first_failure: dict[str, Any] | None,
+                   ranks: dict[Any, dict[str, Any]]) -> dict[str, Any]:
+    """The verdict knows its first failure; another finding knows its process when it names one rank."""
+    if is_verdict and first_failure:
+        return _process_values(rank=first_failure.get("rank"), host=first_failure.get("host"),
+                               pid=first_failure.get("pid"), device=first_failure.get("device"),
+                               bus_id=first_failure.get("bus_id"))
+    named = sorted(set(finding.ranks or []), key=str)
+    if len(named) == 1 and named[0] in ranks:
+        r = ranks[named[0]]
+        return _process_values(rank=named[0], host=r.get("host"), pid=r.get("pid"), device=r.get("device"),
+                               bus_id=r.get("bus_id"))
+    return {}
 
 
 def incident_page_context(incident: Incident, *, links: PageLinks | None = None, shared: bool = False) -> dict[str, Any]:
@@ -96,7 +130,11 @@ def incident_page_context(incident: Incident, *, links: PageLinks | None = None,
     diagnosis = getattr(incident, "diagnosis", None)
     # Everything read from the logs is shown redacted; the stored diagnosis stays as it was.
     data: dict[str, Any] = redact_data(diagnosis.data) if diagnosis is not None else {}
-    findings = [finding_view(f) for f in incident.findings.all()]
+    first_failure = redact_data(incident.first_failure) if incident.first_failure else None
+    by_rank = {r.get("rank"): r for r in (data.get("timeline") or {}).get("ranks") or []
+               if isinstance(r, dict) and r.get("rank") is not None}
+    findings = [finding_view(f, finding_values(f, is_verdict=i == 0, first_failure=first_failure, ranks=by_rank))
+                for i, f in enumerate(incident.findings.all())]
     return {
         "incident": incident,
         "diagnosis": diagnosis,
@@ -104,12 +142,14 @@ def incident_page_context(incident: Incident, *, links: PageLinks | None = None,
         "findings": findings,
         "verdict": findings[0] if findings else None,
         "other_findings": findings[1:],
-        "first_failure": redact_data(incident.first_failure) if incident.first_failure else None,
+        "first_failure": first_failure,
+        "first_failure_gpu": nvidia_smi_id((first_failure or {}).get("device"), (first_failure or {}).get("bus_id")),
         "ranks": rank_rows(list(incident.rank_states.all()), data.get("timeline") or {}),
         "versions": versions_table(data.get("versions") or {}),
         "snapshots": [host_snapshot(s) for s in data.get("snapshots") or [] if isinstance(s, dict)],
         "health": [health_check(h) for h in data.get("health") or [] if isinstance(h, dict)],
         "bundles": list(incident.bundles.all()),
+        "nodes_reported": incident_nodes_reported(incident=incident),
         "links": links,
         "shared": shared,
         "log_url": links.log,

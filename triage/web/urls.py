@@ -11,6 +11,7 @@ urlpatterns = [
     path("upload", views.upload_view, name="upload"),
     path("incidents/<str:incident_id>/", views.incident_detail_view, name="incident-detail"),
     path("incidents/<str:incident_id>/status.json", views.incident_status_view, name="incident-status"),
+    path("incidents/<str:incident_id>/edit", views.incident_edit_view, name="incident-edit"),
     path("incidents/<str:incident_id>/reparse", views.incident_reparse_view, name="incident-reparse"),
     path("incidents/<str:incident_id>/log", views.log_view, name="incident-log"),
     path("incidents/<str:incident_id>/timeline.json", views.incident_timeline_view, name="incident-timeline"),

@@ -4,6 +4,7 @@ Two ways in: a signed-in member of the incident's team (the `incident_*` views),
 holding a share link (the `share_*` views, read-only, logged out, one incident)."""
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.conf import settings
@@ -19,16 +20,31 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from triage.accounts.models import Role, ShareLink
 from triage.accounts.selectors import membership_get, sharelink_from_secret, sharelinks_of, teams_for
-from triage.accounts.services import sharelink_create, sharelink_record_access, sharelink_revoke
-from triage.incidents.logs import SourceNotFound, log_page
+from triage.accounts.services import (
+    ShareRateLimited,
+    sharelink_create,
+    sharelink_record_access,
+    sharelink_revoke,
+)
+from triage.incidents.logs import SourceNotFound, log_find, log_page
 from triage.incidents.models import Incident
 from triage.incidents.redact import redact_data
 from triage.incidents.selectors import incident_bundle, incident_get, incident_list
-from triage.incidents.services import IncidentTooLarge, incident_ingest, incident_reparse, incoming_from_upload
+from triage.incidents.services import (
+    IncidentJobTaken,
+    IncidentTooLarge,
+    incident_ingest,
+    incident_rename,
+    incident_reparse,
+    incoming_from_upload,
+)
+from triage.incidents.storage import StorageUnavailable
 from triage.incidents.uploads import too_large
 
-from .forms import IncidentFilterForm, ShareForm, UploadForm
+from .forms import IncidentEditForm, IncidentFilterForm, ShareForm, UploadForm
 from .presenters import PageLinks, incident_page_context, share_links, team_links
+
+logger = logging.getLogger(__name__)
 
 
 def _incident_or_404(request: HttpRequest, incident_id: str, role: str = Role.VIEWER) -> Incident:
@@ -66,6 +82,7 @@ def incident_detail_view(request: HttpRequest, incident_id: str) -> HttpResponse
     context["can_write"] = membership is not None and membership.allows(Role.MEMBER)
     context["can_admin"] = membership is not None and membership.allows(Role.ADMIN)
     if context["can_write"]:
+        context["edit_form"] = IncidentEditForm(initial={"title": incident.title, "job": incident.job})
         context["share_form"] = ShareForm()
         context["share_links"] = list(sharelinks_of(incident=incident))
     return render(request, "incidents/detail.html", context)
@@ -77,6 +94,22 @@ def incident_status_view(request: HttpRequest, incident_id: str) -> HttpResponse
     """What the page polls while the diagnosis runs."""
     incident = _incident_or_404(request, incident_id)
     return JsonResponse({"status": incident.status, "error": incident.error or None, "revision": incident.revision})
+
+
+@require_POST
+def incident_edit_view(request: HttpRequest, incident_id: str) -> HttpResponse:
+    incident = _incident_or_404(request, incident_id, Role.MEMBER)
+    form = IncidentEditForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "The title or job id is too long.")
+        return redirect("web:incident-detail", incident.pk)
+    try:
+        incident_rename(incident=incident, title=form.cleaned_data["title"], job=form.cleaned_data["job"])
+    except IncidentJobTaken as e:
+        messages.error(request, f"Not saved: {e}.")
+    else:
+        messages.info(request, "Title and job saved.")
+    return redirect("web:incident-detail", incident.pk)
 
 
 @require_POST
@@ -122,6 +155,7 @@ def upload_view(request: HttpRequest) -> HttpResponse:
             bundles=[incoming_from_upload(f) for f in form.cleaned_data["files"]],
             job=form.cleaned_data["job"],
             host=form.cleaned_data["host"],
+            title=form.cleaned_data["title"],
             user=request.user,
             team=form.cleaned_data["team"],
         )
@@ -129,6 +163,14 @@ def upload_view(request: HttpRequest) -> HttpResponse:
         if wants_json:
             return JsonResponse({"error": str(e)}, status=413)
         return _upload_page(request, UploadForm(teams=teams), status=413, error=str(e))
+    except StorageUnavailable as e:
+        retry_after = str(settings.TRIAGE_STORAGE_RETRY_AFTER)
+        if wants_json:
+            response = JsonResponse({"error": str(e)}, status=503)
+        else:
+            response = _upload_page(request, UploadForm(teams=teams), status=503, error=str(e))
+        response["Retry-After"] = retry_after
+        return response
     url = reverse("web:incident-detail", args=[incident.pk])
     if not added:
         messages.info(request, "These files were already in this incident; nothing new was stored.")
@@ -160,14 +202,31 @@ def _log_page(request: HttpRequest, incident: Incident, links: PageLinks, *, sha
     source = request.GET.get("source", "")
     target = _positive_int(request.GET.get("line"), 0)
     size = settings.TRIAGE_LOG_PAGE_LINES
+    find = (request.GET.get("find") or "").strip()[:200]
+    found = None
+    if find:
+        # Search forward from the line after the current match (or the page's first line).
+        try:
+            found = log_find(incident=incident, source=source, text=find,
+                             start=_positive_int(request.GET.get("from"), 1))
+        except SourceNotFound as e:
+            raise Http404(str(e)) from e
+        if found.line is not None:
+            target = found.line
     # Open with the wanted line a little below the top, so what led to it is on screen.
     default_start = max(1, target - size // 4) if target else 1
-    start = _positive_int(request.GET.get("start"), default_start)
+    start = default_start if found is not None and found.line else _positive_int(request.GET.get("start"), default_start)
     try:
         page = log_page(
             incident=incident, source=source, first=start, count=size,
             max_chars=settings.TRIAGE_LOG_MAX_LINE_CHARS,
         )
+        past_end = None
+        if not page.lines and page.first > 1 and not page.notice:
+            # A line number past the end (an old link, a typo): the last page, and say so.
+            past_end = max(start, target)
+            page = log_page(incident=incident, source=source, first=max(1, page.first - size + 1), count=size,
+                            max_chars=settings.TRIAGE_LOG_MAX_LINE_CHARS)
     except SourceNotFound as e:
         raise Http404(str(e)) from e
     context: dict[str, Any] = {
@@ -175,6 +234,9 @@ def _log_page(request: HttpRequest, incident: Incident, links: PageLinks, *, sha
         "page": page,
         "source": source,
         "target": target,
+        "past_end": past_end,
+        "find": find,
+        "found": found,
         "links": links,
         "shared": shared,
         "back_url": request.path.rsplit("/log", 1)[0] + "/",
@@ -191,7 +253,13 @@ def _timeline(incident: Incident) -> HttpResponse:
     if diagnosis is None:
         raise Http404("this incident has no diagnosis yet")
     # Hover texts quote log lines: redacted like every other view of them.
-    return JsonResponse(build_figure(redact_data(diagnosis.data.get("timeline") or {})))
+    try:
+        figure = build_figure(redact_data(diagnosis.data.get("timeline") or {}))
+    except Exception:  # noqa: BLE001 - a stored timeline the figure cannot draw is bad data, not a server fault
+        logger.exception("timeline of incident %s could not be drawn", incident.pk)
+        return JsonResponse({"error": "this incident's timeline could not be drawn; the findings above still hold"},
+                            status=422)
+    return JsonResponse(figure)
 
 
 def _trace(incident: Incident) -> HttpResponse:
@@ -200,7 +268,12 @@ def _trace(incident: Incident) -> HttpResponse:
     diagnosis = getattr(incident, "diagnosis", None)
     if diagnosis is None:
         raise Http404("this incident has no diagnosis yet")
-    response = JsonResponse(build_trace(redact_data(diagnosis.data.get("timeline") or {})))
+    try:
+        trace = build_trace(redact_data(diagnosis.data.get("timeline") or {}))
+    except Exception:  # noqa: BLE001 - as for the figure: bad stored data, a clear 422
+        logger.exception("trace of incident %s could not be built", incident.pk)
+        return JsonResponse({"error": "this incident's timeline could not be exported"}, status=422)
+    response = JsonResponse(trace)
     response["Content-Disposition"] = f'attachment; filename="incident-{incident.pk}-trace.json"'
     return response
 
@@ -224,7 +297,11 @@ def share_create_view(request: HttpRequest, incident_id: str) -> HttpResponse:
     if not form.is_valid():
         messages.error(request, "Choose when the link expires.")
         return redirect("web:incident-detail", incident.pk)
-    _, secret = sharelink_create(incident=incident, expires_in=form.cleaned_data["expires_in"], created_by=request.user)
+    try:
+        _, secret = sharelink_create(incident=incident, expires_in=form.cleaned_data["expires_in"], created_by=request.user)
+    except ShareRateLimited as e:
+        messages.error(request, f"No link made: {e}.")
+        return redirect("web:incident-detail", incident.pk)
     url = request.build_absolute_uri(reverse("web:share-detail", args=[secret]))
     # Shown this once: only its hash is stored.
     messages.success(request, url, extra_tags="share-url")

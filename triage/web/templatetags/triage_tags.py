@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 from urllib.parse import urlencode
 
 from django import template
@@ -12,33 +13,75 @@ from triage.incidents.redact import redact_text
 
 register = template.Library()
 
-# `command` spans (single backticks) and ```blocks``` in a fix are commands worth copying.
+# `command` spans (single backticks) and ```blocks``` in a fix are shown as code.
 _CODE = re.compile(r"```(?:[a-z]*\n)?(.*?)```|`([^`\n]+)`", re.DOTALL)
+# A sentence, not a command: "Raise the timeout ... only when ...", "Leave headroom for ...".
+_SENTENCE = re.compile(r"^[A-Z][a-z]+ [a-z(]")
+# Placeholders the engine leaves in commands when it does not know the value.
+_PLACEHOLDER = re.compile(r"<([a-z][a-z _-]{0,40})>")
 
 
 @register.filter
-def fix_markup(text: str) -> SafeString:
-    """The fix, escaped: prose, then each command line in a <code> with its own copy button.
+def fix_markup(text: str, values: dict[str, Any] | None = None) -> SafeString:
+    """The fix, escaped: prose as text, each command line in a <code> with its own copy button.
 
-    The engine writes a fix as prose ending with ":" followed by one command a line; `quoted`
-    spans inside the prose are commands too.
+    Commands are lines starting with `$ ` (the signature catalog's form); in the older form, the
+    lines after the prose that ends with ":" which do not read as a sentence. Placeholders such as
+    `<gpu>` or `<pid of the lagging rank>` are filled from `values` (what the finding knows), and
+    `nvidia-smi` queries get `-i <gpu>` when the finding names one GPU; otherwise left as written.
     """
-    prose, commands = _split_fix(text or "")
-    html = format_html_join("", "{}", ((_prose_part(kind, value),) for kind, value in _inline(prose) if value))
-    if commands:
-        html += format_html(
-            '<span class="cmd-block">{}</span>',
-            format_html_join("", "{}", ((_command(c),) for c in commands)),
-        )
+    html = SafeString("")
+    block: list[SafeString] = []
+    for kind, value in _split_fix(text or "") + [("end", "")]:
+        if kind == "command":
+            block.append(_command(fill_values(value, values or {})))
+            continue
+        if block:  # consecutive commands stand one per line
+            html += format_html('<span class="cmd-block">{}</span>', format_html_join("", "{}", ((c,) for c in block)))
+            block = []
+        html += format_html_join("", "{}", ((_prose_part(k, v),) for k, v in _inline(value) if v))
     return html
 
 
-def _split_fix(text: str) -> tuple[str, list[str]]:
+def _split_fix(text: str) -> list[tuple[str, str]]:
     lines = text.split("\n")
+    if any(line.startswith("$ ") for line in lines):
+        out: list[tuple[str, str]] = []
+        for line in lines:
+            if line.startswith("$ "):
+                out.append(("command", line[2:].strip()))
+            elif line.strip():
+                out.append(("prose", (" " if out else "") + line))
+        return out
     for i, line in enumerate(lines[:-1]):
         if line.rstrip().endswith(":"):
-            return "\n".join(lines[: i + 1]), [c.strip() for c in lines[i + 1 :] if c.strip()]
-    return text, []
+            out = [("prose", "\n".join(lines[: i + 1]))]
+            for rest in lines[i + 1 :]:
+                if not rest.strip():
+                    continue
+                out.append(("prose", " " + rest.strip()) if _SENTENCE.match(rest.strip()) else ("command", rest.strip()))
+            return out
+    return [("prose", text)]
+
+
+def fill_values(command: str, values: dict[str, Any]) -> str:
+    """`<gpu>`, `<pid ...>`, `<host>`, `<rank>` replaced by the values the finding knows."""
+    gpu = values.get("gpu")
+
+    def known(match: re.Match[str]) -> str:
+        name = match.group(1)
+        for word, key in (("pid", "pid"), ("gpu", "gpu"), ("device", "gpu"), ("host", "host"), ("node", "host"),
+                          ("rank", "rank")):
+            if word in name and values.get(key) not in (None, ""):
+                return str(values[key])
+        return match.group(0)
+
+    command = _PLACEHOLDER.sub(known, command)
+    if (gpu not in (None, "") and command.startswith("nvidia-smi") and re.search(r"--query-|\s-q\b", command)
+            and not re.search(r"\s(?:-i|--id)[\s=]", command)):
+        head, sep, comment = command.partition("  #")
+        command = f"{head.rstrip()} -i {gpu}" + (f"  #{comment}" if sep else "")
+    return command
 
 
 def _inline(text: str) -> list[tuple[str, str]]:
@@ -53,7 +96,8 @@ def _inline(text: str) -> list[tuple[str, str]]:
 
 
 def _prose_part(kind: str, value: str) -> SafeString:
-    return format_html("{}", value) if kind == "text" else _command(value)
+    # Code quoted inside a sentence is shown as code; only command lines get a copy button.
+    return format_html("{}", value) if kind == "text" else format_html("<code>{}</code>", value)
 
 
 def _command(value: str) -> SafeString:
@@ -84,3 +128,27 @@ def redact(text: object) -> str:
 @register.filter
 def get_item(values: list[object], index: int) -> object:
     return values[index]
+
+
+@register.filter
+def logtime(value: object) -> str:
+    """An engine ISO time as people read it: '2026-08-16 20:39:36.709633' (zone kept if given)."""
+    text = "" if value is None else str(value)
+    return text.replace("T", " ", 1)
+
+
+# NCCL "WARN", torch "[E0816 ...", Python "ERROR", tracebacks and fatal signals; "[W..." warnings.
+_ERROR_LINE = re.compile(
+    r"\b(?:ERROR|FATAL|CRITICAL|Traceback|Error:|Exception:|Segmentation fault|SIGKILL|SIGABRT|Killed)\b|\[(?:rank\d+\]:\[)?[EF]\d{3,4} |^[EF]\d{3,4} ")
+_WARN_LINE = re.compile(r"\b(?:WARN|WARNING|Warning:)\b|\[(?:rank\d+\]:\[)?W\d{3,4} |^W\d{3,4} ")
+
+
+@register.filter
+def loglevel(text: object) -> str:
+    """A CSS class for a log line's level, so errors and warnings stand out while scrolling."""
+    line = "" if text is None else str(text)[:400]
+    if _ERROR_LINE.search(line):
+        return "lvl-error"
+    if _WARN_LINE.search(line):
+        return "lvl-warn"
+    return ""

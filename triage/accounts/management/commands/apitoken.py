@@ -34,11 +34,16 @@ class Command(BaseCommand):
         if action == "create":
             try:
                 team = team_get_or_create(name=options["team"]) if options["team"] else team_default()
-                _, token = apitoken_create(name=options["name"], team=team, scope=SCOPES[options["scope"]])
+                row, token = apitoken_create(name=options["name"], team=team, scope=SCOPES[options["scope"]])
             except ValueError as e:
                 raise CommandError(str(e)) from e
-            # stdout is the token alone, on one line, so scripts can capture it.
+            # stdout is the token alone, on one line, so scripts can capture it; the rest to stderr.
             self.stdout.write(token)
+            scope = {"upload": "upload bundles", "read": "read and share incidents",
+                     "read_upload": "upload bundles, read and share incidents"}.get(str(row.scope), str(row.scope))
+            self.stderr.write(
+                f"Token {options['name']!r} for team {team.name!r}, scope {row.scope} ({scope}). "
+                "It is shown only this once (only its hash is stored): copy it now.")
         elif action == "list":
             rows = ApiToken.objects.select_related("team")
             if options["team"]:

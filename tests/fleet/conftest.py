@@ -1,0 +1,112 @@
+"""Fixtures of the fleet tests: scenario bundles with a known culprit, and a webhook receiver."""
+from __future__ import annotations
+
+import json
+import tarfile
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+# The real Celery worker of the API tests (its own Redis key prefix, the test database).
+from tests.api.test_worker import worker  # noqa: F401 - a fixture, used by test_fleet_worker
+
+
+@pytest.fixture(scope="session")
+def scenario_bundle(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, int], Path]:
+    """`scenario_bundle(cause, seed)`: the scenario generator's bundle as a .tar.gz (built once).
+    hardware_fault seed 0 blames node-b GPU 3 (Xid 79); network seeds 0, 2, 4, 6 blame mlx5_0
+    on four different hosts."""
+    from triage.scenarios import build
+
+    root = tmp_path_factory.mktemp("scenarios")
+    built: dict[tuple[str, int], Path] = {}
+
+    def make(cause: str, seed: int) -> Path:
+        if (cause, seed) not in built:
+            folder = build(cause, root / f"{cause}-{seed}", seed=seed)
+            archive = root / f"{cause}-{seed}.tar.gz"
+            with tarfile.open(archive, "w:gz") as tar:
+                tar.add(folder, arcname=folder.name)
+            built[(cause, seed)] = archive
+        return built[(cause, seed)]
+
+    return make
+
+
+@pytest.fixture(autouse=True)
+def fast_webhooks(monkeypatch: pytest.MonkeyPatch, settings: Any) -> None:
+    """Retries in milliseconds, for this process and for any worker a test starts."""
+    monkeypatch.setenv("TRIAGE_WEBHOOK_BACKOFF_MS", "200")
+    monkeypatch.setenv("TRIAGE_WEBHOOK_MAX_RETRIES", "4")
+    monkeypatch.setenv("TRIAGE_WEBHOOK_TIMEOUT", "5")
+    settings.TRIAGE_WEBHOOK_BACKOFF_MS = 200
+    settings.TRIAGE_WEBHOOK_MAX_RETRIES = 4
+    settings.TRIAGE_WEBHOOK_TIMEOUT = 5
+
+
+@dataclass
+class Hit:
+    path: str
+    headers: dict[str, str]
+    body: bytes
+    status: int
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+@dataclass
+class Receiver:
+    """A real HTTP server on a free loopback port, answering `fail_first` requests with 500."""
+
+    fail_first: int = 0
+    hits: list[Hit] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    httpd: ThreadingHTTPServer | None = None
+
+    @property
+    def url(self) -> str:
+        assert self.httpd is not None
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/hook"
+
+    def start(self) -> Receiver:
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                with receiver.lock:
+                    status = 500 if len(receiver.hits) < receiver.fail_first else 200
+                    receiver.hits.append(Hit(self.path, dict(self.headers.items()), body, status))
+                self.send_response(status)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+        # Port 0: the kernel picks a free one.
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self.httpd is not None:
+            self.httpd.shutdown()
+            self.httpd.server_close()
+
+    def events(self) -> list[str]:
+        with self.lock:
+            return [h.headers.get("X-Triage-Event", "") for h in self.hits]
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    r = Receiver().start()
+    yield r
+    r.stop()

@@ -1,0 +1,122 @@
+"""The fleet end to end: real uploads through the API, a real Celery worker over the real Redis
+and PostgreSQL, and a real HTTP receiver for the webhooks."""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from tests.api.test_worker import Worker, upload, wait_for
+from tests.conftest import join_team
+from triage.accounts.services import team_default
+from triage.fleet.models import Delivery, Occurrence, Problem, WanderFlag
+from triage.fleet.services import problem_resolve, webhook_add
+
+pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+
+
+def eventually(check: Callable[[], Any], worker: Worker, timeout: float = 60) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not reached within {timeout} s; worker log:\n{worker.output()}")
+        time.sleep(0.1)
+
+
+def diagnosed(client: Client, token: str, worker: Worker, bundle: Path, **fields: str) -> str:
+    created = upload(client, token, bundle, **fields)
+    body = wait_for(client, token, created["api"], {"ready", "failed"}, worker)
+    assert body["status"] == "ready", body["error"]
+    return str(created["incident"])
+
+
+def test_three_incidents_on_one_gpu_are_one_problem_the_host_is_drained_and_webhooks_are_signed_and_retried(
+    client: Client, api_token: str, worker: Worker, scenario_bundle: Callable[[str, int], Path], receiver: Any,
+) -> None:
+    webhook_add(team=team_default(), url=receiver.url, secret="shared-secret")
+    receiver.fail_first = 1  # the very first POST is answered 500 and must be tried again
+    worker.start()
+    bundle = scenario_bundle("hardware_fault", 0)  # Xid 79 on node-b GPU 3
+    ids = [diagnosed(client, api_token, worker, bundle, job=f"llm-pretrain-{n}", host="node-b") for n in range(3)]
+    eventually(lambda: Occurrence.objects.filter(pk__in=ids).count() == 3, worker)
+
+    problem = Problem.objects.get()
+    assert problem.count == 3 and problem.cause == "hardware_fault" and problem.host == "node-b"
+    assert problem.gpu.startswith("uuid:GPU-") and "GPU 3" in problem.gpu_label
+    assert "culprit host node-b" in problem.grouped_because and "Xid 79" in problem.grouped_because
+    assert set(problem.occurrences.values_list("incident_id", flat=True)) == set(ids)
+
+    auth = {"Authorization": f"Bearer {api_token}"}
+    host = client.get("/api/v1/hosts/node-b", headers=auth).json()
+    assert host["host"] == "node-b" and host["incidents"] == 3 and host["health"] is None
+    assert host["drain"]["recommended"] is True
+    assert "GPU 3" in host["drain"]["reason"] and "Xid 79" in host["drain"]["reason"]
+    assert client.get("/api/v1/hosts/node-a", headers=auth).json()["drain"] == {"recommended": False, "reason": ""}
+
+    # Webhooks: every event reached the receiver, signed with the webhook's secret.
+    eventually(lambda: "host.drain_recommended" in receiver.events(), worker)
+    eventually(lambda: not Delivery.objects.filter(status=Delivery.Status.PENDING).exists(), worker)
+    events = receiver.events()
+    assert events.count("incident.ready") >= 3 and events.count("problem.new") == 1
+    assert events.count("host.drain_recommended") == 1
+    for hit in receiver.hits:
+        expected = "sha256=" + hmac.new(b"shared-secret", hit.body, hashlib.sha256).hexdigest()
+        assert hmac.compare_digest(hit.headers["X-Triage-Signature"], expected)
+    first = receiver.hits[0]
+    assert first.status == 500
+    retried = [h for h in receiver.hits[1:] if h.headers["X-Triage-Delivery"] == first.headers["X-Triage-Delivery"]]
+    assert [h.status for h in retried] == [200] and retried[0].body == first.body
+    delivery = Delivery.objects.get(pk=int(first.headers["X-Triage-Delivery"]))
+    assert (delivery.status, delivery.attempts, delivery.response_code) == ("delivered", 2, 200)
+    drain_hit = next(h for h in receiver.hits if h.headers["X-Triage-Event"] == "host.drain_recommended")
+    assert drain_hit.json()["data"]["host"] == "node-b"
+
+    # Resolved, then the same fault again: the problem reopens as a regression.
+    problem_resolve(problem=problem)
+    ids.append(diagnosed(client, api_token, worker, bundle, job="llm-pretrain-3", host="node-b"))
+    eventually(lambda: Problem.objects.get(pk=problem.pk).regression, worker)
+    problem.refresh_from_db()
+    assert problem.status == "open" and problem.count == 4
+    eventually(lambda: "problem.regression" in receiver.events(), worker)
+
+
+def test_one_job_failing_on_four_different_hosts_raises_the_wander_flag(
+    client: Client, api_token: str, worker: Worker, scenario_bundle: Callable[[str, int], Path],
+    django_user_model: Any,
+) -> None:
+    worker.start()
+    # NET/IB completion errors on mlx5_0, each time on another host: node-b, trn-189, hgx-h100-040, gpu-001.
+    ids = [diagnosed(client, api_token, worker, scenario_bundle("network", seed), job=f"pretrain-70b_{n}")
+           for n, seed in enumerate((0, 2, 4, 6), start=1)]
+    eventually(lambda: Occurrence.objects.filter(pk__in=ids, wander__isnull=False).count() == 4, worker)
+
+    flag = WanderFlag.objects.get(job_family="pretrain-70b")
+    assert flag.active and flag.scope == "job pretrain-70b"
+    assert sorted(flag.evidence["hosts"]) == ["gpu-001", "hgx-h100-040", "node-b", "trn-189"]
+    assert "same NCCL transport NET/IB" in flag.evidence["shared"]
+    assert any(s.startswith("same message family") for s in flag.evidence["shared"])
+    # The same fabric error all over one cluster (the collectors' token) is flagged on its own too.
+    cluster = WanderFlag.objects.get(label__startswith="cluster test-collector, message family")
+    assert cluster.active and sorted(cluster.evidence["hosts"]) == sorted(flag.evidence["hosts"])
+    assert Occurrence.objects.filter(pk__in=ids, cluster_wander=cluster).count() == 4
+    # Each host was the culprit once: nobody is drained for it.
+    auth = {"Authorization": f"Bearer {api_token}"}
+    assert not any(client.get(f"/api/v1/hosts/{h}", headers=auth).json()["drain"]["recommended"]
+                   for h in flag.evidence["hosts"])
+
+    client.force_login(join_team(django_user_model.objects.create_user("sre")))
+    page = client.get(f"/incidents/{ids[0]}/").content.decode()
+    assert "failures wander across nodes: review the interconnect / topology" in page
+    fleet = client.get("/fleet/").content.decode()
+    assert "failures wander across nodes" in fleet and "pretrain-70b" in fleet
+    problem = Problem.objects.get(occurrences__incident_id=ids[0])
+    assert "failures wander across nodes" in client.get(f"/fleet/problems/{problem.pk}/").content.decode()
