@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
 
-.PHONY: run test venv services chromium slurm bench clean collector-pyz
+.PHONY: run test lint venv services chromium slurm bench clean collector-pyz
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -34,7 +34,11 @@ chromium:
 slurm:
 	bash scripts/ensure-slurm
 
-test: venv services chromium slurm
+# ruff over the engine; mypy --strict over it (config in pyproject.toml). Runs before the tests.
+lint: venv
+	$(PY) -m ruff check triage/engine && $(PY) -m mypy
+
+test: venv lint services chromium slurm
 	$(PY) -m pytest
 
 bench: venv services chromium

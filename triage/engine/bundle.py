@@ -21,10 +21,10 @@ import tarfile
 import tempfile
 import zipfile
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Protocol, Union, runtime_checkable
+from typing import BinaryIO, Protocol, Union, cast, runtime_checkable
 
 import zstandard
 
@@ -79,7 +79,7 @@ class Blob(Protocol):
     def open(self) -> BinaryIO: ...
 
 
-Input = Union[str, os.PathLike, Sequence[tuple[str, Union[str, os.PathLike, Blob]]]]
+Input = Union[str, os.PathLike[str], Sequence[tuple[str, Union[str, os.PathLike[str], Blob]]]]
 
 
 class BundleError(Exception):
@@ -159,7 +159,7 @@ class CountingReader(io.RawIOBase):
         read = getattr(self._inner, "read1", None) or self._inner.read
         try:
             if plain:
-                n = self._inner.readinto(buffer) or 0
+                n = cast(io.RawIOBase, self._inner).readinto(buffer) or 0
                 self._count(n)
                 return n
             data = read(len(buffer))
@@ -268,7 +268,7 @@ def _unpack(kind: str, source: BinaryIO) -> BinaryIO:
     if kind == "bz2":
         return bz2.BZ2File(source)  # type: ignore[return-value]
     # Several frames (pzstd, or `cat a.zst b.zst`) read as one stream, like gzip members.
-    return zstandard.ZstdDecompressor().stream_reader(source, read_across_frames=True)  # type: ignore[return-value]
+    return zstandard.ZstdDecompressor().stream_reader(source, read_across_frames=True)
 
 
 def _unpacked_name(name: str) -> str:
@@ -285,7 +285,7 @@ class NulFold(io.RawIOBase):
     right after a line break or at the start), so the text before and after stays lines of
     their own and one NUL no longer makes a whole log "binary"."""
 
-    def __init__(self, inner: BinaryIO) -> None:
+    def __init__(self, inner: BinaryIO | io.RawIOBase) -> None:
         self._inner = inner
         self._last = b""  # the last raw byte read ("" at the start: as after a line break)
 
@@ -320,17 +320,17 @@ class NulFold(io.RawIOBase):
         return b"".join(out)
 
 
-def _member_stream(reader: BinaryIO, head: bytes) -> BinaryIO:
+def _member_stream(reader: BinaryIO | io.RawIOBase, head: bytes) -> BinaryIO:
     """A member as handed to readers: NUL runs folded, except in a pickle (where they are data)."""
     raw = reader if _PICKLE.match(head) else NulFold(reader)
-    return io.BufferedReader(raw, buffer_size=1 << 20)  # type: ignore[arg-type]
+    return io.BufferedReader(cast(io.RawIOBase, raw), buffer_size=1 << 20)
 
 
 def _join(prefix: str, name: str) -> str:
     return f"{prefix}/{name}" if prefix else name
 
 
-def iter_members(inputs: Input, budget: Budget) -> Iterator[Member]:
+def iter_members(inputs: Input, budget: Budget) -> Generator[Member, None, None]:
     """Yield every readable member of the input(s), in order, as streams."""
     for label, path in normalise_inputs(inputs):
         yield from _iter_path(path, label, budget)
@@ -503,7 +503,7 @@ def _full_head(stream: io.BufferedReader, n: int = 512) -> tuple[bytes, BinaryIO
     if len(head) >= n:
         return head, stream
     head = stream.read(n)
-    return head, io.BufferedReader(Prefixed(head, stream), buffer_size=1 << 20)  # type: ignore[arg-type]
+    return head, io.BufferedReader(Prefixed(head, stream), buffer_size=1 << 20)
 
 
 class Prefixed(io.RawIOBase):
@@ -543,7 +543,7 @@ def _spooled_zip(
                 return
             spool.write(chunk)
         spool.seek(0)
-        yield from _iter_stream(spool, name, budget, depth=depth, outer_is_single=outer_is_single, size=size)  # type: ignore[arg-type]
+        yield from _iter_stream(spool, name, budget, depth=depth, outer_is_single=outer_is_single, size=size)
 
 
 def _archive_prefix(name: str, outer_is_single: bool) -> str:
@@ -581,7 +581,7 @@ def _iter_tar(stream: BinaryIO, name: str, budget: Budget, *, depth: int, outer_
             extracted = archive.extractfile(info)
             if extracted is None:
                 continue
-            yield from _iter_nested(extracted, member_name, budget, depth=depth, size=info.size)
+            yield from _iter_nested(cast(BinaryIO, extracted), member_name, budget, depth=depth, size=info.size)
     if not entries:
         budget.note(f"{name}: empty archive (no files in it)")
 
@@ -604,7 +604,7 @@ def _iter_nested(handle: BinaryIO, name: str, budget: Budget, *, depth: int, siz
 def _iter_zip(stream: BinaryIO, name: str, budget: Budget, *, depth: int, outer_is_single: bool) -> Iterator[Member]:
     prefix = _archive_prefix(name, outer_is_single)
     try:
-        archive = zipfile.ZipFile(stream)  # type: ignore[arg-type]
+        archive = zipfile.ZipFile(stream)
     except (zipfile.BadZipFile, OSError) as exc:
         budget.note(f"{name}: not a readable zip archive ({_describe(exc)})")
         return

@@ -230,8 +230,8 @@ def _identify(facts: Facts) -> None:
     _apply_local_ranks(facts, mapping)
     # Elastic agent lines name the child pid: that pid's rank is the failed rank.
     pid_rank: dict[int, int] = {}
-    for (host, pid), rank in mapping.items():
-        pid_rank[pid] = rank if pid not in pid_rank else -1
+    for (host, known_pid), rank in mapping.items():
+        pid_rank[known_pid] = rank if known_pid not in pid_rank else -1
     for ev in facts.events:
         if ev.kind in ("process_exit", "host_oom_kill", "closing_signal", "signal_received") and ev.rank is None:
             pid = ev.data.get("child_pid") or ev.data.get("victim_pid")

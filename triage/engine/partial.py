@@ -179,7 +179,8 @@ def _decode_collected(doc: dict[str, Any]) -> Collected:
         if info.last_line is not None:
             info.last_line = (int(info.last_line[0]), str(info.last_line[1]))
         sources.append(info)
-    docs = StructuredDocs(**{k: [tuple(x) if isinstance(x, list) else x for x in v] for k, v in doc["docs"].items()})
+    fields: dict[str, Any] = {k: [tuple(x) if isinstance(x, list) else x for x in v] for k, v in doc["docs"].items()}
+    docs = StructuredDocs(**fields)
     docs.nvml_samples = list(doc["docs"]["nvml_samples"])
     return Collected(
         events=[Event(**ev) for ev in doc["events"]],

@@ -98,7 +98,7 @@ def read_member(member: Member, out: Collected, budget: Budget, engine: Prefilte
             out.sources.append(info)
             return
         # Not a document we know (or too big to be one): read it as text, all of it.
-        stream = io.BufferedReader(_Chain(data, stream), buffer_size=1 << 20)  # type: ignore[arg-type]
+        stream = io.BufferedReader(_Chain(data, stream), buffer_size=1 << 20)
     # Listed before reading: a source cut off half-way still counts as (partly) read.
     out.sources.append(info)
     _read_text(stream, info, out, engine, clock)
@@ -192,7 +192,7 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
             info.bytes = len(data)
             stream = io.BytesIO(joined)
         else:
-            stream = io.BufferedReader(_Chain(data, stream), buffer_size=1 << 20)  # type: ignore[arg-type]
+            stream = io.BufferedReader(_Chain(data, stream), buffer_size=1 << 20)
     scanner = LineScanner(stream, engine=engine)
     state = SourceState(name=info.name)
     file_origin = info.file_origin

@@ -29,12 +29,12 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, cast
 
 try:  # counting newlines is the one full pass besides the scan itself: vectorised where possible
     import numpy as _np
 except ImportError:  # pragma: no cover - numpy is a pinned requirement; plain bytes.count works too
-    _np = None
+    _np = None  # type: ignore[assignment]
 
 BLOCK_BYTES = 4 * 1024 * 1024
 LEARN_WINDOW = 16 * 1024
@@ -257,7 +257,7 @@ def _hs_db(hyperscan: object, patterns: list[str], flags: list[int]) -> object:
 
 def _hyperscan(ps: PatternSet) -> Prefilter | None:
     try:
-        import hyperscan  # type: ignore[import-not-found]
+        import hyperscan
     except ImportError:
         return None
     try:
@@ -266,8 +266,8 @@ def _hyperscan(ps: PatternSet) -> Prefilter | None:
         main = _hs_db(hyperscan, list(ps.patterns), flags)
         learn_patterns = ps.of(IDENTITY)
         learn_db = _hs_db(hyperscan, learn_patterns, [base] * len(learn_patterns))
-        scratch = hyperscan.Scratch(main)
-        learn_scratch = hyperscan.Scratch(learn_db)
+        scratch = hyperscan.Scratch(cast("hyperscan.Database", main))
+        learn_scratch = hyperscan.Scratch(cast("hyperscan.Database", learn_db))
     except Exception:  # noqa: BLE001 - a pattern Hyperscan cannot take: use the next engine
         return None
     classes = ps.classes
@@ -301,7 +301,7 @@ def _hyperscan(ps: PatternSet) -> Prefilter | None:
 
 def _re2(ps: PatternSet) -> Prefilter | None:
     try:
-        import re2  # type: ignore[import-not-found]
+        import re2
     except ImportError:
         return None
     try:

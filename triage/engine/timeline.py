@@ -103,10 +103,10 @@ def build_timeline(facts: Facts, culprit: Event | None, ff: dict[str, Any] | Non
         who: Any = ev.rank
         row_id = None
         if who is None:
-            key = _process_key(ev)
-            if key is None or key not in processes or (ev.host, ev.pid) in ranked_processes:
+            pkey = _process_key(ev)
+            if pkey is None or pkey not in processes or (ev.host, ev.pid) in ranked_processes:
                 continue
-            who = row_id = _row_id(key)
+            who = row_id = _row_id(pkey)
         x = x_of(ev)
         if x is None:
             continue
@@ -144,13 +144,15 @@ def build_timeline(facts: Facts, culprit: Event | None, ff: dict[str, Any] | Non
 
 
 def _row(info: RankInfo, axis: str, *, rank: int | None, row_id: str | None) -> dict[str, Any]:
+    start: str | int | None
+    end: str | int | None
     if axis == "time":
         start, end = iso(info.first_time), iso(info.last_time)
     elif axis == "sequence":
         start, end = (0, info.last_seq) if info.last_seq is not None else (None, None)
     else:
         start, end = info.first_order, info.last_order
-    row = {
+    row: dict[str, Any] = {
         "rank": rank,
         "host": info.host,
         "device": info.device,

@@ -106,7 +106,7 @@ def infer_rank(facts: Facts, ev: Event, cause: str | None = None) -> tuple[int |
         return local, "local rank on a single node"
     # The launcher's own record of the first failed child (torchrun's 'failed (exitcode: N)
     # local_rank: N', its Root Cause block): one named local rank on a single node.
-    failed = {e.data.get("local_rank") for e in facts.kind("process_exit")
+    failed: set[Any] = {e.data.get("local_rank") for e in facts.kind("process_exit")
               if e.data.get("local_rank") is not None and e.data.get("exitcode") not in (None, -15, 0)}
     if len(failed) == 1:
         return int(failed.pop()), "the launcher's first failed process"
@@ -289,7 +289,7 @@ def notes(facts: Facts, findings: list[Finding]) -> list[str]:
         if missing:
             shown = ", ".join(map(str, missing[:12])) + (" …" if len(missing) > 12 else "")
             out.append(f"{len(missing)} of {facts.world_size} ranks have no lines in the bundle (ranks {shown}): conclusions about them are inferred from absence.")
-    timeouts = [e.data.get("timeout_ms") for e in facts.kind("watchdog_timeout") if e.data.get("timeout_ms")]
+    timeouts: list[Any] = [e.data.get("timeout_ms") for e in facts.kind("watchdog_timeout") if e.data.get("timeout_ms")]
     if findings and findings[0].cause in ("rank_crash", "oom", "hardware_fault") and timeouts and max(timeouts) > 1_800_000:
         out.append(
             f"The collective timeout was raised to {max(timeouts) // 60000} min. Raising the timeout never fixes a crashed rank: "

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from typing import Any
+
 from ..model import Event
 from .base import LineCtx, SourceState
 from .cuda import classify as classify_cuda_error
@@ -46,7 +48,7 @@ _STORE_ERRORS = re.compile(
 )
 
 
-def _pg(text: str) -> dict[str, object]:
+def _pg(text: str) -> dict[str, Any]:
     m = _PG.search(text)
     if not m:
         return {}

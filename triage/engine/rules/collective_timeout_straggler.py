@@ -86,6 +86,7 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
     laggards, reason, laggard_events = _laggards(facts, timeouts, progress + fr, desync_reports)
     all_events = timeouts + progress + fr + desync_reports + heartbeat
     tmo = next((e.data.get("timeout_ms") for e in timeouts if e.data.get("timeout_ms")), None)
+    seq: int | None  # the desync's sequence number, else the first timeout's
     if desync:
         seq, ops, odd = desync
         findings.append(Finding(
@@ -105,7 +106,7 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
             confidence="high" if reason != "absent" else "medium",
             title=f"Straggler: {label} fell behind; the other ranks timed out waiting",
             detail=_laggard_detail(reason, laggards, facts, tmo),
-            fix=FIX, ranks=laggards, hosts=sorted({facts.ranks[r].host for r in laggards if r in facts.ranks and facts.ranks[r].host}),
+            fix=FIX, ranks=laggards, hosts=sorted({facts.ranks[r].host or "" for r in laggards if r in facts.ranks and facts.ranks[r].host}),
             evidence=evidence(laggard_events, 3) + spread_evidence([e for e in all_events if e not in laggard_events], 5),
             weight=52, culprit=culprit,
         ))

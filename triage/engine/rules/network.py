@@ -4,7 +4,7 @@ with nothing else to explain it."""
 from __future__ import annotations
 
 from ..facts import Facts, short_host
-from ..model import Evidence, Finding
+from ..model import Event, Evidence, Finding
 from .common import earliest, evidence, hosts_of, ranks_of, upper_first, where
 from .rank_crash import crash_events
 
@@ -133,7 +133,7 @@ def _ib_unused(facts: Facts) -> list[Finding]:
     return out
 
 
-def _faults(facts: Facts) -> list:
+def _faults(facts: Facts) -> list[Event]:
     """A rank's own faults: with one of these elsewhere, a peer's IB flush/retry error is its echo."""
     return crash_events(facts) + facts.kind("cuda_oom", "host_oom_kill") + [
         e for e in facts.kind("xid") if e.data.get("fault_class") == "hardware"

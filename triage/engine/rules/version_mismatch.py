@@ -86,8 +86,8 @@ def _differing(facts: Facts) -> dict[str, dict[str, set[str]]]:
         per_proc.setdefault((ev.host, ev.pid), ev.data["version"])
     if "nccl" not in out and len(set(per_proc.values())) > 1:
         vals = defaultdict(set)
-        for (host, pid), v in per_proc.items():
-            vals[v].add(f"{host}:{pid}" if host else str(pid))
+        for (proc_host, pid), v in per_proc.items():
+            vals[v].add(f"{proc_host}:{pid}" if proc_host else str(pid))
         out["nccl"] = dict(vals)
     return out
 

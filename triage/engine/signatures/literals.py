@@ -12,7 +12,7 @@ from typing import Any
 try:  # Python 3.11+: the parser moved to re._parser
     from re import _parser as sre_parse  # type: ignore[attr-defined]
 except ImportError:  # pragma: no cover
-    import sre_parse  # type: ignore[no-redef]
+    import sre_parse
 
 _LITERAL = sre_parse.LITERAL
 _SUBPATTERN = sre_parse.SUBPATTERN

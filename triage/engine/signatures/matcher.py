@@ -26,7 +26,7 @@ class Match:
 
 def _hyperscan(patterns: list[str], owners: list[int]) -> Callable[[str], set[int]] | None:
     try:
-        import hyperscan  # type: ignore[import-not-found]
+        import hyperscan
     except ImportError:
         return None
     try:
@@ -55,7 +55,7 @@ def _hyperscan(patterns: list[str], owners: list[int]) -> Callable[[str], set[in
 
 def _re2(patterns: list[str], owners: list[int]) -> Callable[[str], set[int]] | None:
     try:
-        import re2  # type: ignore[import-not-found]
+        import re2
     except ImportError:
         return None
     try:
