@@ -141,14 +141,21 @@ class Stack:
         return created["incident"], time.monotonic()
 
     def wait(self, incident: str) -> dict[str, object]:
+        """Poll the status in the database (the API answers with the whole diagnosis, and
+        redacting a 256-rank one every 50 ms would load the machine being measured)."""
+        import psycopg
+
         deadline = time.monotonic() + 1800
-        while time.monotonic() < deadline:
-            body = get_json(self.port, self.token, f"/api/v1/incidents/{incident}")
-            if body["status"] in ("ready", "failed"):
-                if body["status"] != "ready":
-                    raise SystemExit(f"diagnosis failed: {body['error']}\n{(OUT / 'worker.log').read_text()[-3000:]}")
-                return body
-            time.sleep(0.05)
+        with psycopg.connect(self.args.database_url, autocommit=True) as conn:
+            while time.monotonic() < deadline:
+                row = conn.execute("SELECT status FROM incidents_incident WHERE id = %s", (incident,)).fetchone()
+                if row and row[0] in ("ready", "failed"):
+                    self.ready_at = time.monotonic()
+                    body = get_json(self.port, self.token, f"/api/v1/incidents/{incident}")
+                    if body["status"] != "ready":
+                        raise SystemExit(f"diagnosis failed: {body['error']}\n{(OUT / 'worker.log').read_text()[-3000:]}")
+                    return body
+                time.sleep(0.05)
         raise SystemExit("no verdict within 30 min")
 
 
@@ -165,7 +172,7 @@ def bench_workers(args: argparse.Namespace, folder: Path) -> bool:
             for n in range(args.runs):
                 incident, sent = stack.send(bundle, job=f"w{concurrency}-{n}")
                 body = stack.wait(incident)
-                seconds.setdefault(concurrency, []).append(time.monotonic() - sent)
+                seconds.setdefault(concurrency, []).append(stack.ready_at - sent)
                 print(f"  workers={concurrency} run {n + 1}: {seconds[concurrency][-1]:.1f} s after the upload"
                       f" ({cause_of(body)}; {load()})", flush=True)
     one, two = statistics.median(seconds[1]), statistics.median(seconds[2])
@@ -183,14 +190,14 @@ def bench_nodes(args: argparse.Namespace, folder: Path) -> bool:
             started = time.monotonic()
             incident, _ = stack.send(bundles[-1], job=f"single-{n}")
             stack.wait(incident)
-            single.append(time.monotonic() - started)
+            single.append(stack.ready_at - started)
         for bundle in bundles[:-1]:
             incident, _ = stack.send(bundle, job="nodes")
             stack.wait(incident)  # one after another, each diagnosed before the next arrives
         started = time.monotonic()
         incident, _ = stack.send(bundles[-1], job="nodes")
         body = stack.wait(incident)
-        last = time.monotonic() - started
+        last = stack.ready_at - started
     one = statistics.median(single)
     node_mb = bundles[-1].stat().st_size / 2**20
     print(f"nodes: {len(bundles)} nodes of {node_mb:.0f} MiB: a single node's bundle {one:.2f} s upload to verdict,"
@@ -220,7 +227,7 @@ def bench_s3(args: argparse.Namespace, folder: Path) -> bool:
                     started = time.monotonic()
                     incident, _ = stack.send(bundle, job=f"{name}-{n}")
                     stack.wait(incident)
-                    seconds.setdefault(name, []).append(time.monotonic() - started)
+                    seconds.setdefault(name, []).append(stack.ready_at - started)
     finally:
         os.killpg(moto.pid, 15)
         moto.wait(30)
