@@ -9,6 +9,8 @@ RUN pip install -r requirements.txt
 
 COPY manage.py ./
 COPY triage ./triage
+# The collectors too: Kubernetes runs them from this image (deploy/k8s/training-job.yaml).
+COPY collectors ./collectors
 COPY templates ./templates
 COPY static ./static
 

@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
 
-.PHONY: run test venv services chromium bench clean collector-pyz
+.PHONY: run test venv services chromium slurm bench clean collector-pyz
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -31,7 +31,10 @@ services:
 chromium:
 	bash scripts/ensure-chromium
 
-test: venv services chromium
+slurm:
+	bash scripts/ensure-slurm
+
+test: venv services chromium slurm
 	$(PY) -m pytest
 
 bench: venv services chromium
@@ -39,6 +42,7 @@ bench: venv services chromium
 	$(PY) bench/pipeline.py
 	$(PY) bench/timeline.py
 	$(PY) bench/load.py
+	$(PY) bench/fleet.py
 
 # The collectors in one file for air-gapped nodes: python3 nccl-triage.pyz --help
 collector-pyz: venv

@@ -80,6 +80,11 @@ def test_from_the_fleet_to_the_problem_the_host_and_the_gpu(
             expect(page.locator("#fleet-panel")).to_contain_text("Problem #")
             page.locator("#first-failure a[href=\"/fleet/hosts/node-b/\"]").click()
             page.wait_for_url(re.compile(r"/fleet/hosts/node-b/$"))
+            # ... and a GPU of the ranks table to that GPU's page, found through the snapshot.
+            page.go_back()
+            page.locator("#ranks a[href=\"/fleet/hosts/node-b/gpus/dev:3/\"]").click()
+            page.wait_for_url(re.compile(r"/fleet/hosts/node-b/gpus/uuid:GPU-[^/]+/$"))
+            expect(page.locator("#gpu-incidents tbody tr")).to_have_count(3)
         finally:
             browser.close()
     assert errors == []

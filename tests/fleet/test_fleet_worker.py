@@ -99,11 +99,15 @@ def test_one_job_failing_on_four_different_hosts_raises_the_wander_flag(
            for n, seed in enumerate((0, 2, 4, 6), start=1)]
     eventually(lambda: Occurrence.objects.filter(pk__in=ids, wander__isnull=False).count() == 4, worker)
 
-    flag = WanderFlag.objects.get()
-    assert flag.active and flag.job_family == "pretrain-70b"
+    flag = WanderFlag.objects.get(job_family="pretrain-70b")
+    assert flag.active and flag.scope == "job pretrain-70b"
     assert sorted(flag.evidence["hosts"]) == ["gpu-001", "hgx-h100-040", "node-b", "trn-189"]
     assert "same NCCL transport NET/IB" in flag.evidence["shared"]
     assert any(s.startswith("same message family") for s in flag.evidence["shared"])
+    # The same fabric error all over one cluster (the collectors' token) is flagged on its own too.
+    cluster = WanderFlag.objects.get(label__startswith="cluster test-collector, message family")
+    assert cluster.active and sorted(cluster.evidence["hosts"]) == sorted(flag.evidence["hosts"])
+    assert Occurrence.objects.filter(pk__in=ids, cluster_wander=cluster).count() == 4
     # Each host was the culprit once: nobody is drained for it.
     auth = {"Authorization": f"Bearer {api_token}"}
     assert not any(client.get(f"/api/v1/hosts/{h}", headers=auth).json()["drain"]["recommended"]

@@ -85,6 +85,28 @@ def test_the_host_api_answers_for_any_host_and_refuses_without_a_read_token(
     assert client.get("/api/v1/hosts/" + "x" * 300, headers=auth).status_code == 400
 
 
+def test_a_smoke_result_is_the_hosts_health_in_the_api_and_on_its_page(
+    client: Client, api_token: str, media_root: Path, tmp_path: Path, django_user_model: Any,
+) -> None:
+    import json
+
+    from tests.conftest import join_team, tar_gz
+
+    smoke = {"schema": "nccl-triage/smoke@1", "host": "node-c", "backend": "nccl", "world_size": 8, "ok": False,
+             "busbw_gbps": None, "ranks": [{"rank": 0, "ok": True, "error": None},
+                                           {"rank": 5, "ok": False, "error": "NCCL error: unhandled cuda error"}]}
+    bundle = tmp_path / "smoke-node-c.tar.gz"
+    bundle.write_bytes(tar_gz({"node-c/smoke.json": json.dumps(smoke).encode()}))
+    post(client, api_token, bundle, job="smoke-node-c", host="node-c")
+
+    health = client.get("/api/v1/hosts/node-c", headers={"Authorization": f"Bearer {api_token}"}).json()["health"]
+    assert health["ok"] is False and health["backend"] == "nccl" and health["world_size"] == 8
+    assert health["error"] == "NCCL error: unhandled cuda error"
+    client.force_login(join_team(django_user_model.objects.create_user("sre")))
+    page = client.get("/fleet/hosts/node-c/").content.decode()
+    assert "NCCL error: unhandled cuda error" in page and "failed" in page
+
+
 def test_rediagnosis_keeps_one_occurrence_and_the_problem_count(
     client: Client, api_token: str, media_root: Path, scenario_bundle: Callable[[str, int], Path],
 ) -> None:
@@ -95,6 +117,37 @@ def test_rediagnosis_keeps_one_occurrence_and_the_problem_count(
     incident_reparse(incident=Incident.objects.get(pk=incident_id))
     assert Occurrence.objects.count() == 1
     assert Problem.objects.get().pk == problem.pk and Problem.objects.get().count == 1
+
+
+def test_fleet_rebuild_regroups_incidents_diagnosed_before_the_fleet(
+    client: Client, api_token: str, media_root: Path, scenario_bundle: Callable[[str, int], Path],
+) -> None:
+    for n in range(2):
+        post(client, api_token, scenario_bundle("hardware_fault", 0), job=f"old-{n}")
+    Problem.objects.all().delete()
+    Occurrence.objects.all().delete()
+    out = StringIO()
+    call_command("fleet_rebuild", stdout=out)
+    assert "grouped 2 of 2" in out.getvalue()
+    assert Problem.objects.get().count == 2
+
+
+def test_pruned_incidents_leave_their_problems(
+    client: Client, api_token: str, media_root: Path, scenario_bundle: Callable[[str, int], Path],
+) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from triage.incidents.models import Incident
+    from triage.incidents.services import incident_prune
+
+    ids = [post(client, api_token, scenario_bundle("hardware_fault", 0), job=f"p-{n}") for n in range(2)]
+    Incident.objects.filter(pk=ids[0]).update(created_at=timezone.now() - timedelta(days=40))
+    assert incident_prune(older_than_days=30) == [ids[0]]
+    assert Problem.objects.get().count == 1
+    Incident.objects.filter(pk=ids[1]).delete()
+    assert not Problem.objects.exists()
 
 
 def test_the_webhook_command_adds_lists_and_removes(db: None) -> None:
@@ -113,3 +166,62 @@ def test_the_webhook_command_adds_lists_and_removes(db: None) -> None:
         call_command("webhook", "add", "https://example.com/x", "--team", "nobody")
     call_command("webhook", "remove", str(webhook.pk), stdout=StringIO())
     assert not Webhook.objects.exists()
+
+
+def test_the_grafana_dashboard_queries_only_metrics_the_server_exports(
+    client: Client, api_token: str, media_root: Path, scenario_bundle: Callable[[str, int], Path],
+) -> None:
+    import json
+    import re
+
+    from tests.conftest import REPO
+
+    post(client, api_token, scenario_bundle("hardware_fault", 0), job="g-1")
+    exported = {s.name for f in metrics(client, Authorization=f"Bearer {api_token}").values() for s in f.samples}
+    dashboard = json.loads((REPO / "docs" / "grafana-fleet.json").read_text())
+    exprs = [t["expr"] for p in dashboard["panels"] for t in p["targets"]]
+    used = {name for e in exprs for name in re.findall(r"\b(triage_[a-z_]+)\b", e)}
+    assert used and used <= exported, used - exported
+
+
+def test_team_admins_manage_webhooks_on_the_settings_page_and_others_cannot(
+    client: Client, django_user_model: Any,
+) -> None:
+    from tests.conftest import join_team
+
+    admin = join_team(django_user_model.objects.create_user("admin"), role="admin")
+    viewer = join_team(django_user_model.objects.create_user("viewer"), role="viewer")
+    client.force_login(viewer)
+    assert client.post("/fleet/webhooks", {"url": "https://x.example.com/h", "format": "generic"}).status_code == 403
+    client.force_login(admin)
+    team = admin.memberships.get().team_id
+    bad = client.post("/fleet/webhooks", {"team": team, "url": "not a url", "format": "generic"})
+    assert bad.status_code == 400 and not Webhook.objects.exists()
+    response = client.post("/fleet/webhooks", {"team": team, "url": "https://x.example.com/h", "format": "slack",
+                                               "events": ["problem.new"]})
+    assert response.status_code == 302
+    webhook = Webhook.objects.get()
+    assert (webhook.format, webhook.events) == ("slack", ["problem.new"])
+    assert "https://x.example.com/h" in client.get("/fleet/webhooks").content.decode()
+    client.force_login(viewer)
+    assert client.post(f"/fleet/webhooks/{webhook.pk}/delete").status_code == 404
+    client.force_login(admin)
+    assert client.post(f"/fleet/webhooks/{webhook.pk}/delete").status_code == 302
+    assert not Webhook.objects.exists()
+
+
+def test_another_teams_fleet_stays_out_of_sight(
+    client: Client, api_token: str, media_root: Path, scenario_bundle: Callable[[str, int], Path],
+    django_user_model: Any,
+) -> None:
+    from tests.conftest import join_team
+
+    post(client, api_token, scenario_bundle("hardware_fault", 0), job="private")
+    problem = Problem.objects.get()
+    client.force_login(join_team(django_user_model.objects.create_user("outsider"), team="elsewhere"))
+    fleet = client.get("/fleet/")
+    assert fleet.status_code == 200 and "node-b" not in fleet.content.decode()
+    assert client.get("/fleet/hosts/node-b/").status_code == 404
+    assert client.get(f"/fleet/problems/{problem.pk}/").status_code == 404
+    assert client.post(f"/fleet/problems/{problem.pk}/status").status_code == 404
+    assert client.get("/fleet/hosts/node-b/gpus/dev:3/").status_code == 404

@@ -490,11 +490,11 @@ def _full_head(stream: io.BufferedReader, n: int = 512) -> tuple[bytes, BinaryIO
     if len(head) >= n:
         return head, stream
     head = stream.read(n)
-    return head, io.BufferedReader(_Prefixed(head, stream), buffer_size=1 << 20)  # type: ignore[arg-type]
+    return head, io.BufferedReader(Prefixed(head, stream), buffer_size=1 << 20)  # type: ignore[arg-type]
 
 
-class _Prefixed(io.RawIOBase):
-    """Bytes already read, then the rest of the stream."""
+class Prefixed(io.RawIOBase):
+    """Bytes already read, then the rest of the stream (reader.py's _Chain is the same)."""
 
     def __init__(self, first: bytes, rest: BinaryIO) -> None:
         self._first = memoryview(first)

@@ -61,7 +61,10 @@ class WanderFlag(models.Model):
     the hosts share (interconnect, topology), not in any one of them."""
 
     team = models.ForeignKey("accounts.Team", on_delete=models.CASCADE, related_name="wander_flags")
+    # The scope's key: a job family ("4411" for jobs 4411_1, 4411_2 ...), or for a cluster
+    # "cluster:<hash>" of the cluster and the message family the failures share.
     job_family = models.CharField(max_length=200)
+    label = models.CharField(max_length=300, blank=True, default="")  # "job 4411", "cluster a, message family …"
     active = models.BooleanField(default=True, db_index=True)
     evidence = models.JSONField(default=dict)  # {"incidents", "hosts", "shared": [...], "summary"}
     raised_at = models.DateTimeField(auto_now_add=True)
@@ -74,7 +77,11 @@ class WanderFlag(models.Model):
     MESSAGE = "failures wander across nodes: review the interconnect / topology"
 
     def __str__(self) -> str:
-        return f"{self.job_family}: {self.MESSAGE}"
+        return f"{self.scope}: {self.MESSAGE}"
+
+    @property
+    def scope(self) -> str:
+        return self.label or f"job {self.job_family}"
 
 
 class Occurrence(FingerprintParts):
@@ -86,10 +93,15 @@ class Occurrence(FingerprintParts):
     team = models.ForeignKey("accounts.Team", on_delete=models.CASCADE, related_name="+")
     problem = models.ForeignKey(Problem, on_delete=models.SET_NULL, null=True, blank=True, related_name="occurrences")
     wander = models.ForeignKey(WanderFlag, on_delete=models.SET_NULL, null=True, blank=True, related_name="occurrences")
+    cluster_wander = models.ForeignKey(
+        WanderFlag, on_delete=models.SET_NULL, null=True, blank=True, related_name="cluster_occurrences"
+    )
     revision = models.PositiveIntegerField(default=0)  # the diagnosis revision it was read from
     transport = models.CharField(max_length=40, blank=True, default="")
     switch = models.CharField(max_length=100, blank=True, default="")  # where a snapshot names it
     job_family = models.CharField(max_length=200, blank=True, default="")
+    # The collector token's name its bundles came with: tokens are made per cluster.
+    cluster = models.CharField(max_length=100, blank=True, default="")
     machine_fault = models.BooleanField(default=False)
     machine_reason = models.CharField(max_length=100, blank=True, default="")
     seen_at = models.DateTimeField(db_index=True)  # when the incident was reported
@@ -99,6 +111,7 @@ class Occurrence(FingerprintParts):
         indexes = [
             models.Index(fields=["team", "host", "seen_at"], name="occurrence_host_time"),
             models.Index(fields=["team", "job_family", "seen_at"], name="occurrence_job_time"),
+            models.Index(fields=["team", "cluster", "family", "seen_at"], name="occurrence_cluster_time"),
             models.Index(fields=["team", "seen_at", "cause"], name="occurrence_time_cause"),
         ]
 

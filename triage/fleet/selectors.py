@@ -9,7 +9,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, Q
+from django.db.models import Count, F, Q
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
@@ -95,12 +95,35 @@ def problem_get(*, team_ids: list[int], problem_id: int) -> Problem | None:
     return Problem.objects.filter(team_id__in=team_ids, pk=problem_id).select_related("team").first()
 
 
-def problem_occurrences(*, problem: Problem, limit: int = 200) -> list[Occurrence]:
-    return list(problem.occurrences.select_related("incident").order_by("-seen_at")[:limit])
+# Rows listed on a page; the charts and counts cover everything.
+TABLE_ROWS = 100
+CHART_POINTS = 2000
+
+
+def _table(qs: Any) -> list[Occurrence]:
+    """The latest occurrences, with the job but without the incident row (its JSON is heavy)."""
+    return list(qs.annotate(job=F("incident__job")).order_by("-seen_at")[:TABLE_ROWS])
+
+
+def _chart(qs: Any) -> dict[str, Any]:
+    """Incidents over time, one series per cause (what the host/GPU chart draws)."""
+    series: dict[str, dict[str, list[Any]]] = {}
+    rows = qs.order_by("-seen_at").values_list("incident_id", "seen_at", "cause", "family")[:CHART_POINTS]
+    for incident_id, seen_at, cause, family in reversed(rows):
+        s = series.setdefault(cause, {"x": [], "text": [], "id": []})
+        s["x"].append(seen_at.isoformat())
+        s["text"].append(f"{incident_id}: {family[:80]}")
+        s["id"].append(incident_id)
+    return {"series": [{"cause": cause, **values} for cause, values in sorted(series.items())]}
+
+
+def problem_occurrences(*, problem: Problem) -> list[Occurrence]:
+    return _table(problem.occurrences.all())
 
 
 def problem_wander_flags(*, problem: Problem) -> list[WanderFlag]:
-    return list(WanderFlag.objects.filter(active=True, occurrences__problem=problem).distinct())
+    return list(WanderFlag.objects.filter(active=True).filter(
+        Q(occurrences__problem=problem) | Q(cluster_occurrences__problem=problem)).distinct())
 
 
 def fleet_overview(*, team_ids: list[int], days: int = 30, limit: int = 50) -> dict[str, Any]:
@@ -130,15 +153,12 @@ def fleet_overview(*, team_ids: list[int], days: int = 30, limit: int = 50) -> d
         base.filter(seen_at__gte=since).annotate(day=TruncDate("seen_at")).values("day", "cause")
         .annotate(n=Count("pk")).order_by("day", "cause")
     )
-    causes = sorted({row["cause"] for row in by_day})
-    days_seen = sorted({row["day"] for row in by_day})
+    counts = {(row["day"], row["cause"]): row["n"] for row in by_day}
+    days_seen = sorted({day for day, _ in counts})
     chart = {
         "days": [d.isoformat() for d in days_seen],
-        "series": [
-            {"cause": c, "counts": [next((r["n"] for r in by_day if r["day"] == d and r["cause"] == c), 0)
-                                    for d in days_seen]}
-            for c in causes
-        ],
+        "series": [{"cause": c, "counts": [counts.get((d, c), 0) for d in days_seen]}
+                   for c in sorted({cause for _, cause in counts})],
     }
     return {
         "problems": problems[:limit],
@@ -152,10 +172,7 @@ def fleet_overview(*, team_ids: list[int], days: int = 30, limit: int = 50) -> d
 
 
 def host_detail(*, team_ids: list[int], host: str) -> dict[str, Any]:
-    occurrences = list(
-        Occurrence.objects.filter(team_id__in=team_ids, host=host).select_related("incident", "problem")
-        .order_by("-seen_at")[:500]
-    )
+    mine = Occurrence.objects.filter(team_id__in=team_ids, host=host)
     gpus: dict[str, dict[str, Any]] = {}
     for record in GpuRecord.objects.filter(team_id__in=team_ids, host=host).order_by("seen_at"):
         row = gpus.setdefault(record.gpu, {"gpu": record.gpu, "index": record.index, "pci": record.pci,
@@ -165,47 +182,48 @@ def host_detail(*, team_ids: list[int], host: str) -> dict[str, Any]:
                    remapped_rows=record.remapped_rows, last_seen=record.seen_at)
         row["records"] += 1
         row["xids"] += len(record.xids or [])
-    for occ in occurrences:
-        if occ.gpu:
-            gpus.setdefault(occ.gpu, {"gpu": occ.gpu, "index": None, "pci": "", "uuid": "", "name": "",
-                                      "records": 0, "xids": 0, "incidents": 0})["incidents"] += 1
+    for gpu, n in mine.exclude(gpu="").values_list("gpu").annotate(n=Count("pk")).order_by():
+        gpus.setdefault(gpu, {"gpu": gpu, "index": None, "pci": "", "uuid": "", "name": "",
+                              "records": 0, "xids": 0, "incidents": 0})["incidents"] = n
     return {
         "host": host,
-        "occurrences": occurrences,
+        "occurrences": _table(mine),
+        "total": mine.count(),
         "drain": host_drain(team_id=team_ids, host=host),
         "gpus": sorted(gpus.values(), key=lambda g: (g["index"] is None, g["index"] or 0, g["gpu"])),
         "health": list(HealthRecord.objects.filter(team_id__in=team_ids, host=host).order_by("-seen_at")[:100]),
         "problems": list(Problem.objects.filter(team_id__in=team_ids, host=host).order_by("-last_seen")[:50]),
-        "chart": _incident_points(occurrences),
+        "chart": _chart(mine),
     }
 
 
 def gpu_detail(*, team_ids: list[int], host: str, gpu: str) -> dict[str, Any]:
-    occurrences = list(
-        Occurrence.objects.filter(team_id__in=team_ids, host=host, gpu=gpu).select_related("incident", "problem")
-        .order_by("-seen_at")[:500]
-    )
-    records = list(GpuRecord.objects.filter(team_id__in=team_ids, host=host, gpu=gpu).order_by("-seen_at")[:200])
+    mine = Occurrence.objects.filter(team_id__in=team_ids, host=host, gpu=gpu)
+    occurrences = _table(mine)
+    records = list(GpuRecord.objects.filter(team_id__in=team_ids, host=host, gpu=gpu).order_by("-seen_at")[:TABLE_ROWS])
     return {
-        "host": host, "gpu": gpu, "occurrences": occurrences, "records": records,
+        "host": host, "gpu": gpu, "occurrences": occurrences, "records": records, "total": mine.count(),
         "label": next((o.gpu_label for o in occurrences if o.gpu_label), "") or gpu,
-        "chart": _incident_points(occurrences),
+        "chart": _chart(mine),
     }
 
 
-def _incident_points(occurrences: list[Occurrence]) -> dict[str, Any]:
-    """Incidents over time, one series per cause (what the host/GPU chart draws)."""
-    series: dict[str, dict[str, list[Any]]] = {}
-    for occ in sorted(occurrences, key=lambda o: o.seen_at):
-        s = series.setdefault(occ.cause, {"x": [], "text": [], "id": []})
-        s["x"].append(occ.seen_at.isoformat())
-        s["text"].append(f"{occ.incident_id}: {occ.family[:80]}")
-        s["id"].append(occ.incident_id)
-    return {"series": [{"cause": cause, **values} for cause, values in sorted(series.items())]}
+def gpu_canonical(*, team_ids: list[int], host: str, gpu: str) -> str | None:
+    """The key the fleet files this GPU under, for a page asked by device index ("dev:3") or PCI
+    bus ("pci:5d:00"), as the incident page links them; None when no snapshot tells."""
+    kind, _, value = gpu.partition(":")
+    records = GpuRecord.objects.filter(team_id__in=team_ids, host=host).order_by("-seen_at")
+    if kind == "dev" and value.isdigit():
+        records = records.filter(index=int(value))
+    elif kind == "pci" and value:
+        records = records.filter(pci=value.lower())
+    else:
+        return None
+    return records.values_list("gpu", flat=True).first()
 
 
 def incident_fleet(*, incident_id: str) -> Occurrence | None:
-    return Occurrence.objects.select_related("problem", "wander").filter(pk=incident_id).first()
+    return Occurrence.objects.select_related("problem", "wander", "cluster_wander").filter(pk=incident_id).first()
 
 
 def webhooks_of(*, team_ids: list[int]) -> list[Webhook]:

@@ -20,7 +20,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count, Max, Min
 from django.utils import timezone
 
-from triage.incidents.models import Incident
+from triage.incidents.models import Bundle, Incident
 
 from .fingerprint import Fingerprint, fingerprint_of, gpu_key, host_snapshot, job_family, pci_short, snapshot_gpus
 from .models import Delivery, Event, GpuRecord, HealthRecord, HostState, Occurrence, Problem, WanderFlag, Webhook
@@ -39,17 +39,25 @@ def fleet_on_diagnosis(*, incident_id: str) -> None:
 
 # --- Grouping -------------------------------------------------------------------------------
 
-def _problem_refresh(problem_id: int | None) -> None:
+def problem_refresh(*, problem_id: int) -> None:
+    """After incidents went away (retention): recount the problem, drop it when empty."""
+    with transaction.atomic():
+        if Problem.objects.select_for_update().filter(pk=problem_id).exists():
+            _problem_refresh(problem_id)
+
+
+def _problem_refresh(problem_id: int | None) -> dict[str, Any]:
     """Count, first and last seen of a problem, from its occurrences; an empty one goes away."""
     if problem_id is None:
-        return
+        return {}
     stats = Occurrence.objects.filter(problem_id=problem_id).aggregate(
-        n=Count("pk"), first=Min("seen_at"), last=Max("seen_at")
+        count=Count("pk"), first_seen=Min("seen_at"), last_seen=Max("seen_at")
     )
-    if not stats["n"]:
+    if not stats["count"]:
         Problem.objects.filter(pk=problem_id).delete()
-        return
-    Problem.objects.filter(pk=problem_id).update(count=stats["n"], first_seen=stats["first"], last_seen=stats["last"])
+        return {}
+    Problem.objects.filter(pk=problem_id).update(**stats)
+    return stats
 
 
 def _problem_for(*, team_id: int, fp: Fingerprint) -> tuple[Problem, bool]:
@@ -57,14 +65,17 @@ def _problem_for(*, team_id: int, fp: Fingerprint) -> tuple[Problem, bool]:
         "cause": fp.cause, "host": fp.host, "gpu": fp.gpu, "gpu_label": fp.gpu_label[:200], "nic": fp.nic,
         "family": fp.family[:300], "grouped_because": fp.grouped_because(),
     }
-    try:
-        with transaction.atomic():
-            problem, created = Problem.objects.get_or_create(team_id=team_id, fingerprint=fp.key, defaults=defaults)
-    except IntegrityError:
-        problem, created = Problem.objects.get(team_id=team_id, fingerprint=fp.key), False
     # Locked until the end of the caller's transaction: members join one problem at a time,
     # so its count is never computed from a view missing a concurrent newcomer.
-    return Problem.objects.select_for_update().get(pk=problem.pk), created
+    locked = Problem.objects.select_for_update()
+    problem = locked.filter(team_id=team_id, fingerprint=fp.key).first()
+    if problem is not None:
+        return problem, False
+    try:
+        with transaction.atomic():
+            return Problem.objects.create(team_id=team_id, fingerprint=fp.key, **defaults), True
+    except IntegrityError:  # a concurrent update made it first
+        return locked.get(team_id=team_id, fingerprint=fp.key), False
 
 
 def _switch_of(snapshot: dict[str, Any] | None) -> str:
@@ -137,7 +148,8 @@ def fleet_incident_update(*, incident_id: str) -> Occurrence | None:
     culprit host and the wander flag of its job. Returns the occurrence (None: nothing to group)."""
     events: list[tuple[str, dict[str, Any]]] = []
     with transaction.atomic():
-        incident = Incident.objects.select_for_update().select_related("team").filter(pk=incident_id).first()
+        incident = (Incident.objects.select_for_update(of=("self",)).select_related("diagnosis")
+                    .filter(pk=incident_id).first())
         if incident is None:
             return None
         diagnosis = getattr(incident, "diagnosis", None)
@@ -150,6 +162,7 @@ def fleet_incident_update(*, incident_id: str) -> Occurrence | None:
                 and existing.fingerprint == fp.key:
             return existing  # a duplicate delivery of the same update
 
+        # Replaced even without an occurrence: a smoke-only upload has health but no verdict.
         GpuRecord.objects.filter(incident=incident).delete()
         HealthRecord.objects.filter(incident=incident).delete()
         GpuRecord.objects.bulk_create(_gpu_records(incident, data))
@@ -177,14 +190,16 @@ def fleet_incident_update(*, incident_id: str) -> Occurrence | None:
         occurrence.transport = fp.transport[:40]
         occurrence.switch = _switch_of(host_snapshot(data, fp.host)) if fp.host else ""
         occurrence.job_family = job_family(incident.job)[:200]
+        occurrence.cluster = (Bundle.objects.filter(incident=incident, uploaded_by_token__isnull=False)
+                              .values_list("uploaded_by_token__name", flat=True).first() or "")[:100]
         occurrence.machine_fault = fp.machine_fault
         occurrence.machine_reason = fp.machine_reason[:100]
         occurrence.seen_at = incident.created_at
-        occurrence.save()
-        _problem_refresh(problem.pk)
+        occurrence.save(force_insert=existing is None)
+        for name, value in _problem_refresh(problem.pk).items():
+            setattr(problem, name, value)
         if old_problem and old_problem != problem.pk:
             _problem_refresh(old_problem)
-        problem.refresh_from_db()
 
         regression = joined and not created and problem.status == Problem.Status.RESOLVED
         if regression:
@@ -203,13 +218,20 @@ def fleet_incident_update(*, incident_id: str) -> Occurrence | None:
             drained = _host_state_update(team_id=incident.team_id, host=host)
             if drained is not None:
                 events.append((Event.DRAIN_RECOMMENDED, drained))
-        for family in {f for f in (occurrence.job_family, existing.job_family if existing else "") if f}:
-            raised = _wander_update(team_id=incident.team_id, family=family)
+        scopes = {(occurrence.job_family, ""), (occurrence.cluster, occurrence.family)}
+        if existing is not None:
+            scopes |= {(existing.job_family, ""), (existing.cluster, existing.family)}
+        for name, family in sorted(scopes):
+            if not name:
+                continue
+            raised = (_wander_update_cluster(team_id=incident.team_id, cluster=name, family=family) if family
+                      else _wander_update_job(team_id=incident.team_id, family=name))
             if raised is not None:
                 events.append((Event.WANDER_FLAG, raised))
 
+        webhooks = list(Webhook.objects.filter(team_id=incident.team_id, active=True).select_related("team"))
         for event, payload in events:
-            webhooks_notify(team_id=incident.team_id, event=event, data=payload)
+            webhooks_notify(webhooks=webhooks, event=event, data=payload)
     return occurrence
 
 
@@ -234,49 +256,70 @@ def _host_state_update(*, team_id: int, host: str) -> dict[str, Any] | None:
     """Remember the host's drain decision; the payload of a notification when it just became
     "drain recommended", else None (announced once, not on every incident after)."""
     decision = host_drain(team_id=team_id, host=host)
-    state, _ = HostState.objects.select_for_update().get_or_create(team_id=team_id, host=host)
+    state = HostState.objects.select_for_update().filter(team_id=team_id, host=host).first()
+    if state is None:
+        if not decision.recommended:
+            return None  # nothing to remember: no row means "not drained"
+        state = HostState(team_id=team_id, host=host)
     became = decision.recommended and not state.drain
     if state.drain != decision.recommended or state.reason != decision.reason:
         state.drain, state.reason = decision.recommended, decision.reason
-        state.save()
+        try:
+            with transaction.atomic():
+                state.save()
+        except IntegrityError:
+            return None  # a concurrent update of the same host made the row and announced it
     if not became:
         return None
     return {"host": host, "reason": decision.reason, "incidents": decision.incident_ids, "gpu": decision.gpu}
 
 
-def _wander_update(*, team_id: int, family: str) -> dict[str, Any] | None:
-    """Raise (or lower) the flag of a job family; the notification payload when newly raised."""
+def _wander_update_job(*, team_id: int, family: str) -> dict[str, Any] | None:
+    return _wander_update(team_id=team_id, key=family, label=f"job {family}", members={"job_family": family},
+                          link="wander")
+
+
+def _wander_update_cluster(*, team_id: int, cluster: str, family: str) -> dict[str, Any] | None:
+    """One cluster, one message family, a different host each time: the fabric, not a node."""
+    key = "cluster:" + hashlib.sha256(f"{cluster}\x1f{family}".encode()).hexdigest()[:32]
+    return _wander_update(team_id=team_id, key=key, label=f"cluster {cluster}, message family “{family[:120]}”",
+                          members={"cluster": cluster, "family": family}, link="cluster_wander")
+
+
+def _wander_update(*, team_id: int, key: str, label: str, members: dict[str, str], link: str) -> dict[str, Any] | None:
+    """Raise (or lower) the flag of a scope (the occurrences matching `members`); the
+    notification payload when newly raised. `link` is the occurrence field pointing at it."""
     cutoff = timezone.now() - timedelta(days=settings.TRIAGE_WANDER_WINDOW_DAYS)
     rows = list(
-        Occurrence.objects.filter(team_id=team_id, job_family=family, seen_at__gte=cutoff)
+        Occurrence.objects.filter(team_id=team_id, seen_at__gte=cutoff, **members)
         .exclude(host="")
         .order_by("seen_at")
         .values("incident_id", "host", "transport", "family", "switch", "cause")
     )
     hosts = Counter(r["host"] for r in rows)
     wandering = len(hosts) >= settings.TRIAGE_WANDER_MIN_HOSTS and max(hosts.values()) == 1
-    flag = WanderFlag.objects.select_for_update().filter(team_id=team_id, job_family=family).first()
+    flag = WanderFlag.objects.select_for_update().filter(team_id=team_id, job_family=key).first()
     if not wandering:
         if flag is not None and flag.active:
             flag.active = False
             flag.save(update_fields=["active", "updated_at"])
-            Occurrence.objects.filter(wander=flag).update(wander=None)
+            Occurrence.objects.filter(**{link: flag}).update(**{link: None})
         return None
-    evidence = _wander_evidence(family, rows)
+    evidence = _wander_evidence(label, rows)
     newly = flag is None or not flag.active
     if flag is None:
-        flag = WanderFlag.objects.create(team_id=team_id, job_family=family, evidence=evidence)
+        flag = WanderFlag.objects.create(team_id=team_id, job_family=key, label=label, evidence=evidence)
     else:
-        flag.active, flag.evidence = True, evidence
-        flag.save(update_fields=["active", "evidence", "updated_at"])
-    Occurrence.objects.filter(team_id=team_id, job_family=family).update(wander=None)
-    Occurrence.objects.filter(pk__in=[r["incident_id"] for r in rows]).update(wander=flag)
+        flag.active, flag.evidence, flag.label = True, evidence, label
+        flag.save(update_fields=["active", "evidence", "label", "updated_at"])
+    Occurrence.objects.filter(**{link: flag}).update(**{link: None})
+    Occurrence.objects.filter(pk__in=[r["incident_id"] for r in rows]).update(**{link: flag})
     if not newly:
         return None
-    return {"job_family": family, "message": WanderFlag.MESSAGE, **evidence}
+    return {"scope": label, "message": WanderFlag.MESSAGE, **evidence}
 
 
-def _wander_evidence(family: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
+def _wander_evidence(label: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
     shared = []
     for field_name, what in (("switch", "same switch/rail"), ("transport", "same NCCL transport NET/"),
                              ("family", "same message family"), ("cause", "same cause")):
@@ -285,7 +328,7 @@ def _wander_evidence(family: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
             value = values.pop()
             shared.append(f"{what}{value}" if what.endswith("/") else f"{what}: {value}")
     hosts = [r["host"] for r in rows]
-    summary = (f"{len(rows)} incidents of job {family} within {settings.TRIAGE_WANDER_WINDOW_DAYS} days, "
+    summary = (f"{len(rows)} incidents of {label} within {settings.TRIAGE_WANDER_WINDOW_DAYS} days, "
                f"each with its culprit on a different host ({', '.join(hosts)})")
     if shared:
         summary += "; they share: " + "; ".join(shared)
@@ -315,7 +358,7 @@ EVENT_TEXT = {
     Event.PROBLEM_NEW: "New problem #{problem}: {cause} on {host} {gpu}",
     Event.PROBLEM_REGRESSION: "Regression: problem #{problem} ({cause} on {host} {gpu}) is back after it was resolved",
     Event.DRAIN_RECOMMENDED: "Drain recommended for {host}: {reason}",
-    Event.WANDER_FLAG: "Job {job_family}: {message}. {summary}",
+    Event.WANDER_FLAG: "{scope}: {message}. {summary}",
 }
 
 
@@ -334,19 +377,17 @@ def webhook_body(*, webhook: Webhook, event: str, team: str, data: dict[str, Any
     return {"event": event, "team": team, "text": text, "data": data}
 
 
-def webhooks_notify(*, team_id: int, event: str, data: dict[str, Any]) -> list[Delivery]:
-    """One delivery per webhook of the team that wants this event, sent after the commit."""
-    from triage.accounts.models import Team
-
+def webhooks_notify(*, webhooks: list[Webhook], event: str, data: dict[str, Any]) -> list[Delivery]:
+    """One delivery per webhook (of a team) that wants this event, sent after the commit."""
     from .tasks import webhook_deliver_task
 
-    team = Team.objects.get(pk=team_id).name
     deliveries = []
-    for webhook in Webhook.objects.filter(team_id=team_id, active=True):
+    for webhook in webhooks:
         if not webhook.wants(event):
             continue
         delivery = Delivery.objects.create(
-            webhook=webhook, event=event, payload=webhook_body(webhook=webhook, event=event, team=team, data=data)
+            webhook=webhook, event=event,
+            payload=webhook_body(webhook=webhook, event=event, team=webhook.team.name, data=data),
         )
         deliveries.append(delivery)
         transaction.on_commit(lambda pk=delivery.pk: webhook_deliver_task.delay(pk))

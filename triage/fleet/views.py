@@ -81,8 +81,12 @@ def host_view(request: HttpRequest, host: str) -> HttpResponse:
 
 @require_GET
 def gpu_view(request: HttpRequest, host: str, gpu: str) -> HttpResponse:
-    detail = selectors.gpu_detail(team_ids=_teams(request), host=_host_or_404(host), gpu=gpu[:120])
+    teams, host = _teams(request), _host_or_404(host)
+    detail = selectors.gpu_detail(team_ids=teams, host=host, gpu=gpu[:120])
     if not detail["occurrences"] and not detail["records"]:
+        canonical = selectors.gpu_canonical(team_ids=teams, host=host, gpu=gpu[:120])
+        if canonical and canonical != gpu:
+            return redirect("fleet:gpu", host, canonical)
         raise Http404("no incident of your teams names this GPU")
     return render(request, "fleet/gpu.html", {"d": detail})
 

@@ -63,7 +63,10 @@ def spread_evidence(events: list[Event], limit: int = MAX_EVIDENCE) -> list[Evid
     for ev in sorted(events, key=event_sort_key):
         by_rank.setdefault((ev.rank, ev.host, ev.pid), ev)
     firsts = list(by_rank.values())
-    rest = [e for e in events if e not in firsts]
+    # By identity: `e not in firsts` compared whole dataclasses, quadratic in the events (a
+    # 256-rank watchdog storm spent seconds here).
+    chosen = {id(e) for e in firsts}
+    rest = [e for e in events if id(e) not in chosen]
     return evidence(firsts, limit) + evidence(rest, max(0, limit - len(firsts)))[: max(0, limit - min(len(firsts), limit))]
 
 
