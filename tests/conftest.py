@@ -42,15 +42,20 @@ def sample_log(cause: str = "shm_exhausted") -> bytes:
     return CORPUS_SAMPLES[cause].read_bytes()
 
 
-def tar_gz(files: dict[str, bytes]) -> bytes:
-    """An in-memory .tar.gz of these files."""
+def tar_bytes(files: dict[str, bytes], mode: str = "w") -> bytes:
+    """An in-memory tar of these files (mode "w:gz" etc. compresses it)."""
     buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+    with tarfile.open(fileobj=buffer, mode=mode) as tar:  # type: ignore[call-overload]
         for name, data in files.items():
             info = tarfile.TarInfo(name)
             info.size = len(data)
             tar.addfile(info, io.BytesIO(data))
     return buffer.getvalue()
+
+
+def tar_gz(files: dict[str, bytes]) -> bytes:
+    """An in-memory .tar.gz of these files."""
+    return tar_bytes(files, "w:gz")
 
 
 @pytest.fixture

@@ -188,3 +188,20 @@ def test_a_killed_main_worker_leaves_no_orphan_beat_and_beat_keeps_its_file_out_
             if _alive(pid):
                 os.kill(pid, signal.SIGKILL)
     assert not [name for name in set(os.listdir(REPO)) - before if "celerybeat" in name]
+
+
+def test_a_parse_cut_by_a_killed_worker_is_taken_up_long_before_the_visibility_timeout(
+    client: Client, api_token: str, own_redis: RedisServer, media_root: Path, tmp_path: Path, slow_bundle: Path
+) -> None:
+    # An hour of visibility timeout: Redis alone would hand the task out again after an hour.
+    env = {"TRIAGE_REQUEUE_AFTER_SECONDS": SWEEP, "CELERY_VISIBILITY_TIMEOUT": "3600",
+           "CELERY_BEAT_SCHEDULE_FILE": str(tmp_path / "beat-schedule")}
+    with running_worker(own_redis.url, media_root, tmp_path, env=env, args=("-B",)) as worker:
+        worker.start()
+        created = api_upload(client, api_token, slow_bundle, job="cut").json()
+        wait_for(client, api_token, created["api"], {"parsing"}, worker, timeout=30, every=0.01)
+        worker.kill()
+        worker.start()
+        # The sweep sees a parse older than the hard limit (10 s here) + one period: its worker died.
+        body = wait_for(client, api_token, created["api"], {"ready", "failed"}, worker, timeout=90)
+    assert body["status"] == "ready", body["error"]

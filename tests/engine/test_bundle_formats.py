@@ -8,28 +8,17 @@ import io
 import lzma
 import os
 import re
-import tarfile
 import zipfile
 from pathlib import Path
 
 import pytest
 import zstandard
 
-from tests.conftest import sample_log
+from tests.conftest import sample_log, tar_bytes
 from triage.engine import BundleError, diagnose, open_source
 from triage.engine.bundle import Budget, Limits, iter_members
 from triage.engine.text import looks_binary
 from triage.scenarios import build
-
-
-def tar_bytes(files: dict[str, bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w") as tar:
-        for name, data in files.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return buffer.getvalue()
 
 
 def zip_bytes(files: dict[str, bytes]) -> bytes:
@@ -225,3 +214,10 @@ def _deleted_open_files() -> set[str]:
         if "(deleted)" in target:
             found.add(target)
     return found
+
+
+def test_a_stored_bundle_that_cannot_be_read_is_named_by_its_label_not_its_server_path(tmp_path: Path) -> None:
+    missing = tmp_path / "bundles" / "abc" / "rank0.log"
+    with pytest.raises(BundleError) as caught:
+        diagnose([("rank0.log", missing)])
+    assert str(caught.value) == "rank0.log: no such file or directory"

@@ -295,6 +295,13 @@ def incident_reparse(*, incident: Incident) -> None:
     incident_notify_worker(incident_id=incident.pk, force=True)
 
 
+def incident_requeue(*, incident_id: str) -> None:
+    """Put a diagnosis that could not go on back to `queued` (the sweep sends it again)."""
+    Incident.objects.filter(pk=incident_id, status=Incident.Status.PARSING).update(
+        status=Incident.Status.QUEUED, parse_started_at=None, updated_at=timezone.now()
+    )
+
+
 def incident_requeue_stale(*, queued_for: timedelta, parse_limit: timedelta, max_attempts: int) -> tuple[int, int]:
     """The sweep that makes the broker disposable: rebuild the queue from the database.
 
@@ -307,9 +314,8 @@ def incident_requeue_stale(*, queued_for: timedelta, parse_limit: timedelta, max
     timestamps bumped here keep a backlog from being queued again every minute.
     Returns (queued again, failed)."""
     now = timezone.now()
-    failed = Incident.objects.filter(
-        status=Incident.Status.PARSING, parse_started_at__lt=now - parse_limit, parse_attempts__gte=max_attempts
-    ).update(
+    dead_parses = _parsing_without_progress(since=now - parse_limit)
+    failed = dead_parses.filter(parse_attempts__gte=max_attempts).update(
         status=Incident.Status.FAILED,
         error=f"the diagnosis was cut off {max_attempts} times (its worker died each time: out of memory?); "
         "the raw bundles are kept: run the diagnosis again from the incident page",
@@ -318,9 +324,7 @@ def incident_requeue_stale(*, queued_for: timedelta, parse_limit: timedelta, max
     )
     ids: list[str] = []
     with transaction.atomic():
-        dead = Incident.objects.select_for_update(skip_locked=True).filter(
-            status=Incident.Status.PARSING, parse_started_at__lt=now - parse_limit
-        )
+        dead = _parsing_without_progress(since=now - parse_limit).select_for_update(skip_locked=True)
         # revision 0: a job's incident whose first upload failed; nothing to diagnose yet.
         stale = Incident.objects.select_for_update(skip_locked=True).filter(
             status=Incident.Status.QUEUED, updated_at__lt=now - queued_for, revision__gt=0
@@ -453,6 +457,22 @@ def incident_fail_stuck(*, older_than: timedelta) -> int:
         parse_started_at=None,
         updated_at=timezone.now(),
     )
+
+
+def _parsing_without_progress(*, since: Any) -> Any:
+    """Incidents `parsing` since before `since` with no sign of life after it. A diagnosis read
+    in parts (triage.fanout) can rightly take longer than one task's limit: a part read since
+    then is progress."""
+    from django.apps import apps
+    from django.db.models import Exists, OuterRef
+
+    rows = Incident.objects.filter(status=Incident.Status.PARSING, parse_started_at__lt=since)
+    if apps.is_installed("triage.fanout"):
+        from triage.fanout.models import BundlePart
+
+        recent = BundlePart.objects.filter(bundle__incident_id=OuterRef("pk"), parsed_at__gte=since)
+        rows = rows.exclude(Exists(recent))
+    return rows
 
 
 def _findings(incident: Incident, data: dict[str, Any]) -> list[Finding]:

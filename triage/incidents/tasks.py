@@ -12,6 +12,7 @@ from typing import Any
 from botocore.exceptions import BotoCoreError
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
+from kombu.exceptions import OperationalError as BrokerError
 from django.conf import settings
 from django.core.cache import cache
 from django.db import InterfaceError, OperationalError
@@ -21,6 +22,7 @@ from .services import (
     incident_fail_stuck,
     incident_mark_failed,
     incident_prune,
+    incident_requeue,
     incident_requeue_stale,
 )
 
@@ -50,6 +52,11 @@ def incident_parse_task(self: Any, incident_id: str, force: bool = False) -> Non
         if self.request.retries >= self.max_retries:
             incident_mark_failed(incident_id=incident_id, reason="the database or storage stayed unreachable")
         raise
+    except BrokerError as e:
+        # Redis went away while this diagnosis queued its parts: not the input's fault, and no
+        # retry can be sent either. Back to `queued`: the sweep sends it again.
+        log.warning("diagnosis of incident %s put back in the queue: the broker is unreachable (%s)", incident_id, e)
+        incident_requeue(incident_id=incident_id)
     except Exception as e:
         # A bug, not bad input (bad input is BundleError, handled in the service): log it and
         # record it, so the incident does not stay `parsing`. Not re-raised: a retry would
@@ -82,7 +89,8 @@ def incident_requeue_task() -> int:
         return 0
     requeued, failed = incident_requeue_stale(
         queued_for=timedelta(seconds=period),
-        parse_limit=timedelta(seconds=settings.TRIAGE_PARSE_TIME_LIMIT + 60),
+        # No task runs past its hard limit: a parse older than that (and a sweep period) lost its worker.
+        parse_limit=timedelta(seconds=settings.TRIAGE_PARSE_TIME_LIMIT + period),
         max_attempts=settings.TRIAGE_PARSE_MAX_ATTEMPTS,
     )
     if requeued or failed:
