@@ -153,9 +153,15 @@ class CountingReader(io.RawIOBase):
         if self.truncated:
             return 0
         # read1 hands over what one decompression step produced, so the data before a
-        # truncation point reaches the parsers instead of dying with the exception.
+        # truncation point reaches the parsers instead of dying with the exception. Plain bytes
+        # go straight into the caller's buffer (no intermediate copy).
+        plain = self._compressed is None and hasattr(self._inner, "readinto")
         read = getattr(self._inner, "read1", None) or self._inner.read
         try:
+            if plain:
+                n = self._inner.readinto(buffer) or 0
+                self._count(n)
+                return n
             data = read(len(buffer))
         except (*DECOMPRESS_ERRORS, OSError) as exc:
             if isinstance(exc, OSError) and not isinstance(exc, DECOMPRESS_ERRORS) and self._compressed is None:
@@ -166,6 +172,11 @@ class CountingReader(io.RawIOBase):
         if not data:
             return 0
         n = len(data)
+        self._count(n)
+        buffer[:n] = data
+        return n
+
+    def _count(self, n: int) -> None:
         self.read_bytes += n
         self._budget.total_bytes += n
         limits = self._budget.limits
@@ -179,8 +190,6 @@ class CountingReader(io.RawIOBase):
                 raise LimitExceeded(
                     f"{self._name}: compression ratio above {limits.max_ratio:.0f}:1 (zip bomb?)"
                 )
-        buffer[:n] = data
-        return n
 
 
 class CountingRaw(io.RawIOBase):
@@ -194,10 +203,14 @@ class CountingRaw(io.RawIOBase):
         return True
 
     def readinto(self, buffer: "memoryview | bytearray") -> int:  # type: ignore[override]
-        data = self._inner.read(len(buffer))
-        n = len(data)
+        into = getattr(self._inner, "readinto", None)
+        if into is not None:  # straight from the file into the caller's buffer: no copy
+            n = into(buffer) or 0
+        else:
+            data = self._inner.read(len(buffer))
+            n = len(data)
+            buffer[:n] = data
         self.read_bytes += n
-        buffer[:n] = data
         return n
 
 

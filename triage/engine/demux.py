@@ -28,6 +28,9 @@ _NOT_HOSTS = {
 }
 _GCP = re.compile(r"^(?:INFO|WARNING|ERROR|DEFAULT|DEBUG|CRITICAL) (?P<ts>20\d\d-\d\d-\d\dT[\d:.]+Z) ")
 _BUILDKITE = re.compile(r"^\s*\|\s{1,2}")
+# A CI runner's or log shipper's own timestamp in front of the line (GitHub Actions, GitLab,
+# Loki/kubectl --timestamps): ISO 8601 with a 'T', then a space.
+_CI_TIME = re.compile(r"^(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?) (?=\S)")
 
 _RANK_FILE = re.compile(r"(?:^|[/_.-])(?:rank|r|proc|worker|process)[_-]?(?P<rank>\d{1,5})(?:\.|_|-|$)", re.I)
 _TRAILING_NUM = re.compile(r"[-_.](?P<rank>\d{1,5})\.(?:log|txt|out|err)$", re.I)
@@ -93,7 +96,7 @@ def split_prefix(line: str) -> tuple[Origin, str]:
             origin.host = origin.host or m["host"]
             body = body[m.end() :]
             continue
-        m = _GCP.match(body)
+        m = _GCP.match(body) or _CI_TIME.match(body)
         if m:
             origin.time_text = origin.time_text or m["ts"]
             body = body[m.end() :]

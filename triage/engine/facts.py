@@ -39,6 +39,11 @@ class Facts:
     host_pid_rank: dict[tuple[str, int], int] = field(default_factory=dict)
     bus_of_rank: dict[int, str] = field(default_factory=dict)  # rank -> bus key 'bb:dd'
     has_nccl: bool = False
+    # (source, line) -> what the catalog says that line means (a "signature" event)
+    meaning: dict[tuple[str, int], Event] = field(default_factory=dict)
+
+    def meaning_of(self, ev: Event) -> Event | None:
+        return self.meaning.get((ev.source, ev.line))
 
     def kind(self, *kinds: str) -> list[Event]:
         out: list[Event] = []
@@ -77,6 +82,8 @@ def build_facts(collected: Collected, problems: list[str]) -> Facts:
         facts.by_kind[ev.kind].append(ev)
         if ev.kind.startswith("nccl"):
             facts.has_nccl = True
+        if ev.kind == "signature":
+            facts.meaning[(ev.source, ev.line)] = ev
     _collect_versions(facts)
     _rank_table(facts)
     return facts

@@ -16,6 +16,7 @@ from .model import Event
 from .parsers import ALWAYS, EXCLUSIVE
 from .parsers.base import LineCtx, SourceState
 from .scan import LineScanner, Prefilter
+from .signatures.matcher import matcher
 from .structured import (
     MAX_JSON_BYTES,
     MAX_SAMPLES,
@@ -132,7 +133,66 @@ class _Chain(io.RawIOBase):
         return len(data)
 
 
+# A log pasted from a terminal or a web page is often hard-wrapped: every long record cut into
+# lines of exactly the console's width. Such a file is read with the pieces joined again (up
+# to this size; larger files are read as they are), line numbers still pointing at the file.
+MAX_UNWRAP_BYTES = 32 * 1024 * 1024
+CONSOLE_WIDTHS = frozenset((80, 100, 110, 120, 128, 132, 140, 150, 160, 180, 200, 220, 240, 250, 256))
+def wrap_width(head: bytes) -> int | None:
+    """The console width a text was hard-wrapped at, or None: the longest line is exactly a
+    usual console width, nothing is longer, and full-width lines are cut mid-word (the line
+    ends in a word character and the next one starts with one), as a terminal or a web page
+    cuts a record, unlike a long line that simply ends there."""
+    lines = [x.rstrip(b"\r") for x in head.split(b"\n")[:-1][:4000]]
+    if len(lines) < 2:
+        return None
+    width = max(len(x) for x in lines)
+    if width not in CONSOLE_WIDTHS:
+        return None
+    full = [i for i in range(len(lines) - 1) if len(lines[i]) == width]
+    cut = [i for i in full if lines[i][-1:].isalnum() and lines[i + 1][:1].isalnum()]
+    if not full or len(cut) * 2 < len(full) or len({lines[i] for i in full}) * 2 < len(full):
+        return None
+    return width
+
+
+def unwrap(data: bytes, width: int) -> tuple[bytes, list[int]]:
+    """The text with full-width pieces joined to what follows, and for each joined line the
+    1-based number of its first line in the file."""
+    out: list[bytes] = []
+    first_line: list[int] = []
+    pending: list[bytes] = []
+    start = 1
+    for number, raw in enumerate(data.split(b"\n"), 1):
+        piece = raw.rstrip(b"\r")
+        if not pending:
+            start = number
+        pending.append(piece)
+        if len(piece) != width:
+            out.append(b"".join(pending))
+            first_line.append(start)
+            pending = []
+    if pending:
+        out.append(b"".join(pending))
+        first_line.append(start)
+    return b"\n".join(out), first_line
+
+
 def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter, clock: Clock) -> None:
+    line_of: list[int] | None = None
+    try:
+        head = stream.peek(65536)[:65536]
+    except (AttributeError, OSError, ValueError):
+        head = b""
+    width = wrap_width(head) if head else None
+    if width is not None:
+        data = stream.read(MAX_UNWRAP_BYTES + 1)
+        if len(data) <= MAX_UNWRAP_BYTES:
+            joined, line_of = unwrap(data, width)
+            info.bytes = len(data)
+            stream = io.BytesIO(joined)
+        else:
+            stream = io.BufferedReader(_Chain(data, stream), buffer_size=1 << 20)  # type: ignore[arg-type]
     scanner = LineScanner(stream, engine=engine)
     state = SourceState(name=info.name)
     file_origin = info.file_origin
@@ -142,6 +202,8 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
             text = clean_line(raw)
             if not text.strip():
                 continue
+            if line_of is not None:
+                lineno = line_of[lineno - 1] if lineno <= len(line_of) else lineno
             info.last_line = (lineno, text)
             origin, body = split_prefix(text)
             owner = state.extra.get("block_owner")
@@ -166,6 +228,18 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                     break
             for parse in ALWAYS[1:]:
                 events.extend(parse(ctx, state))
+            meaning = signature_event(ctx, events)
+            if meaning is not None:
+                events.append(meaning)
+            if events and origin.rank is None and "Rank " in body:
+                # ProcessGroupNCCL's log prefix: '[Rank N]' (before 2.2) or '[PG 0 Rank N]' /
+                # '[PG ID 0 PG GUID 0(default_pg) Rank N]' name the global rank (the default
+                # group's rank); other groups' ranks are not global and stay out.
+                tag = _TORCH_RANK.search(body)
+                if tag:
+                    for ev in events:
+                        if ev.rank is None:
+                            ev.rank = int(tag.group(1))
             uptime = dmesg_uptime(body) if when is None and events else None
             for ev in events:
                 if uptime is not None:
@@ -178,11 +252,43 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                     kernel_hits += 1
             out.events.extend(events)
     finally:
-        info.lines = scanner.stats.lines
-        info.bytes = scanner.stats.bytes
+        info.lines = scanner.stats.lines if line_of is None else (line_of[-1] if line_of else 0)
+        info.bytes = scanner.stats.bytes if line_of is None else info.bytes
     out.events.extend(flush_source(state, info))
     if (kernel_hits and "dmesg" in info.name.lower()) or kernel_hits > 2:
         info.kind = "kernel_log"
+
+
+_TORCH_RANK = re.compile(r"\[(?:PG (?:ID )?0 (?:PG GUID [^\s\]]+ )?(?:\([^)]*\) )?)?Rank (\d+)\]")
+
+
+def signature_event(ctx: LineCtx, events: list[Event]) -> Event | None:
+    """What the catalog says this line means, wherever it sits in the line. The format parsers'
+    events on the same line lend their identity (an NCCL prefix names host, pid and device)."""
+    found = matcher().best(ctx.text)
+    if found is None:
+        return None
+    sig = found.sig
+    if sig.role == "context" and sig.cause is None and sig.priority <= 20:
+        return None  # a catch-all with nothing to say (an unknown WARN stays a format event)
+    ev = ctx.event(
+        "signature",
+        severity="error" if sig.role == "fault" else "warn" if sig.role == "symptom" else "info",
+        message=ctx.body.strip(),
+        sig=sig.id,
+        cause=sig.cause,
+        role=sig.role,
+        confidence=sig.confidence,
+        priority=sig.priority,
+        groups=dict(found.groups),
+    )
+    for other in events:
+        ev.host = ev.host or other.host
+        ev.pid = ev.pid if ev.pid is not None else other.pid
+        ev.device = ev.device if ev.device is not None else other.device
+        if ev.rank is None and other.rank is not None:
+            ev.rank = other.rank
+    return ev
 
 
 def flush_source(state: SourceState, info: SourceInfo) -> list[Event]:

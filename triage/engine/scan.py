@@ -1,81 +1,79 @@
-"""Streaming line scanner with a multi-pattern prefilter.
+"""Streaming line scanner: one multi-pattern pass per block picks the lines worth parsing.
 
-A 1 GB NCCL_DEBUG=INFO log is almost all lines that say nothing about a failure. The scanner
-reads fixed-size blocks, finds the lines that contain any keyword with one multi-pattern pass
-over the block (Hyperscan where the wheel exists, RE2 next, Python `re` last), and hands only
-those lines (plus the head and tail of each source, which carry banners and the last words of
-a rank) to the parsers. Memory stays bounded by the block size whatever the input.
+A 1 GB NCCL_DEBUG=INFO log is almost all lines that say nothing about a failure, and many that
+say the same thing again (init, channel and communicator lines recur whenever a job creates a
+communicator). The scanner reads fixed-size blocks and runs one compiled database over each
+(Hyperscan where the wheel exists, RE2 next, plain literals last). Patterns come in three
+classes:
+
+- MEANING: the catalog's fault and symptom entries and the structural lines the parsers need
+  (exception lines, NCCL `-> N` trails, launcher exit reports). Every occurrence is reported.
+- IDENTITY: lines that teach who is who (NCCL init / nRanks / channel / transport lines, the
+  version banner, settings, the catalog's context entries). Only the first occurrence per
+  pattern and block is reported; when it teaches something new (the learner has not seen its
+  key), the block is re-scanned from there in small windows with the identity patterns alone
+  until a window teaches nothing new. Repeated identity lines cost a scan, never a parse.
+- ONCE: catch-alls and known-harmless lines (a generic `NCCL WARN`, `error`): the first
+  occurrence per block only.
+
+The head and the tail of each source are always emitted (banners and last words). Memory stays
+bounded by the block size whatever the input.
 """
 from __future__ import annotations
 
+import hashlib
+import os
+import re
+import tempfile
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import BinaryIO, Callable
+from pathlib import Path
+from typing import BinaryIO
+
+try:  # counting newlines is the one full pass besides the scan itself: vectorised where possible
+    import numpy as _np
+except ImportError:  # pragma: no cover - numpy is a pinned requirement; plain bytes.count works too
+    _np = None
 
 BLOCK_BYTES = 4 * 1024 * 1024
+LEARN_WINDOW = 16 * 1024
 # Longest line kept whole; the rest of a longer line is skipped (and counted).
 MAX_KEPT_LINE = 64 * 1024
 HEAD_LINES = 30
 TAIL_LINES = 30
+MAX_LEARNED_KEYS = 200_000
+CONTEXT_BEFORE = 4
 
-# The keyword set: any line containing one of these is parsed. Patterns are plain enough to
-# compile in Hyperscan, RE2 and Python `re` alike. Keep the bulk lines of INFO logs (COLL
-# "opCount" lines, tuning tables) out: they must not match.
-KEYWORDS: tuple[str, ...] = (
-    r"WARN",
+# Structural lines the format parsers read, whatever the catalog says about them.
+MEANING_KEYWORDS: tuple[str, ...] = (
+    r"NCCL WARN [A-Z]",
     r"\.(?:cc|c|h|cu|cpp|hpp):[0-9]+ (?:\([A-Za-z_0-9]+\) )?-> [0-9]",
-    r"Init (?:COMPLETE|START)",
-    r" nranks [0-9]",
-    r"NCCL version",
-    r"cudaDriverVersion",
-    r"Using network",
-    r"NET/IB",
-    r"NET/Socket",
-    r"via (?:P2P|SHM|NET|direct)",
-    r"direct shared memory",
-    r"set by environment",
-    r"Bootstrap ?:",
-    r"Connected all rings",
     r"[Ww]atchdog",
     r"WorkNCCL",
     r"NCCL error",
     r"NCCL communicator",
     r"[Ll]ast (?:error|completed|enqueued)",
-    r"ProcessGroup",
-    r"[Gg]loo",
-    r"c10d",
-    r"TCPStore",
     r"Dist[A-Za-z]*Error",
-    r"[Rr]endezvous",
     r"clients joined",
-    r"[Tt]ime(?:d)? ?out",
-    r"TIMEOUT",
-    r"[Ee]rror",
-    r"ERROR",
-    r"[Ee]xception",
-    r"Traceback",
-    r"File \"",
+    r"Traceback \(most recent",
+    r"[A-Z][A-Za-z0-9_]*(?:Error|Exception|Interrupt)(?::|\r?$)",
     r"[Ff]atal",
     r"FATAL",
     r"terminate called",
-    r"what\(\)",
-    r"[Ss]ignal",
-    r"SIG[A-Z]{3,5}",
+    r"what\(\):",
+    r"SIG(?:KILL|SEGV|ABRT|BUS|TERM|INT|ILL|FPE|QUIT|HUP|PIPE)",
     r"exitcode",
     r"[Ee]xit(?:ed)? (?:code|status|with)",
     r"return code",
-    r"[Kk]ill(?:ed|ing)",
+    r"[Kk]illed",
     r"died",
-    r"FAIL",
-    r"[Ff]ail(?:ed|ure)",
-    r"[Aa]bort",
+    r"[Aa]bort(?:ed|ing)?\b",
     r"Segmentation fault",
     r"core dumped",
     r"Bus error",
-    r"out of memory",
-    r"Out of memory",
-    r"oom",
+    r"[Oo]ut of memory",
+    r"oom-kill",
     r"OOM",
     r"ECC",
     r"Xid",
@@ -83,83 +81,278 @@ KEYWORDS: tuple[str, ...] = (
     r"AMD-Vi",
     r"DMAR",
     r"IOMMU",
-    r"iommu",
     r"fallen off",
     r"Root Cause",
     r"Failures:",
-    r" {2,}(?:time|host|rank|exitcode|error_file|traceback) +: ",
-    r"[Ll]ocal_rank",
-    r"LOCAL_RANK",
-    r"GLOBAL_RANK",
-    r"world_size",
-    r"WORLD_SIZE",
-    r"[Mm]aster_addr",
-    r"MASTER_ADDR",
-    r"CUDA_VISIBLE_DEVICES",
-    r"Load weight",
-    r"sigquit",
-    r"init_device",
-    r"nccl==",
-    r"libnccl",
+    r"^ {2,}(?:exitcode|error_file|traceback) +: ",
     r"Duplicate GPU",
     r"[Mm]ultiple [Rr]anks",
-    r"shared memory",
     r"/dev/shm",
     r"shm_open",
     r"posix_fallocate",
     r"No space left",
     r"Permission denied",
-    r"[Cc]onnection",
-    r"[Cc]onnect to",
     r"Broken pipe",
-    r"refused",
+    r"[Cc]onnection (?:refused|reset|closed|timed out)",
     r"No route",
     r"[Uu]nreachable",
     r"Got completion",
     r"ibv_",
     r"wrong type",
-    r"truncated",
+    r"[Mm]essage truncated",
     r"[Mm]ismatch",
     r"[Dd]esync",
     r"lagging",
     r"never joined",
     r"[Hh]eartbeat",
     r"stuck",
-    r"[Dd]ump",
     r"[Ff]light ?[Rr]ecorder",
+    r"CUDA (?:error|driver|runtime)",
+    r"cudaError",
+    r"Cuda failure",
+    r"CUBLAS_STATUS",
+    r"[Tt]imed out",
+    r"[Tt]imeout at",
+    r"[Ss]ocket [Tt]imeout",
+    r"has failed to connect",
+    r"[Ff]ailed to (?:recv|connect|send|bind|listen|open|initiali[sz]e)",
+    r"connectFullMesh",
+    r"recvValueWithTimeout",
+    r"[Tt]imeout waiting",
+    r"wait timeout",
+    r"dump signal",
+    r"remote error",
+    r"retrieving ncclUniqueId",
+    r"Rendezvous[A-Za-z]*Error",
+    r"store->get",
+    r"[Cc]losing signal",
+    r"death signal",
+)
+IDENTITY_KEYWORDS: tuple[str, ...] = (
+    r"Init (?:COMPLETE|START)",
+    r" n[Rr]anks [0-9]",
+    r"NCCL version",
+    r"cudaDriverVersion",
+    r"Using network",
+    r"NET/IB ?: (?:Using|No device)",
+    r"NET/Socket ?: Using",
+    r"via (?:P2P|SHM|NET|direct)",
+    r"direct shared memory",
+    r"set by environment",
+    r"Bootstrap ?: Using",
+    r"Connected all rings",
+    r"[Ll]ocal_rank",
+    r"LOCAL_RANK",
+    r"GLOBAL_RANK",
+    r"[Ww]orld_size",
+    r"WORLD_SIZE",
+    r"[Mm]aster_addr",
+    r"MASTER_ADDR",
+    r"CUDA_VISIBLE_DEVICES",
+    r"init_device",
+    r"nccl==",
+    r"libnccl",
     r"torch(?:==| version|\.__version__)",
     r"PyTorch version",
     r"[Dd]river [Vv]ersion",
-    r"CUDA (?:error|[Vv]ersion|driver|runtime)",
-    r"cudaError",
-    r"Cuda failure",
+    r"CUDA [Vv]ersion",
+    r"Load weight",
+    r"sigquit",
+)
+ONCE_KEYWORDS: tuple[str, ...] = (
+    r"NCCL WARN",
+    r"[Ee]rror",
+    r"ERROR",
+    r"[Ff]ail(?:ed|ure)",
+    r"FAIL",
+    r"[Ee]xception",
+    r"[Tt]ime ?out",
+    r"TIMEOUT",
+    r"[Ss]ignal",
+    r"[Cc]onnect",
+    r"refused",
+    r"[Rr]endezvous",
+    r"TCPStore",
+    r"c10d",
+    r"[Gg]loo",
+    r"[Dd]ump",
 )
 
-
-# The pure-Python fallback (no Hyperscan or RE2 wheel): plain lower-case substrings that
-# together cover every KEYWORDS pattern (a superset is fine: the parsers decide). Python's
-# `re` with this many alternatives and character classes runs at a few MB/s; `bytes.find`
-# per literal runs at memchr speed.
-LITERALS: tuple[str, ...] = (
-    "warn", " -> ", "init", " nranks ", "version", "using network", "net/", "via ", "shared memory",
-    "set by environment", "bootstrap", "connect", "watchdog", "worknccl", "nccl error", "nccl communicator",
-    "last ", "processgroup", "gloo", "c10d", "tcpstore", "error", "rendezvous", "clients joined", "time",
-    "exception", "traceback", 'file "', "fatal", "terminate called", "what()", "sig", "exit", "return code",
-    "kill", "died", "fail", "abort", "segmentation fault", "core dumped", "out of memory", "oom", "ecc",
-    "xid", "nvrm", "amd-vi", "dmar", "iommu", "fallen off", "root cause", "host ", "rank ", "_rank",
-    "world_size", "master_addr", "cuda_visible_devices", "load weight", "nccl==", "libnccl",
-    "duplicate gpu", "multiple ranks", "shm", "posix_fallocate", "no space left", "permission denied",
-    "broken pipe", "refused", "no route", "unreachable", "got completion", "ibv_", "wrong type", "truncated",
-    "mismatch", "desync", "lagging", "never joined", "heartbeat", "stuck", "dump", "flight", "torch",
-    "cuda ", "cudaerror", "cuda failure",
-)
+MEANING, IDENTITY, ONCE = 0, 1, 2
 
 
-def _literal_finder(literals: tuple[str, ...]) -> Callable[[bytes], list[int]]:
-    needles = tuple(sorted({lit.encode() for lit in literals}))
+@dataclass(frozen=True)
+class PatternSet:
+    """Every scan pattern with its class, built from the catalog and the parsers' keywords."""
 
-    def find(block: bytes) -> list[int]:
-        low = block.lower()
+    patterns: tuple[str, ...]
+    classes: tuple[int, ...]
+
+    def of(self, cls: int) -> list[str]:
+        return [p for p, c in zip(self.patterns, self.classes) if c == cls]
+
+
+def pattern_set() -> PatternSet:
+    from .signatures import CATALOG
+
+    seen: dict[str, int] = {}
+    for p in MEANING_KEYWORDS:
+        seen.setdefault(p, MEANING)
+    for sig in CATALOG:
+        cls = MEANING if sig.role in ("fault", "symptom") else IDENTITY if sig.role == "context" and sig.cause else ONCE
+        if sig.role == "context" and sig.cause is None and sig.priority > 20:
+            cls = IDENTITY
+        for p in sig.patterns:
+            if seen.get(p, ONCE + 1) > cls:
+                seen[p] = cls
+    for p in IDENTITY_KEYWORDS:
+        seen.setdefault(p, IDENTITY)
+    for p in ONCE_KEYWORDS:
+        seen.setdefault(p, ONCE)
+    return PatternSet(tuple(seen), tuple(seen.values()))
+
+
+def keyword_patterns() -> tuple[str, ...]:
+    return pattern_set().patterns
+
+
+@dataclass
+class Prefilter:
+    """`find(buf, lo, hi)` -> (offsets of MEANING matches, first offsets of IDENTITY/ONCE matches)
+    in buf[lo:hi]; `learn(buf, lo, hi)` -> offsets of every IDENTITY match there. Offsets are
+    absolute in `buf` and may point anywhere inside the line; the scanner widens them to lines.
+    buf[lo:hi] always starts at a line start and ends after a newline."""
+
+    engine: str
+    find: Callable[[bytes, int, int], tuple[list[int], list[int], list[int]]]
+    learn: Callable[[bytes, int, int], list[int]]
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("NCCL_TRIAGE_CACHE") or os.path.join(tempfile.gettempdir(), f"nccl-triage-{os.getuid()}")
+    return Path(base)
+
+
+def _hs_db(hyperscan: object, patterns: list[str], flags: list[int]) -> object:
+    """A compiled Hyperscan database, kept on disk by content hash: compiling the catalog takes
+    longer than scanning a large log, and the result never changes for the same patterns."""
+    hs = hyperscan  # the module
+    key = hashlib.sha256(("\x00".join(patterns) + repr(flags) + getattr(hs, "__version__", "")).encode()).hexdigest()[:24]
+    path = _cache_dir() / f"hs-{key}.db"
+    try:
+        return hs.loadb(path.read_bytes(), hs.HS_MODE_BLOCK)  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - absent, stale or unreadable: compile it
+        pass
+    db = hs.Database()  # type: ignore[attr-defined]
+    db.compile(expressions=[p.encode() for p in patterns], ids=list(range(len(patterns))), elements=len(patterns), flags=flags)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(hs.dumpb(db))  # type: ignore[attr-defined]
+        os.replace(tmp, path)
+    except OSError:
+        pass
+    return db
+
+
+def _hyperscan(ps: PatternSet) -> Prefilter | None:
+    try:
+        import hyperscan  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    try:
+        base = hyperscan.HS_FLAG_MULTILINE
+        flags = [base | (hyperscan.HS_FLAG_SINGLEMATCH if c != MEANING else 0) for c in ps.classes]
+        main = _hs_db(hyperscan, list(ps.patterns), flags)
+        learn_patterns = ps.of(IDENTITY)
+        learn_db = _hs_db(hyperscan, learn_patterns, [base] * len(learn_patterns))
+        scratch = hyperscan.Scratch(main)
+        learn_scratch = hyperscan.Scratch(learn_db)
+    except Exception:  # noqa: BLE001 - a pattern Hyperscan cannot take: use the next engine
+        return None
+    classes = ps.classes
+
+    def find(buf: bytes, lo: int, hi: int) -> tuple[list[int], list[int], list[int]]:
+        meaning: list[int] = []
+        identity: list[int] = []
+        once: list[int] = []
+        lists = (meaning, identity, once)
+        base = lo - 1
+
+        def on_match(pid: int, _from: int, to: int, _flags: int, _ctx: object) -> None:
+            lists[classes[pid]].append(base + to if to else lo)
+
+        main.scan(memoryview(buf)[lo:hi], match_event_handler=on_match, scratch=scratch)  # type: ignore[attr-defined]
+        return meaning, identity, once
+
+    def learn(buf: bytes, lo: int, hi: int) -> list[int]:
+        ends: list[int] = []
+        append = ends.append
+        base = lo - 1
+
+        def on_match(_pid: int, _from: int, to: int, _flags: int, _ctx: object) -> None:
+            append(base + to if to else lo)
+
+        learn_db.scan(memoryview(buf)[lo:hi], match_event_handler=on_match, scratch=learn_scratch)  # type: ignore[attr-defined]
+        return ends
+
+    return Prefilter("hyperscan", find, learn)
+
+
+def _re2(ps: PatternSet) -> Prefilter | None:
+    try:
+        import re2  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    try:
+        options = re2.Options()
+        options.max_mem = 256 << 20
+        options.never_nl = False
+        compiled = [
+            re2.compile(b"(?m)(?:" + b"|".join(p.encode() for p in ps.of(cls)) + b")", options) if ps.of(cls) else None
+            for cls in (MEANING, IDENTITY, ONCE)
+        ]
+    except Exception:  # noqa: BLE001 - any RE2 build problem falls back to literals
+        return None
+    meaning_re, identity_re, once_re = compiled
+
+    def find(buf: bytes, lo: int, hi: int) -> tuple[list[int], list[int], list[int]]:
+        block = buf[lo:hi]
+        # The match's last character, like Hyperscan's end offsets (a match may start with the
+        # newline before its line when a pattern begins with \s).
+        meaning = [lo + max(m.end() - 1, m.start()) for m in meaning_re.finditer(block)] if meaning_re else []
+        first_id = identity_re.search(block) if identity_re else None
+        first_once = once_re.search(block) if once_re else None
+        return meaning, [lo + first_id.start()] if first_id else [], [lo + first_once.start()] if first_once else []
+
+    def learn(buf: bytes, lo: int, hi: int) -> list[int]:
+        return [lo + m.start() for m in identity_re.finditer(buf[lo:hi])] if identity_re else []
+
+    return Prefilter("re2", find, learn)
+
+
+def _literals_of(patterns: list[str]) -> tuple[bytes, ...]:
+    from .signatures.literals import required_literals
+
+    out: dict[bytes, None] = {}
+    for p in patterns:
+        lits = required_literals(p)
+        if not lits:
+            # A pattern with no literal run of 3 (rare, short words): its own letters, lower-cased.
+            lits = (re.sub(r"[^a-z0-9/ _.-]", "", p.lower())[:8] or p.lower(),)
+        for lit in lits:
+            out[lit.encode()] = None
+    return tuple(sorted(out))
+
+
+def _python(ps: PatternSet) -> Prefilter:
+    """No Hyperscan or RE2: plain lower-case literals that every pattern's matches contain (a
+    superset: the parsers decide), found with bytes.find at memchr speed."""
+    meaning_lits = _literals_of(ps.of(MEANING))
+    identity_lits = _literals_of(ps.of(IDENTITY))
+    once_lits = _literals_of(ps.of(ONCE))
+
+    def all_hits(low: bytes, needles: tuple[bytes, ...]) -> list[int]:
         hits: list[int] = []
         for needle in needles:
             i = low.find(needle)
@@ -171,82 +364,88 @@ def _literal_finder(literals: tuple[str, ...]) -> Callable[[bytes], list[int]]:
                 i = low.find(needle, nl + 1)
         return hits
 
-    return find
+    def first_hits(low: bytes, needles: tuple[bytes, ...]) -> list[int]:
+        return [i for i in (low.find(n) for n in needles) if i >= 0]
 
+    def find(buf: bytes, lo: int, hi: int) -> tuple[list[int], list[int], list[int]]:
+        low = buf[lo:hi].lower()
+        return ([lo + i for i in all_hits(low, meaning_lits)], [lo + i for i in first_hits(low, identity_lits)],
+                [lo + i for i in first_hits(low, once_lits)])
 
-def _re2_finder(pattern: bytes) -> Callable[[bytes], list[int]] | None:
-    try:
-        import re2  # type: ignore[import-not-found]
-    except ImportError:
-        return None
-    try:
-        options = re2.Options()
-        options.max_mem = 64 << 20
-        compiled = re2.compile(pattern, options)
-    except Exception:  # noqa: BLE001 - any RE2 build problem falls back to `re`
-        return None
+    def learn(buf: bytes, lo: int, hi: int) -> list[int]:
+        return [lo + i for i in all_hits(buf[lo:hi].lower(), identity_lits)]
 
-    def find(block: bytes) -> list[int]:
-        return [m.start() for m in compiled.finditer(block)]
-
-    return find
-
-
-def _hyperscan_finder(patterns: list[bytes]) -> Callable[[bytes], list[int]] | None:
-    try:
-        import hyperscan  # type: ignore[import-not-found]
-    except ImportError:
-        return None
-    try:
-        db = hyperscan.Database()
-        db.compile(expressions=patterns, ids=list(range(len(patterns))), elements=len(patterns), flags=[0] * len(patterns))
-    except Exception:  # noqa: BLE001 - a pattern Hyperscan cannot take: use the next engine
-        return None
-
-    def find(block: bytes) -> list[int]:
-        ends: list[int] = []
-        append = ends.append
-
-        def on_match(_id: int, _from: int, to: int, _flags: int, _ctx: object) -> None:
-            append(to - 1)
-
-        db.scan(block, match_event_handler=on_match)
-        return ends
-
-    return find
-
-
-@dataclass
-class Prefilter:
-    engine: str
-    find: Callable[[bytes], list[int]]
+    return Prefilter("python", find, learn)
 
 
 _PREFILTER: Prefilter | None = None
 
 
 def prefilter(prefer: str | None = None) -> Prefilter:
-    """The fastest available multi-pattern engine (cached). `prefer` forces one, for tests:
+    """The fastest available engine (cached). `prefer` forces one, for tests and benchmarks:
     "hyperscan", "re2", or "python" (also "re") for the pure-Python fallback."""
     global _PREFILTER
     if _PREFILTER is not None and prefer is None:
         return _PREFILTER
-    patterns = [k.encode() for k in KEYWORDS]
-    alternation = b"(?:" + b"|".join(patterns) + b")"
+    ps = pattern_set()
     chosen: Prefilter | None = None
     if prefer in (None, "hyperscan"):
-        finder = _hyperscan_finder(patterns)
-        if finder:
-            chosen = Prefilter("hyperscan", finder)
+        chosen = _hyperscan(ps)
     if chosen is None and prefer in (None, "re2", "hyperscan"):
-        finder = _re2_finder(alternation)
-        if finder:
-            chosen = Prefilter("re2", finder)
+        chosen = _re2(ps)
     if chosen is None:
-        chosen = Prefilter("python", _literal_finder(LITERALS))
+        chosen = _python(ps)
     if prefer is None:
         _PREFILTER = chosen
     return chosen
+
+
+# What makes two identity lines say the same thing: the same process (host:pid of an NCCL
+# prefix) and the same words once pointers, times and thread ids are masked.
+_HEX = re.compile(rb"0x[0-9a-fA-F]+")
+_NOISE = re.compile(rb"0x[0-9a-fA-F]+|\d+:\d\d:\d\d(?:[.,]\d+)?|\b\d+\.\d{3,}\b")
+_PREFIX = re.compile(rb"([^\s:\[\]]+:\d+):\d+ (?:\[\d+\] )?(?:\d+\.\d+ )?(?:\S+:\d+ )?$")
+
+
+def identity_key(raw: bytes) -> bytes:
+    i = raw.find(b"NCCL INFO ")
+    if i >= 0:
+        m = _PREFIX.search(raw, max(0, i - 120), i)
+        return (m.group(1) if m else b"") + b"|" + _HEX.sub(b"", raw[i + 10 : i + 400])
+    return _NOISE.sub(b"", raw[:400])
+
+
+class Learner:
+    """Remembers which identity lines were seen (bounded): `__call__(line)` is True for a new one."""
+
+    def __init__(self, limit: int = MAX_LEARNED_KEYS) -> None:
+        self.seen: set[bytes] = set()
+        self.limit = limit
+
+    def __call__(self, raw: bytes) -> bool:
+        key = identity_key(raw)
+        if key in self.seen or len(self.seen) >= self.limit:
+            return False
+        self.seen.add(key)
+        return True
+
+
+def count_lines(buf: bytes, lo: int, hi: int) -> int:
+    if _np is not None and hi - lo > 4096:
+        return int(_np.count_nonzero(_np.frombuffer(buf, dtype=_np.uint8, count=hi - lo, offset=lo) == 10))
+    return buf.count(b"\n", lo, hi)
+
+
+def line_indexes(buf: bytes, lo: int, starts: list[int]) -> list[int]:
+    """For each (sorted, absolute) offset, how many newlines come between `lo` and it."""
+    out = []
+    counted_to = lo
+    n = 0
+    for start in starts:
+        n += count_lines(buf, counted_to, start)
+        counted_to = start
+        out.append(n)
+    return out
 
 
 def _introduces_next(raw: bytes) -> bool:
@@ -259,6 +458,7 @@ class ScanStats:
     bytes: int = 0
     long_lines_cut: int = 0
     last_line: int = 0
+    learned: int = 0
 
 
 @dataclass
@@ -271,111 +471,177 @@ class LineScanner:
     tail_lines: int = TAIL_LINES
     block_bytes: int = BLOCK_BYTES
     stats: ScanStats = field(default_factory=ScanStats)
+    learner: Callable[[bytes], bool] = field(default_factory=Learner)
 
     def __iter__(self) -> Iterator[tuple[int, bytes]]:
         tail: deque[tuple[int, bytes]] = deque(maxlen=self.tail_lines)
         recent: deque[int] = deque(maxlen=self.tail_lines + 8)  # line numbers already yielded
-        held: list[tuple[int, bytes]] = []  # the last block's picks, yielded with the next block
-        line_base = 0  # lines completed before the current block
+        held: list[tuple[int, bytes]] = []  # picks not yet yielded (kept one step back)
+        self._line_base = 0  # lines completed before the current region
+        self._bring_next = False  # the previous region ended with a line ending in ':'
         carry = b""
         skipping_long = False  # inside a line longer than MAX_KEPT_LINE: drop until newline
-        bring_next = False  # the previous block ended with a line ending in ':'
-        find = self.engine.find
         read = self.stream.read
         while True:
             chunk = read(self.block_bytes)
             if not chunk:
                 break
             self.stats.bytes += len(chunk)
+            start = 0
+            current: list[tuple[int, bytes]] = []
             if skipping_long:
                 nl = chunk.find(b"\n")
                 if nl < 0:
                     continue
                 # The over-long line ends here: keep its cut head as one line of its own.
-                chunk = b"\n" + chunk[nl + 1 :]
+                start = nl + 1
                 skipping_long = False
-            block = carry + chunk if carry else chunk
-            cut = block.rfind(b"\n")
-            if cut < 0:
-                carry = block
+                current.extend(self._region(carry + b"\n", 0, len(carry) + 1, tail))
+                carry = b""
+            first = chunk.find(b"\n", start)
+            if first < 0:
+                carry += chunk[start:]
                 if len(carry) > MAX_KEPT_LINE:
                     carry = carry[:MAX_KEPT_LINE]
                     skipping_long = True
                     self.stats.long_lines_cut += 1
+                held.extend(current)
                 continue
-            carry = block[cut + 1 :]
-            body = block[: cut + 1]
+            # The line cut by the previous block, completed by this one: a region of its own.
+            if carry or first > start:
+                bridge = carry + chunk[start : first + 1]
+                current.extend(self._region(bridge, 0, len(bridge), tail))
+            cut = chunk.rfind(b"\n")
+            # Lines wholly inside the block are scanned in place: no copy of the block is made.
+            if cut > first:
+                current.extend(self._region(chunk, first + 1, cut + 1, tail))
+            carry = chunk[cut + 1 :]
             if len(carry) > MAX_KEPT_LINE:
                 carry = carry[:MAX_KEPT_LINE]
                 skipping_long = True
                 self.stats.long_lines_cut += 1
-            n_lines = body.count(b"\n")
-            picks = list(self._select(body, line_base, n_lines, find, bring_next))
-            bring_next = bool(picks) and picks[-1][0] == line_base + n_lines and _introduces_next(picks[-1][1])
+            # The previous block's picks go out now; this block's wait, so that the tail (which may
+            # reach back into it) is merged in order at the end.
             for item in held:
                 recent.append(item[0])
                 yield item
-            held = picks
-            # Keep the tail of the source for the end; the last lines say how a rank ended.
-            self._remember_tail(body, line_base, n_lines, tail)
-            line_base += n_lines
+            held = current
         if carry:
-            line_base += 1
-            tail.append((line_base, carry))
-            if bring_next or find(carry):
-                held.append((line_base, carry))
-        self.stats.lines = line_base
-        self.stats.last_line = line_base
+            line_no = self._line_base + 1
+            self._line_base = line_no
+            tail.append((line_no, carry))
+            data = carry + b"\n"
+            meaning, identity, once = self.engine.find(data, 0, len(data))
+            if self._bring_next or meaning or once or (identity and self.learner(carry)):
+                held.append((line_no, carry))
+        self.stats.lines = self._line_base
+        self.stats.last_line = self._line_base
         done = set(recent)
-        final = {n: raw for n, raw in held}
+        final: dict[int, bytes] = {}
+        for n, raw in held:
+            if n not in done:
+                final.setdefault(n, raw)
         for n, raw in tail:
             if n not in done:
                 final.setdefault(n, raw)
         for n in sorted(final):
             yield n, final[n]
 
+    def _region(self, buf: bytes, lo: int, hi: int, tail: deque[tuple[int, bytes]]) -> list[tuple[int, bytes]]:
+        """The picks of whole lines buf[lo:hi] (hi just after a newline); advances the line count."""
+        n_lines = count_lines(buf, lo, hi)
+        picks = list(self._select(buf, lo, hi, self._line_base, n_lines, self._bring_next))
+        self._bring_next = bool(picks) and picks[-1][0] == self._line_base + n_lines and _introduces_next(picks[-1][1])
+        self._remember_tail(buf, lo, hi, self._line_base, n_lines, tail)
+        self._line_base += n_lines
+        return picks
+
+    def _learn(self, buf: bytes, start: int, hi: int) -> set[int]:
+        """Line starts of new identity lines from `start` on, window by window, until a window
+        teaches nothing new."""
+        found: set[int] = set()
+        learner, learn = self.learner, self.engine.learn
+        while start < hi:
+            end = buf.rfind(b"\n", start, min(hi, start + LEARN_WINDOW)) + 1
+            if end <= start:
+                end = buf.find(b"\n", start, hi) + 1 or hi
+            new = 0
+            last = -1
+            for pos in learn(buf, start, end):
+                ls = buf.rfind(b"\n", start, pos) + 1 or start
+                if ls == last:
+                    continue
+                last = ls
+                if learner(buf[ls : buf.find(b"\n", ls, end)]):
+                    found.add(ls)
+                    new += 1
+            self.stats.learned += new
+            if not new:
+                break
+            start = end
+        return found
+
+    def _line_start(self, buf: bytes, lo: int, pos: int) -> int:
+        return max(buf.rfind(b"\n", lo, pos) + 1, lo)
+
     def _select(
-        self, body: bytes, line_base: int, n_lines: int, find: Callable[[bytes], list[int]], bring_first: bool = False
+        self, buf: bytes, lo: int, hi: int, line_base: int, n_lines: int, bring_first: bool = False
     ) -> Iterator[tuple[int, bytes]]:
-        starts: set[int] = {0} if bring_first else set()
-        for pos in find(body):
-            starts.add(body.rfind(b"\n", 0, pos) + 1)
+        starts: set[int] = {lo} if bring_first else set()
+        meaning, identity, once = self.engine.find(buf, lo, hi)
+        for pos in meaning:
+            ls = self._line_start(buf, lo, pos)
+            starts.add(ls)
+            # A few lines before: a traceback's last frame and its source line, the head of a
+            # torchrun failure record ('[1]:', time, host, rank) before its exitcode line.
+            for _ in range(CONTEXT_BEFORE):
+                if ls <= lo:
+                    break
+                ls = self._line_start(buf, lo, ls - 1)
+                starts.add(ls)
+        if once:
+            # The first catch-all line of the region, the same line whatever the engine.
+            starts.add(self._line_start(buf, lo, min(once)))
+        first_new = -1
+        for pos in sorted(identity):
+            ls = self._line_start(buf, lo, pos)
+            if self.learner(buf[ls : buf.find(b"\n", ls, hi)]):
+                starts.add(ls)
+                first_new = ls if first_new < 0 else min(first_new, ls)
+        if first_new >= 0:
+            starts |= self._learn(buf, buf.find(b"\n", first_new, hi) + 1, hi)
         if line_base < self.head_lines:
-            pos = 0
+            pos = lo
             for _ in range(min(self.head_lines - line_base, n_lines)):
                 starts.add(pos)
-                pos = body.find(b"\n", pos) + 1
+                pos = buf.find(b"\n", pos, hi) + 1
                 if pos == 0:
                     break
+        starts.discard(hi)
         if not starts:
             return
         ordered = sorted(starts)
         extra: list[int] = []
         for start in ordered:
-            end = body.find(b"\n", start)
+            end = buf.find(b"\n", start, hi)
             # A line ending in ':' ("Last error:", "Root Cause ...:") introduces the next line.
-            if _introduces_next(body[start:end]) and end + 1 < len(body):
+            if _introduces_next(buf[max(start, end - 2) : end]) and end + 1 < hi:
                 extra.append(end + 1)
         if extra:
             ordered = sorted(starts.union(extra))
-        counted_to = 0
-        lineno = line_base
-        for start in ordered:
-            lineno += body.count(b"\n", counted_to, start)
-            counted_to = start
-            end = body.find(b"\n", start)
-            yield lineno + 1, body[start:end]
+        for start, before in zip(ordered, line_indexes(buf, lo, ordered)):
+            end = buf.find(b"\n", start, hi)
+            yield line_base + before + 1, buf[start:end]
 
-    def _remember_tail(self, body: bytes, line_base: int, n_lines: int, tail: deque[tuple[int, bytes]]) -> None:
+    def _remember_tail(self, buf: bytes, lo: int, hi: int, line_base: int, n_lines: int, tail: deque[tuple[int, bytes]]) -> None:
         want = self.tail_lines
-        if want <= 0:
+        if want <= 0 or n_lines <= 0:
             return
-        end = len(body) - 1  # index of the final newline
         lines: list[bytes] = []
-        pos = end
-        while len(lines) < want and pos > 0:
-            start = body.rfind(b"\n", 0, pos) + 1
-            lines.append(body[start:pos])
+        pos = hi - 1  # index of the final newline
+        while len(lines) < want and pos >= lo:
+            start = self._line_start(buf, lo, pos)
+            lines.append(buf[start:pos])
             pos = start - 1
         last = line_base + n_lines
         for offset, raw in enumerate(reversed(lines)):

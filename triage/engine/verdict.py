@@ -19,19 +19,128 @@ def rank_findings(findings: list[Finding]) -> list[Finding]:
     def key(f: Finding) -> tuple[Any, ...]:
         c = f.culprit
         t = (c.time or c.approx_time or datetime.max) if c is not None else datetime.max
-        return (-CONFIDENCE_ORDER.get(f.confidence, 0), f.weight < ROOT_WEIGHT, t, -f.weight)
+        # At equal confidence and time, a cause's own rule (richer detail) before the catalog's.
+        return (-CONFIDENCE_ORDER.get(f.confidence, 0), f.weight < ROOT_WEIGHT, t, f.rule.startswith("signature."), -f.weight)
 
+    # A cause's own rule reads its evidence more closely than the catalog (sequence numbers,
+    # PCI buses, snapshots): where both found the cause, the catalog's finding only counts when
+    # it is more confident.
+    best_rule: dict[str, int] = {}
+    for f in findings:
+        if not f.rule.startswith("signature."):
+            best_rule[f.cause] = max(best_rule.get(f.cause, 0), CONFIDENCE_ORDER.get(f.confidence, 0))
+    findings = [f for f in findings if not f.rule.startswith("signature.")
+                or CONFIDENCE_ORDER.get(f.confidence, 0) > best_rule.get(f.cause, 0)]
     ordered = sorted(findings, key=key)
-    # One finding per (rule, culprit): rules may see the same fault through two paths.
-    seen: set[tuple[str, int | None]] = set()
+    # One finding per cause: the rules and the catalog may see the same fault through two paths,
+    # and a second finding of the verdict's own cause only repeats it.
+    seen: set[str] = set()
     out = []
     for f in ordered:
-        k = (f.rule, id(f.culprit) if f.culprit is not None else None)
-        if k in seen:
+        if f.cause in seen:
             continue
-        seen.add(k)
+        seen.add(f.cause)
         out.append(f)
     return out
+
+
+def single_node(facts: Facts) -> bool:
+    """The bundle shows one machine at most: no second host, no NCCL init spanning nodes."""
+    hosts = {e.host for e in facts.events if e.host}
+    if len(hosts) > 1:
+        return False
+    return not any((e.data.get("nnodes") or 1) > 1 for e in facts.by_kind.get("nccl_init", []))
+
+
+def _digits(value: object) -> int | None:
+    return int(str(value)) if value is not None and str(value).isdigit() else None
+
+
+def infer_rank(facts: Facts, ev: Event, cause: str | None = None) -> tuple[int | None, str | None]:
+    """The failing rank when the culprit line does not name it, and how it was found: the
+    message naming the rank that failed (mpirun's first process, the store host a rank could
+    not reach), the same error on exactly one named rank, the launcher's local rank for the
+    culprit's pid or the GPU index on a single node (where torchrun puts local rank N on GPU N
+    and ranks are local ranks). None when nothing says."""
+    meaning = ev if ev.kind == "signature" else facts.meaning_of(ev)
+    groups = dict((meaning.data.get("groups") if meaning is not None else None) or {})
+    named = _digits(groups.get("culprit_rank"))
+    if named is not None:
+        return named, "named by the message"
+    if ev.rank is not None:
+        return ev.rank, "log"
+    if meaning is not None and meaning.rank is not None:
+        return meaning.rank, "log"
+    if _digits(groups.get("rank")) is not None:
+        return _digits(groups.get("rank")), "named by the message"
+    # Other lines of the same cause that name the failing rank (mpirun's 'Process name' block).
+    if cause is not None:
+        named_ranks = {_digits((e.data.get("groups") or {}).get("culprit_rank")) for e in facts.kind("signature")
+                       if e.data.get("cause") == cause} - {None}
+        if len(named_ranks) == 1:
+            return named_ranks.pop(), "named by the launcher"
+    # The same error printed by exactly one rank that is named.
+    if meaning is not None:
+        same = [e for e in facts.kind("signature") if e.data.get("sig") == meaning.data.get("sig")]
+    else:
+        same = facts.kind(ev.kind)
+    error = str(ev.data.get("error") or "")
+    if len(error) >= 12:
+        same += [e for e in facts.events if e.rank is not None and error in e.text]
+    ranks = {e.rank for e in same if e.rank is not None}
+    if len(ranks) == 1:
+        return ranks.pop(), "the same error on that rank"
+    if not single_node(facts):
+        return None, None
+    local = ev.data.get("local_rank")
+    if local is None and _digits(groups.get("local_rank")) is not None:
+        # A launcher line reporting which child failed ('failed (exitcode: -9) local_rank: 3').
+        return _digits(groups.get("local_rank")), "named by the launcher"
+    if local is None and ev.pid is not None:
+        # The launcher's report pairs the child's pid with its local rank.
+        by_pid = {_digits((e.data.get("groups") or {}).get("pid")) or e.data.get("child_pid"): e.data.get("local_rank")
+                  if e.data.get("local_rank") is not None else _digits((e.data.get("groups") or {}).get("local_rank"))
+                  for e in facts.kind("signature", "process_exit")}
+        local = by_pid.get(ev.pid)
+    if isinstance(local, int):
+        return local, "local rank on a single node"
+    # The launcher's own record of the first failed child (torchrun's 'failed (exitcode: N)
+    # local_rank: N', its Root Cause block): one named local rank on a single node.
+    failed = {e.data.get("local_rank") for e in facts.kind("process_exit")
+              if e.data.get("local_rank") is not None and e.data.get("exitcode") not in (None, -15, 0)}
+    if len(failed) == 1:
+        return int(failed.pop()), "the launcher's first failed process"
+    device = ev.device if ev.device is not None else ev.data.get("gpu")
+    if device is None:
+        device = _digits(groups.get("device")) if groups.get("device") is not None else _digits(groups.get("gpu"))
+    if device is not None and len({e.pid for e in facts.events if e.pid is not None}) <= 8:
+        return int(device), "GPU index on a single node"
+    return None, None
+
+
+# Causes of the fabric, the software stack or a configuration the ranks share: the rank that
+# printed the line is the failing rank only when the log identifies it and no other rank
+# failed the same way (every rank failing to connect names no rank).
+_SHARED = ("network", "version_mismatch", "device_ordinal", "rendezvous_hang")
+_NAMED = ("named by the message", "named by the launcher")
+
+
+def _names_failing_rank(facts: Facts, verdict: Finding, ev: Event, rank_from: str | None) -> bool:
+    if rank_from in _NAMED:
+        return True
+    meaning = ev if ev.kind == "signature" else facts.meaning_of(ev)
+    if verdict.rule.startswith("signature.") and meaning is not None and meaning.data.get("role") == "symptom":
+        return False  # a symptom is printed by a victim: it does not name the rank that failed
+    if verdict.cause in _SHARED:
+        if rank_from != "log" or verdict.confidence == "low":
+            return False
+        if meaning is not None:
+            same = [e for e in facts.kind("signature") if e.data.get("sig") == meaning.data.get("sig")]
+        else:
+            same = facts.kind(ev.kind)
+        # Both ends of one broken link report it; more ranks than that means a shared failure.
+        return len({e.rank for e in same if e.rank is not None}) <= 2
+    return True
 
 
 def first_failure(facts: Facts, findings: list[Finding]) -> tuple[dict[str, Any] | None, Event | None]:
@@ -69,14 +178,20 @@ def first_failure(facts: Facts, findings: list[Finding]) -> tuple[dict[str, Any]
             "line": e.line,
             "text": e.text,
         }, facts, match), None
-    host = ev.host or (facts.ranks[ev.rank].host if ev.rank in facts.ranks else None)
+    rank, rank_from = infer_rank(facts, ev, verdict.cause)
+    if rank is not None and not _names_failing_rank(facts, verdict, ev, rank_from):
+        rank, rank_from = None, None
+    host = ev.host or (facts.ranks[rank].host if rank in facts.ranks else None)
+    if rank is not None and rank not in verdict.ranks:
+        verdict.ranks.append(rank)
     return _with_process({
-        "rank": ev.rank,
+        "rank": rank,
         "host": host,
         "time": iso(ev.time),
         "source": ev.source,
         "line": ev.line,
         "text": ev.text,
+        "rank_from": rank_from,
     }, facts, ev), ev
 
 
@@ -192,6 +307,13 @@ def notes(facts: Facts, findings: list[Finding]) -> list[str]:
             first_error = next((str(r.get("error")) for r in failed if r.get("error")), "no error text")
             out.append(f"Health check (smoke, {doc.get('backend')}) failed on {doc.get('host')}: "
                        f"{len(failed)} rank(s) failed; first error: {first_error[:200]}")
+    if findings and findings[0].confidence == "low":
+        out.append(
+            "The verdict is a low-confidence guess: the lines here do not name the cause. To settle it, collect from every "
+            "rank: the full stderr/stdout, NCCL_DEBUG=INFO output (NCCL_DEBUG_FILE=/tmp/nccl.%h.%p.log), "
+            "TORCH_DISTRIBUTED_DEBUG=DETAIL for c10d, and `dmesg -T` plus `nvidia-smi -q` of each host "
+            "(python -m collectors snapshot does the last two)."
+        )
     if facts.problems:
         out.append(f"Parts of the bundle could not be read ({len(facts.problems)} problem(s)); the diagnosis uses what could be read.")
     return out

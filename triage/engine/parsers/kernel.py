@@ -8,7 +8,9 @@ from ..model import Event
 from .base import LineCtx, SourceState
 
 _XID = re.compile(
-    r"NVRM: Xid \((?:PCI:)?(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?:\.\d)?(?: GPU-I:(?P<gi>\d+))?(?: GPU-CI:(?P<ci>\d+))?\): "
+    # The PCI id may be masked by whoever pasted the log ('(PCI:...)', '(PCI:xxxx:xx:xx)'): the
+    # Xid still counts, only the GPU is then unknown.
+    r"NVRM: Xid \((?:PCI:)?(?:(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})|[^)\s]*?)(?:\.\d)?(?: GPU-I:(?P<gi>\d+))?(?: GPU-CI:(?P<ci>\d+))?\): "
     r"(?P<xid>\d+), (?:pid=(?P<pid>'?<?[\w]+>?'?), (?:name=(?P<name>[^,]*), )?)?(?P<msg>.*)$"
 )
 _OFF_BUS = re.compile(r"NVRM: GPU (?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})\.\d: GPU has fallen off the bus")
@@ -87,7 +89,7 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
                     xid=xid,
                     xid_name=name,
                     fault_class=cls,
-                    bus=bus_key(m["bdf"]),
+                    bus=bus_key(m["bdf"]) if m["bdf"] else None,
                     xid_pid=int(pid) if pid and pid.isdigit() else None,
                     process=None if not m["name"] or m["name"].strip("'<>") == "unknown" else m["name"],
                     detail=m["msg"],

@@ -17,6 +17,7 @@ from . import (
     rank_crash,
     rendezvous_hang,
     shm_exhausted,
+    signature,
     version_mismatch,
 )
 
@@ -32,6 +33,7 @@ RULES: tuple[Callable[[Facts], list[Finding]], ...] = (
     p2p_unsupported.find,
     collective_timeout_straggler.find,
     other.find,
+    signature.find,
 )
 
 

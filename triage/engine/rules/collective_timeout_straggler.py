@@ -165,8 +165,18 @@ def _laggards(facts: Facts, timeouts: list[Event], progress: list[Event], report
         pg = ev.data.get("pg")
         if ev.rank not in per_pg[pg]:
             per_pg[pg][ev.rank] = (ev.seq - 1, ev)
+    # Sequence numbers compare only within one process group. Lines that do not name their group
+    # (torch before 2.2) and show one rank at several sequence numbers mix groups: no verdict.
+    mixed: set[object] = set()
+    seqs_seen: dict[tuple[object, int], set[int]] = defaultdict(set)
+    for ev in timeouts:
+        if ev.rank is not None and ev.seq is not None:
+            seqs_seen[(ev.data.get("pg"), ev.rank)].add(ev.seq)
+    for (pg, _rank), seqs in seqs_seen.items():
+        if len(seqs) > 1:
+            mixed.add(pg)
     for pg, ranks in per_pg.items():
-        if len(ranks) < 2:
+        if len(ranks) < 2 or pg in mixed:
             continue
         low = min(seq for seq, _ in ranks.values())
         high = max(seq for seq, _ in ranks.values())

@@ -75,7 +75,34 @@ def find(facts: Facts) -> list[Finding]:
     if not findings:
         findings.extend(_dropped_peer(facts))
     findings.extend(_ib_unused(facts))
+    findings.extend(_network_trail(facts))
     return findings
+
+
+# NCCL source files whose errors are the network transport's (sockets, IB verbs, net plugins,
+# bootstrap): an error trail that starts in one of them is a network failure.
+_NET_FILES = ("net.h", "net.cc", "net_socket", "net_ib", "socket.cc", "socket.h", "ibvwrap", "bootstrap", "p2p_plugin", "net_v")
+
+
+def _network_trail(facts: Facts) -> list[Finding]:
+    """An ncclSystemError / ncclRemoteError trail (`file:line -> 2|6`) raised in the network
+    code, with no WARN naming anything: the transport failed, which is a network problem until
+    a log says otherwise (low confidence: the WARN with the reason was not printed or captured)."""
+    trails = [e for e in facts.kind("nccl_trail") if e.data.get("rc") in (2, 6)
+              and any(f in str(e.data.get("file") or "") for f in _NET_FILES)]
+    if not trails:
+        return []
+    first = earliest(trails)
+    assert first is not None
+    sockets = any(str(e.data.get("via", "")).startswith("NET/Socket") for e in facts.kind("nccl_transport"))
+    return [Finding(
+        cause="network", rule="network.transport_error_trail", confidence="low",
+        title=f"NCCL's network transport failed on {where(facts, first)} ({first.data.get('file')} -> {first.data.get('rc')})",
+        detail=("The error trail starts in NCCL's network code (" + ", ".join(sorted({str(e.data.get('file')) for e in trails})[:4])
+                + ") with ncclSystemError/ncclRemoteError and no WARN saying why."
+                + (" The ranks talk over TCP sockets (NET/Socket), whose interface choice is the usual culprit." if sockets else "")),
+        fix=FIX_SOCKET, ranks=ranks_of(trails), hosts=hosts_of(trails), evidence=evidence(trails), weight=25, culprit=first,
+    )]
 
 
 def _ib_unused(facts: Facts) -> list[Finding]:
@@ -107,10 +134,11 @@ def _ib_unused(facts: Facts) -> list[Finding]:
 
 
 def _faults(facts: Facts) -> list:
-
+    """A rank's own faults: with one of these elsewhere, a peer's IB flush/retry error is its echo."""
     return crash_events(facts) + facts.kind("cuda_oom", "host_oom_kill") + [
         e for e in facts.kind("xid") if e.data.get("fault_class") == "hardware"
-    ]
+    ] + [e for e in facts.kind("signature") if e.data.get("role") == "fault" and e.data.get("confidence") != "low"
+         and e.data.get("cause") in ("hardware_fault", "oom", "rank_crash", "shm_exhausted")]
 
 
 def _dropped_peer(facts: Facts) -> list[Finding]:

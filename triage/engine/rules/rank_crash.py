@@ -34,23 +34,39 @@ FIX_SEGV = (
 SIGNAL_EXITS = {"SIGKILL", "SIGSEGV", "SIGABRT", "SIGBUS", "SIGILL", "SIGFPE"}
 
 
+def named_elsewhere(facts: Facts, ev: Event) -> bool:
+    """The catalog says what this line means, and it is not 'a rank crashed': an exception whose
+    own text names a store timeout, a duplicate GPU or a network error is that cause's evidence
+    (the signature rule reports it), and a symptom is downstream of another rank's failure."""
+    meaning = facts.meaning_of(ev)
+    if meaning is None or meaning.data.get("role") not in ("fault", "symptom"):
+        return False
+    return meaning.data.get("cause") != "rank_crash" or meaning.data.get("role") == "symptom"
+
+
 def crash_events(facts: Facts) -> list[Event]:
-    """Real faults of a process, excluding downstream NCCL/dist errors."""
+    """Real faults of a process, excluding downstream NCCL/dist errors and exceptions whose own
+    message names a more specific cause."""
     out: list[Event] = []
+    # A traceback cut off before its exception line names nothing: it counts only where no line
+    # of the bundle says anything at all.
+    said = any(e.data.get("cause") for e in facts.kind("signature"))
     for ev in facts.kind("exception"):
-        if is_downstream_exception(ev):
+        if is_downstream_exception(ev) or named_elsewhere(facts, ev) or (said and ev.data.get("cut_off")):
             continue
         out.append(ev)
     torn_down = watchdog_ranks(facts)
     for ev in facts.kind("crash_signal", "signal_received"):
         if ev.data.get("signal") == "SIGABRT" and (ev.rank in torn_down or (ev.rank is None and torn_down)):
             continue  # the watchdog's own abort after a timeout
+        if ev.data.get("signal") == "SIGBUS" or named_elsewhere(facts, ev):
+            continue  # a bus error is /dev/shm running out (shm_exhausted reads it)
         out.append(ev)
     # 'terminate called ...' is only as much a root cause as its what(): an NCCL error
     # rethrown by the watchdog is downstream, an application exception is not.
     for ev in facts.kind("terminate_what"):
         what = ev.data.get("what") or ""
-        if not any(t in what for t in DOWNSTREAM_TEXT):
+        if not any(t in what for t in DOWNSTREAM_TEXT) and not named_elsewhere(facts, ev):
             out.append(ev)
     for ev in facts.kind("cuda_error"):
         if ev.data.get("error_class") in ("app", "app_or_hw", "other", "driver"):
@@ -107,7 +123,8 @@ def find(facts: Facts) -> list[Finding]:
         fix = FIX_SIGKILL if sig == "SIGKILL" else FIX_SEGV if sig in ("SIGSEGV", "SIGABRT") else FIX
         confidence = "high" if first.rank is not None or len(ranks_of(crashes)) <= 1 else "medium"
         if first.data.get("cut_off"):
-            confidence = "medium"
+            # A traceback without its exception line names no cause at all.
+            confidence = "low"
         findings.append(Finding(
             cause="rank_crash", rule={"exception": "rank_crash.exception", "cuda_error": "rank_crash.cuda_error", "xid": "rank_crash.xid"}.get(first.kind, "rank_crash.signal"),
             confidence=confidence,

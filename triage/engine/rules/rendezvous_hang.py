@@ -3,7 +3,7 @@ an unreachable or bogus MASTER_ADDR, rendezvous errors from torch elastic."""
 from __future__ import annotations
 
 from ..facts import Facts
-from ..model import Finding
+from ..model import Event, Finding
 from .common import earliest, evidence, hosts_of, ranks_of
 
 FIX = (
@@ -15,6 +15,11 @@ FIX = (
 )
 
 
+def _names_other_cause(facts: Facts, ev: Event) -> bool:
+    meaning = facts.meaning_of(ev)
+    return meaning is not None and meaning.data.get("cause") not in (None, "rendezvous_hang") and meaning.data.get("role") in ("fault", "symptom")
+
+
 def find(facts: Facts) -> list[Finding]:
     findings: list[Finding] = []
     missing = facts.kind("store_clients_missing")
@@ -24,6 +29,9 @@ def find(facts: Facts) -> list[Finding]:
         e for e in facts.kind("exception")
         if (e.data.get("exc_short") or "") in ("DistStoreError", "DistNetworkError", "RendezvousConnectionError", "RendezvousTimeoutError", "RendezvousClosedError")
     ]
+    # A store error whose own text says what happened ("possible application crash on rank 0")
+    # is that cause's evidence.
+    errors = [e for e in errors if not _names_other_cause(facts, e)]
     if missing:
         first = earliest(missing)
         assert first is not None

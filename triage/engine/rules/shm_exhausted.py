@@ -43,7 +43,8 @@ def find(facts: Facts) -> list[Finding]:
                    "(Docker's default is 64 MB)." + (f" Snapshot: {small[1]}." if small else " No snapshot confirms the size."),
             fix=FIX, ranks=ranks_of(sigbus), hosts=hosts_of(sigbus), evidence=evidence(sigbus) + (small[0] if small else []), weight=84, culprit=first,
         ))
-    return findings
+        return findings
+    return single_node_system_error(facts)
 
 
 def _small_shm(facts: Facts) -> tuple[list[Evidence], str] | None:
@@ -55,3 +56,27 @@ def _small_shm(facts: Facts) -> tuple[list[Evidence], str] | None:
             text = f"{short_host(host.get('hostname'))}: /dev/shm is {size // (1024 * 1024)} MB"
             return [Evidence(name, 1, text)], text
     return None
+
+
+def single_node_system_error(facts: Facts) -> list[Finding]:
+    """NCCL's 'unhandled system error' on one machine whose ranks talk over shared memory and no
+    network transport: there the failing system calls are the /dev/shm ones (a container's 64 MB
+    default is the usual reason), so that is the likelier cause, at low confidence."""
+    errors = [e for e in facts.kind("signature") if "system" in str(e.data.get("sig")) and e.data.get("cause") == "network"
+              and e.data.get("confidence") == "low"]
+    transports = {str(e.data.get("transport")) for e in facts.kind("nccl_transport")}
+    net = facts.kind("nccl_ib_error", "nccl_socket_error") or "NET" in transports
+    hosts = {e.host for e in facts.events if e.host}
+    if not errors or net or "SHM" not in transports or len(hosts) > 1:
+        return []
+    first = earliest(errors)
+    assert first is not None
+    return [Finding(
+        cause="shm_exhausted", rule="shm_exhausted.single_node_system_error", confidence="low",
+        title="NCCL system error between ranks that use shared memory: /dev/shm is the likely cause",
+        detail="The ranks are on one machine and connect 'via SHM' / 'direct shared memory'; NCCL then reports "
+               "'unhandled system error' without a WARN naming the call. On one node that is most often /dev/shm too "
+               "small (containers default to 64 MB). Re-run with NCCL_DEBUG=INFO to see the failing call.",
+        fix=FIX, ranks=ranks_of(errors), hosts=hosts_of(errors), evidence=evidence(errors + facts.kind("nccl_transport")[:2]),
+        weight=30, culprit=first,
+    )]

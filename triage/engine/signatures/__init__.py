@@ -4,13 +4,13 @@
 """
 from __future__ import annotations
 
-from . import cuda, frameworks, nccl, system, torch, xid
+from . import cuda, frameworks, nccl, nccltests, system, torch, xid
 from .schema import CONFIDENCES, ROLES, Signature
 
 __all__ = ["CATALOG", "CONFIDENCES", "ROLES", "SOURCES", "Signature"]
 
 SOURCES: dict[str, tuple[Signature, ...]] = {
-    "nccl": nccl.SIGNATURES,
+    "nccl": nccl.SIGNATURES + nccltests.SIGNATURES,  # NCCL and its test programs (nccl-tests)
     "cuda": cuda.SIGNATURES,
     "xid": xid.SIGNATURES,
     "system": system.SIGNATURES,
