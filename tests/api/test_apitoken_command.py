@@ -30,3 +30,14 @@ def test_a_revoked_token_no_longer_works() -> None:
     token = out.getvalue().strip()
     call_command("apitoken", "revoke", "--name", "old", stdout=StringIO())
     assert apitoken_authenticate(token=token) is None
+
+
+def test_create_says_on_stderr_it_is_shown_once_with_its_team_and_scope() -> None:
+    out, err = StringIO(), StringIO()
+    call_command("apitoken", "create", "--name", "cluster-b", "--team", "gpu-infra", "--scope", "upload",
+                 stdout=out, stderr=err)
+    assert len(out.getvalue().splitlines()) == 1  # stdout: the token alone, for scripts
+    said = err.getvalue()
+    assert "shown only this once" in said
+    assert "team 'gpu-infra'" in said and "scope upload" in said
+    assert out.getvalue().strip() not in said

@@ -129,3 +129,11 @@ def test_the_kernel_log_is_read_or_the_reason_is_given():
     klog = kernel_log.read_kernel_log()
     assert (klog.text is None) == (klog.source is None)
     assert klog.text is not None or klog.error
+
+
+def test_it_says_on_stderr_that_there_is_no_gpu_and_keeps_stdout_json():
+    proc = subprocess.run([sys.executable, "-m", "collectors", "snapshot"], cwd=REPO,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0
+    json.loads(proc.stdout)  # stdout is still the document alone
+    assert "nccl-triage: no GPU readings in this snapshot: NVML Shared Library Not Found" in proc.stderr

@@ -39,7 +39,11 @@ def test_the_figure_marks_the_culprit_row_and_its_time(tmp_path: Path) -> None:
     band = next(s for s in layout["shapes"] if s.get("name") == "first-failure-row")
     assert (band["y0"], band["y1"]) == (row - 0.5, row + 0.5)
     line = next(s for s in layout["shapes"] if s.get("name") == "first-failure")
-    assert line["x0"] == round(parse_time(culprit["silent_since"])[0])
+    # The culprit's line (a traceback) has no time: the mark sits at its rank's first timed error
+    # (torchelastic's error file), the time the first-failure card gives, within the rank's span.
+    assert line["x0"] == parse_time(timeline["first_failure"]["x"])[0]
+    assert parse_time(culprit["start"])[0] <= line["x0"] <= parse_time(culprit["silent_since"])[0]
+    assert "about" in timeline["first_failure"]["label"]
     assert layout["yaxis"]["ticktext"][row].startswith("<b>▶ ")
     assert layout["xaxis"]["type"] == "date"
 

@@ -3,7 +3,7 @@ state it ended in and which events mark it, on an honest axis: wall time where t
 it, else collective sequence numbers, else reading position."""
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from .facts import Facts
@@ -60,8 +60,14 @@ def build_timeline(facts: Facts, culprit: Event | None, ff: dict[str, Any] | Non
 
     end_all: Any = None
     rows: list[dict[str, Any]] = []
+    # A rank that logged its own watchdog or error was not silent, whatever the verdict's
+    # straggler logic concluded: it is drawn as errored.
+    spoke = {e.rank for e in facts.events if e.rank is not None and e.severity in ("error", "fatal")}
     for rank, info in ranks.items():
-        rows.append(_row(info, axis, rank=rank, row_id=None))
+        row = _row(info, axis, rank=rank, row_id=None)
+        if row["state"] == "silent" and rank in spoke:
+            row["state"], row["silent_since"] = "errored", None
+        rows.append(row)
     culprit_key = (_process_key(culprit) or ("source", culprit.source)) if culprit is not None and culprit.rank is None else None
     if culprit is None and ff and ff.get("rank") is None:
         # No culprit event, but the first failure's line names its process (host:pid [GPU]).
@@ -80,8 +86,10 @@ def build_timeline(facts: Facts, culprit: Event | None, ff: dict[str, Any] | Non
         if end is not None and (end_all is None or end > end_all):
             end_all = end
     blocked = _blocked_spans(facts, axis)
+    first_error = _first_error_x(facts, x_of)
     for row in rows:
         row["blocked"] = blocked.get(row["rank"]) if row["rank"] is not None else None
+        row["first_error"] = first_error.get(row["rank"] if row["rank"] is not None else row.get("row"))
         row["segments"] = _segments(row, end_all)
 
     events: list[dict[str, Any]] = []
@@ -171,6 +179,8 @@ def _processes(facts: Facts) -> dict[tuple[Any, ...], RankInfo]:
     groups: dict[tuple[Any, ...], list[Event]] = {}
     for ev in facts.events:
         key = _process_key(ev) if ev.rank is None else None
+        if key is not None and facts.ranks and key[1] is None and key[2] is None:
+            continue  # a host's own lines (kernel, snapshot) next to ranked rows: no process to draw
         if key is not None and (ev.host, ev.pid) not in ranked and (key in groups or len(groups) < MAX_PROCESS_ROWS):
             groups.setdefault(key, []).append(ev)
     if not groups and not facts.ranks:
@@ -189,6 +199,20 @@ def _processes(facts: Facts) -> dict[tuple[Any, ...], RankInfo]:
             last_line=Evidence(last.source, last.line, last.text),
             state="errored" if any(e.severity in ("error", "fatal") for e in evs) else "ok",
         )
+    return out
+
+
+def _first_error_x(facts: Facts, x_of: Any) -> dict[Any, Any]:
+    """rank (or process row id) -> x of its first error or fatal line that has a place on the axis."""
+    out: dict[Any, Any] = {}
+    for ev in facts.events:
+        if ev.severity not in ("error", "fatal"):
+            continue
+        key = _process_key(ev) if ev.rank is None else None
+        who = ev.rank if ev.rank is not None else (_row_id(key) if key is not None else _row_id(("source", ev.source)))
+        x = x_of(ev)
+        if x is not None and (who not in out or x < out[who]):
+            out[who] = x
     return out
 
 
@@ -249,7 +273,15 @@ def _segments(row: dict[str, Any], end_all: Any) -> list[dict[str, Any]]:
             after = row["state"] if row["state"] in ("errored", "crashed") else "running"
             segments.append({"state": after, "start": b1, "end": end})
     else:
-        segments.append({"state": "running", "start": start, "end": end})
+        failed = row.pop("first_error", None)
+        if failed is not None and row["state"] in ("errored", "crashed") and start <= failed < end:
+            # From its first error on, the rank is failing, not running (the teardown lines
+            # that follow are not progress).
+            segments.append({"state": "running", "start": start, "end": failed})
+            segments.append({"state": row["state"], "start": failed, "end": end})
+        else:
+            segments.append({"state": "running", "start": start, "end": end})
+    row.pop("first_error", None)
     state = row["state"]
     if state in ("crashed", "errored"):
         segments.append({"state": state, "start": end, "end": end})
@@ -273,7 +305,7 @@ def _first_failure(facts: Facts, culprit: Event | None, axis: str, x_of: Any, ff
     label = f"{who} failed first"
     if axis == "time" and culprit.time is not None:
         others = [r.last_time for r in facts.ranks.values() if r.rank != culprit.rank and r.last_time]
-        label = f"{who} failed at {culprit.time.strftime('%H:%M:%S')}"
+        label = f"{who} failed at {_clock(culprit.time)}"
         if others:
             gap = (max(others) - culprit.time).total_seconds()
             if gap > 0:
@@ -281,11 +313,19 @@ def _first_failure(facts: Facts, culprit: Event | None, axis: str, x_of: Any, ff
     elif axis == "sequence" and info and info.last_seq is not None:
         label = f"{who} stopped after collective {info.last_seq}"
     x = x_of(culprit)
+    if x is None and axis == "time" and ff and ff.get("time_estimate"):
+        # An untimed culprit line with a timed twin (the error file, the teardown): that time.
+        x = ff["time_estimate"]
+        label = f"{who} failed first (about {_clock(datetime.fromisoformat(x))})"
     if x is None and info is not None:
         # An untimed culprit line: where its rank's activity ended, on the same axis.
         x = iso(info.last_time or culprit.approx_time) if axis == "time" else (
             info.last_seq if axis == "sequence" else info.last_order)
     return {"rank": culprit.rank, "x": x, "label": label} if x is not None else None
+
+
+def _clock(t: datetime) -> str:
+    return t.strftime("%H:%M:%S.%f") if t.microsecond else t.strftime("%H:%M:%S")
 
 
 def _process_failure(culprit: Event | None, key: Any, processes: dict[Any, RankInfo], x_of: Any) -> dict[str, Any] | None:

@@ -90,7 +90,17 @@ def _with_process(ff: dict[str, Any], facts: Facts, ev: Event | None) -> dict[st
         bus = ev.data["bus_id"]
     ff.update(pid=pid, device=device, bus_id=bus, time_estimate=None, time_estimate_basis=None)
     if ff["time"] is None:
-        if ev is not None and ev.approx_time is not None:
+        # The same failure often has a timed line elsewhere (torchelastic's error file, the
+        # watchdog's teardown): the rank's first timed error, not before the line's lower bound.
+        floor = ev.approx_time if ev is not None else None
+        timed = [e for e in facts.events if ff["rank"] is not None and e.rank == ff["rank"] and e.time is not None
+                 and e.severity in ("error", "fatal") and (floor is None or e.time >= floor)]
+        first = min(timed, key=lambda e: (e.time, e.order)) if timed else None
+        if first is not None:
+            ff["time_estimate"] = iso(first.time)
+            ff["time_estimate_basis"] = (f"the first timed error of rank {ff['rank']} ({first.source}:{first.line}); "
+                                         "the line itself has no time")
+        elif ev is not None and ev.approx_time is not None:
             ff["time_estimate"] = iso(ev.approx_time)
             ff["time_estimate_basis"] = "the last timed line before it in the same file (the line itself has no time)"
         elif info is not None and info.last_time is not None:

@@ -4,6 +4,7 @@ Two ways in: a signed-in member of the incident's team (the `incident_*` views),
 holding a share link (the `share_*` views, read-only, logged out, one incident)."""
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.conf import settings
@@ -42,6 +43,8 @@ from triage.incidents.uploads import too_large
 
 from .forms import IncidentEditForm, IncidentFilterForm, ShareForm, UploadForm
 from .presenters import PageLinks, incident_page_context, share_links, team_links
+
+logger = logging.getLogger(__name__)
 
 
 def _incident_or_404(request: HttpRequest, incident_id: str, role: str = Role.VIEWER) -> Incident:
@@ -250,7 +253,13 @@ def _timeline(incident: Incident) -> HttpResponse:
     if diagnosis is None:
         raise Http404("this incident has no diagnosis yet")
     # Hover texts quote log lines: redacted like every other view of them.
-    return JsonResponse(build_figure(redact_data(diagnosis.data.get("timeline") or {})))
+    try:
+        figure = build_figure(redact_data(diagnosis.data.get("timeline") or {}))
+    except Exception:  # noqa: BLE001 - a stored timeline the figure cannot draw is bad data, not a server fault
+        logger.exception("timeline of incident %s could not be drawn", incident.pk)
+        return JsonResponse({"error": "this incident's timeline could not be drawn; the findings above still hold"},
+                            status=422)
+    return JsonResponse(figure)
 
 
 def _trace(incident: Incident) -> HttpResponse:
@@ -259,7 +268,12 @@ def _trace(incident: Incident) -> HttpResponse:
     diagnosis = getattr(incident, "diagnosis", None)
     if diagnosis is None:
         raise Http404("this incident has no diagnosis yet")
-    response = JsonResponse(build_trace(redact_data(diagnosis.data.get("timeline") or {})))
+    try:
+        trace = build_trace(redact_data(diagnosis.data.get("timeline") or {}))
+    except Exception:  # noqa: BLE001 - as for the figure: bad stored data, a clear 422
+        logger.exception("trace of incident %s could not be built", incident.pk)
+        return JsonResponse({"error": "this incident's timeline could not be exported"}, status=422)
+    response = JsonResponse(trace)
     response["Content-Disposition"] = f'attachment; filename="incident-{incident.pk}-trace.json"'
     return response
 
