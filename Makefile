@@ -47,6 +47,7 @@ bench: venv services chromium
 	$(PY) bench/timeline.py
 	$(PY) bench/load.py
 	$(PY) bench/fleet.py
+	$(PY) bench/scaleout.py
 
 # The collectors in one file for air-gapped nodes: python3 nccl-triage.pyz --help
 collector-pyz: venv

@@ -6,9 +6,7 @@ and the synthetic scenarios, against a 20-line first-match keyword table in the 
 A real case counts as *acceptable* when findings[0].cause is in its meta.json `acceptable`
 (or it has no finding / only a low one and `unknown` is acceptable), and as *label* when it
 equals `primary_cause`. Healthy logs count as right when nothing above `low` is found.
-Leave-one-source-out: the catalog has no per-case entries, so a case is "held out" by removing
-every catalog entry whose samples quote a line of that case verbatim; the run repeats the corpus
-score with those entries gone (rules written while the case was hidden must still get it).
+(A leave-one-source-out run is not implemented yet; see the README.)
 """
 from __future__ import annotations
 

@@ -116,10 +116,11 @@
       var config = {
         responsive: true,
         displaylogo: false,
-        // "Edit in Chart Studio" uploads the data to a website: never offline, never wanted.
+        // "Share chart..." sends the data to a website (plotly.js 4 shows it by default): it cannot
+        // work offline and would leak the logs if it did.
         showSendToCloud: false,
         showEditInChartStudio: false,
-        modeBarButtonsToRemove: ["select2d", "lasso2d", "sendDataToCloud", "editInChartStudio"],
+        modeBarButtonsToRemove: ["select2d", "lasso2d", "sendChartToCloud", "sendDataToCloud", "editInChartStudio"],
         toImageButtonOptions: { filename: "rank-timeline" },
       };
       return window.Plotly.newPlot(el, fig.data, fig.layout, config).then(function (gd) {

@@ -50,7 +50,8 @@ def test_real_workers_read_a_bundle_in_parts_and_conclude_to_the_whole_verdict(
     second.start()
     try:
         created = upload(client, api_token, big_bundle, job="parts-1")
-        body = wait_for(client, api_token, created["api"], {"ready", "failed"}, worker)
+        # Generous: two worker processes on a shared 2-core machine.
+        body = wait_for(client, api_token, created["api"], {"ready", "failed"}, worker, timeout=240)
     finally:
         second.kill()
     assert body["status"] == "ready", body["error"]

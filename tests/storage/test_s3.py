@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -80,6 +81,30 @@ def test_a_zip_bundle_is_read_from_the_bucket_by_ranged_reads(
     assert incident.status == Incident.Status.READY, incident.error
     assert incident.cause == "shm_exhausted"
     assert {s["name"] for s in incident.diagnosis.data["sources"]} >= {"node-b/node-b/log.txt"}
+
+
+def test_a_plain_tar_bundle_is_read_from_the_bucket_in_parts(
+    api_token: str, client: Client, s3_storage: str, settings: Any, tmp_path: Path,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    """A plain .tar is opened seekable (ranged reads): planned from its headers, read in parts."""
+    from triage.fanout.models import BundlePart
+
+    settings.TRIAGE_PARSE_PART_BYTES = 1024 * 1024
+    archive = tmp_path / "node-d.tar"
+    with tarfile.open(archive, "w") as tar:
+        for name, data in {"node-d/log.txt": sample_log("shm_exhausted"),
+                           "node-d/padding.txt": os.urandom(1024 * 1024).hex().encode()}.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    with django_capture_on_commit_callbacks(execute=True):
+        response = _upload(client, api_token, archive, job="s3-tar")
+    assert response.status_code == 202, response.content
+    incident = Incident.objects.get(pk=response.json()["incident"])
+    assert incident.status == Incident.Status.READY, incident.error
+    assert incident.cause == "shm_exhausted"
+    assert BundlePart.objects.filter(bundle__incident=incident).count() == 2
 
 
 READ_SCRIPT = """

@@ -56,6 +56,18 @@ def torchrun_logdir_bundle(out: Path) -> Path:
     return _tar(raw, out / "torchrun-logs.tar.gz")
 
 
+def collector_bundle(torchrun_tar: Path, out: Path) -> Path:
+    """The same torchrun log dir packed by the collector with `--host node-x` (manifest and all)."""
+    from collectors.bundle import gather, write_bundle
+
+    folder = out / "collector-src"
+    with tarfile.open(torchrun_tar) as tar:
+        tar.extractall(folder, filter="data")
+    bundle = out / "collector-node-x.tar.gz"
+    write_bundle(gather([folder]), bundle, job="gloo-collector", host="node-x")
+    return bundle
+
+
 def single_log(out: Path) -> Path:
     path = out / "trtllm-oom.log"
     shutil.copyfile(corpus_dir() / SINGLE_LOG / "log.txt", path)

@@ -24,7 +24,7 @@ import zlib
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Protocol, Union, cast, runtime_checkable
+from typing import BinaryIO, Literal, Protocol, Union, cast, runtime_checkable
 
 import zstandard
 
@@ -456,6 +456,13 @@ def _iter_stream(
     if kind in STREAM_KINDS:
         yield from _iter_unpacked(buffered, raw, kind, name, budget, depth=depth, outer_is_single=outer_is_single)
         return
+    if depth == 0 and handle.seekable():
+        # A tar on disk (or an object read by ranges): its headers are read and the members
+        # nobody reads are seeked over, so listing a bundle or reading one part of it costs the
+        # headers and that part, not a pass over the whole archive.
+        handle.seek(0)
+        yield from _iter_tar(handle, name, budget, depth=depth, outer_is_single=outer_is_single, mode="r:")
+        return
     yield from _iter_tar(buffered, name, budget, depth=depth, outer_is_single=outer_is_single)
 
 
@@ -552,10 +559,12 @@ def _archive_prefix(name: str, outer_is_single: bool) -> str:
     return "" if outer_is_single else name
 
 
-def _iter_tar(stream: BinaryIO, name: str, budget: Budget, *, depth: int, outer_is_single: bool) -> Iterator[Member]:
+def _iter_tar(
+    stream: BinaryIO, name: str, budget: Budget, *, depth: int, outer_is_single: bool, mode: Literal["r|", "r:"] = "r|"
+) -> Iterator[Member]:
     prefix = _archive_prefix(name, outer_is_single)
     try:
-        archive = tarfile.open(fileobj=stream, mode="r|")
+        archive = tarfile.open(fileobj=stream, mode=mode)
     except tarfile.TarError as exc:
         budget.note(f"{name}: not a readable tar archive ({_describe(exc)})")
         return

@@ -29,12 +29,9 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, cast
+from typing import Any, BinaryIO
 
-try:  # counting newlines is the one full pass besides the scan itself: vectorised where possible
-    import numpy as _np
-except ImportError:  # pragma: no cover - numpy is a pinned requirement; plain bytes.count works too
-    _np = None  # type: ignore[assignment]
+_np: Any = None  # numpy, imported on the first large block (see count_lines)
 
 BLOCK_BYTES = 4 * 1024 * 1024
 LEARN_WINDOW = 16 * 1024
@@ -233,7 +230,7 @@ def _cache_dir() -> Path:
     return Path(base)
 
 
-def _hs_db(hyperscan: object, patterns: list[str], flags: list[int]) -> object:
+def hyperscan_db(hyperscan: object, patterns: list[str], flags: list[int]) -> Any:
     """A compiled Hyperscan database, kept on disk by content hash: compiling the catalog takes
     longer than scanning a large log, and the result never changes for the same patterns."""
     hs = hyperscan  # the module
@@ -263,11 +260,11 @@ def _hyperscan(ps: PatternSet) -> Prefilter | None:
     try:
         base = hyperscan.HS_FLAG_MULTILINE
         flags = [base | (hyperscan.HS_FLAG_SINGLEMATCH if c != MEANING else 0) for c in ps.classes]
-        main = _hs_db(hyperscan, list(ps.patterns), flags)
+        main = hyperscan_db(hyperscan, list(ps.patterns), flags)
         learn_patterns = ps.of(IDENTITY)
-        learn_db = _hs_db(hyperscan, learn_patterns, [base] * len(learn_patterns))
-        scratch = hyperscan.Scratch(cast("hyperscan.Database", main))
-        learn_scratch = hyperscan.Scratch(cast("hyperscan.Database", learn_db))
+        learn_db = hyperscan_db(hyperscan, learn_patterns, [base] * len(learn_patterns))
+        scratch = hyperscan.Scratch(main)
+        learn_scratch = hyperscan.Scratch(learn_db)
     except Exception:  # noqa: BLE001 - a pattern Hyperscan cannot take: use the next engine
         return None
     classes = ps.classes
@@ -282,7 +279,7 @@ def _hyperscan(ps: PatternSet) -> Prefilter | None:
         def on_match(pid: int, _from: int, to: int, _flags: int, _ctx: object) -> None:
             lists[classes[pid]].append(base + to if to else lo)
 
-        main.scan(memoryview(buf)[lo:hi], match_event_handler=on_match, scratch=scratch)  # type: ignore[attr-defined]
+        main.scan(memoryview(buf)[lo:hi], match_event_handler=on_match, scratch=scratch)
         return meaning, identity, once
 
     def learn(buf: bytes, lo: int, hi: int) -> list[int]:
@@ -293,7 +290,7 @@ def _hyperscan(ps: PatternSet) -> Prefilter | None:
         def on_match(_pid: int, _from: int, to: int, _flags: int, _ctx: object) -> None:
             append(base + to if to else lo)
 
-        learn_db.scan(memoryview(buf)[lo:hi], match_event_handler=on_match, scratch=learn_scratch)  # type: ignore[attr-defined]
+        learn_db.scan(memoryview(buf)[lo:hi], match_event_handler=on_match, scratch=learn_scratch)
         return ends
 
     return Prefilter("hyperscan", find, learn)
@@ -430,8 +427,22 @@ class Learner:
         return True
 
 
+def _numpy() -> Any:
+    """Counting newlines is the one full pass besides the scan itself: vectorised with numpy
+    where it is installed (a pinned requirement), plain bytes.count otherwise."""
+    global _np
+    if _np is None:
+        try:
+            import numpy
+
+            _np = numpy
+        except ImportError:  # pragma: no cover
+            _np = False
+    return _np
+
+
 def count_lines(buf: bytes, lo: int, hi: int) -> int:
-    if _np is not None and hi - lo > 4096:
+    if hi - lo > 4096 and _numpy():
         return int(_np.count_nonzero(_np.frombuffer(buf, dtype=_np.uint8, count=hi - lo, offset=lo) == 10))
     return buf.count(b"\n", lo, hi)
 

@@ -199,6 +199,10 @@ def _with_process(ff: dict[str, Any], facts: Facts, ev: Event | None) -> dict[st
     """Adds pid, device, bus_id (from the line itself, else its rank) and a time estimate."""
     info = facts.ranks.get(ff["rank"]) if ff["rank"] is not None else None
     pid = ev.pid if ev is not None and ev.pid is not None else (info.pid if info else None)
+    if pid is None and ff["rank"] is not None:
+        # torchelastic's failure block names the worker's pid ("exitcode : 1 (pid: 24349)").
+        pid = next((e.pid for e in facts.events if e.kind == "elastic_failure" and e.rank == ff["rank"]
+                    and e.pid is not None), None)
     device = ev.device if ev is not None and ev.device is not None else (info.device if info else None)
     bus = (info.bus_id if info else None) or (facts.bus_of_rank.get(ff["rank"]) if ff["rank"] is not None else None)
     if ev is not None and bus is None and isinstance(ev.data.get("bus_id"), str):

@@ -61,10 +61,15 @@ def incident_read_in_parts(*, incident_id: str, revision: int, bundles: list[Bun
     if force:  # e.g. after an engine upgrade: every bundle is read again
         BundlePart.objects.filter(bundle__incident_id=incident_id).delete()
 
-    unread: list[BundlePart] = []
+    # One query for what is known (a job's 64th node must not cost 64 round trips); only the
+    # bundles without parts are planned. The states themselves are not loaded here.
+    known = BundlePart.objects.filter(bundle__incident_id=incident_id).defer("state")
+    unread = [p for p in known.filter(state__isnull=True)]
+    planned = set(known.values_list("bundle_id", flat=True).distinct())
     try:
         for bundle in bundles:
-            unread.extend(p for p in bundle_plan_parts(bundle=bundle) if p.state is None)
+            if bundle.pk not in planned:
+                unread.extend(p for p in bundle_plan_parts(bundle=bundle) if p.state is None)
     except BundleError as e:
         return _store_failure(incident_id=incident_id, revision=revision, reason=f"the bundle could not be read: {e}")
     if not unread:

@@ -41,6 +41,10 @@ def is_transient(exc: BaseException) -> bool:
     return isinstance(exc, (BotoCoreError, ConnectionError, TimeoutError))
 
 
+# Forward seeks up to this far read through the open response instead of starting a new one.
+SKIP_IN_STREAM = 1 << 20
+
+
 class RangedReader(io.RawIOBase):
     """A seekable, read-only stream over one S3 object, one ranged GET per contiguous read."""
 
@@ -62,6 +66,14 @@ class RangedReader(io.RawIOBase):
     def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
         base = {io.SEEK_SET: 0, io.SEEK_CUR: self._pos, io.SEEK_END: self._size}[whence]
         target = max(0, base + offset)
+        if self._body is not None and 0 < target - self._pos <= SKIP_IN_STREAM:
+            # A short hop forward (a tar reader skipping a member's padding or a small member):
+            # read through it rather than pay a new request.
+            while self._pos < target:
+                data = self._body.read(min(target - self._pos, 1 << 16))
+                if not data:
+                    break
+                self._pos += len(data)
         if target != self._pos:
             self._drop_body()
             self._pos = target

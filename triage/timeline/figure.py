@@ -466,8 +466,10 @@ def _layout(rows: _Rows, axis: Axis, *, with_seq: bool, gpu: go.Heatmap | None) 
     plot_px = main_px + gap_px + gpu_px
     main_bottom = (gpu_px + gap_px) / plot_px
     yaxis: dict[str, Any] = {
-        "autorange": "reversed", "zeroline": False, "showgrid": False, "domain": [main_bottom, 1.0],
-        "range": None, "tickfont": {"size": 11 if n <= ROW_LABEL_LIMIT else 9}, "fixedrange": False,
+        # Every row on screen, including one with nothing to place on this axis (a rank with no
+        # timed line): autorange would fit only the rows that have data.
+        "autorange": False, "zeroline": False, "showgrid": False, "domain": [main_bottom, 1.0],
+        "range": [max(n, 1) - 0.5, -0.5], "tickfont": {"size": 11 if n <= ROW_LABEL_LIMIT else 9}, "fixedrange": False,
     }
     if n <= ROW_LABEL_LIMIT:
         yaxis.update(tickmode="array", tickvals=list(range(n)), ticktext=[esc(t) for t in rows.labels])

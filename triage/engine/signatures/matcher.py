@@ -29,17 +29,13 @@ def _hyperscan(patterns: list[str], owners: list[int]) -> Callable[[str], set[in
         import hyperscan
     except ImportError:
         return None
+    from ..scan import hyperscan_db
+
     try:
-        db = hyperscan.Database()
-        db.compile(
-            expressions=[p.encode() for p in patterns],
-            ids=list(range(len(patterns))),
-            elements=len(patterns),
-            flags=[hyperscan.HS_FLAG_SINGLEMATCH] * len(patterns),
-        )
+        db = hyperscan_db(hyperscan, patterns, [hyperscan.HS_FLAG_SINGLEMATCH] * len(patterns))
+        scratch = hyperscan.Scratch(db)
     except Exception:  # noqa: BLE001 - a pattern Hyperscan cannot take: use the next engine
         return None
-    scratch = hyperscan.Scratch(db)
 
     def find(line: str) -> set[int]:
         hits: set[int] = set()
@@ -106,7 +102,8 @@ class CatalogMatcher:
             for p in sig.patterns:
                 patterns.append(p)
                 owners.append(i)
-        self._extract = [re.compile(s.extract) if s.extract else None for s in catalog]
+        # Compiled on first use: most entries never match a given bundle.
+        self._extract: list[re.Pattern[str] | None] = [None] * len(catalog)
         find: Callable[[str], set[int]] | None = None
         self.engine = "python"
         if prefer in (None, "hyperscan"):
@@ -128,6 +125,8 @@ class CatalogMatcher:
         sig = self.catalog[i]
         groups: dict[str, Any] = {}
         ex = self._extract[i]
+        if ex is None and sig.extract:
+            ex = self._extract[i] = re.compile(sig.extract)
         if ex is not None:
             m = ex.search(line)
             if m:
