@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.conftest import join_team
 from tests.web import story_bundles
@@ -261,7 +262,8 @@ def test_a_single_log_has_a_row_a_full_first_failure_card_and_filled_commands(
     assert "Reduce memory" in page.locator("#verdict .fix").inner_text()
     assert page.locator("#verdict .fix .cmd:has-text('Reduce memory')").count() == 0
     commands.first.click()
-    assert commands.first.inner_text() == "copied"
+    # The label changes when the clipboard promise settles, so wait for it rather than read once.
+    expect(commands.first).to_have_text("copied", timeout=5000)
     session.shot("single-log")
     session.shot("single-log-timeline", part="#timeline")
     session.shot("single-log-card-and-fix", part="#verdict")
