@@ -96,10 +96,10 @@ def test_head_tail_and_keyword_lines(engine):
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_bulk_coll_and_channel_lines_do_not_match(engine):
-    find = prefilter(prefer=engine).find
+    first = prefilter(prefer=engine).first
     for line in (COLL, *CHANNEL_LINES):
         data = line.encode() + b"\n"
-        assert find(data, 0, len(data)) == ([], [], []), f"{engine} prefilter matches bulk line {line!r}"
+        assert first(data, 0, len(data)) == {}, f"{engine} prefilter matches bulk line {line!r}"
     out = dict(scan(MIXED, engine, block_bytes=64, head_lines=2, tail_lines=1))
     assert not any("opCount" in t for t in out.values())
     assert not any("Channel 00/02" in t or "Channel 01/02" in t for t in out.values())

@@ -70,3 +70,10 @@ def required_literals(pattern: str) -> tuple[str, ...]:
         return ()
     best = max(needs, key=lambda s: (min(len(x) for x in s), -len(s)))
     return tuple(sorted(best))
+
+
+def needed_sets(pattern: str) -> list[set[str]]:
+    """Every set of literals such that each match of the pattern contains one of the set (lower
+    case); [] when the pattern has no literal run of MIN_LITERAL characters."""
+    flags = re.IGNORECASE if pattern.startswith("(?i)") else 0
+    return _runs(list(sre_parse.parse(pattern, flags)))

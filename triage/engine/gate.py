@@ -1,0 +1,201 @@
+r"""The scan gate: a few hundred patterns, compiled from the catalog, that every line worth
+parsing matches.
+
+Matching all ~1,600 catalog patterns over every byte of a large log runs at about 50 MB/s in
+Hyperscan; a set of plain literals runs at well over 1 GB/s. So the scanner does not run the
+catalog itself over the bytes: it runs this gate, and the reader runs the catalog over the few
+lines the gate lets through (which then name their entry). The gate is built so that it lets
+through every line any fault or symptom entry can match:
+
+- every entry pattern contributes one set of literals that each of its matches must contain
+  (`literals.needed_sets`); of its sets the one that costs least is taken, where the cost is how
+  often the literals occur in ordinary, harmless log text (BACKGROUND plus the catalog's own
+  harmless and context samples), and a literal another entry already brought costs nothing;
+- where even the cheapest set fires on ordinary lines (a common word), it is still a literal:
+  the scanner reports each gate pattern once per window once it recurs (scan.py), so a common
+  literal costs a lookup per window, not per line; regexes in the gate would cost more (one
+  with a common prefix, `nccl\w+ failed`, halves Hyperscan's speed on its own);
+- literals that share a long substring absent from ordinary text are merged into it;
+- the parsers' structural keywords (scan.MEANING_KEYWORDS and friends) go in as they are.
+
+A line the gate passes but no entry matches costs one catalog lookup in the reader and
+produces nothing; a line no entry can match never reaches Python.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .signatures.literals import MIN_LITERAL, needed_sets
+
+# Lines any healthy run prints, drawn from the formats of NCCL, PyTorch and the launchers
+# (../shared/reference/FORMATS.md): a gate literal that occurs here would fire on every run.
+BACKGROUND = """\
+gpu-node-001:40001:40078 [1] NCCL INFO Bootstrap : Using eth0:10.0.0.11<0>
+gpu-node-001:40001:40078 [1] NCCL INFO cudaDriverVersion 12040
+NCCL version 2.21.5+cuda12.4
+gpu-node-001:40001:40078 [1] NCCL INFO NET/Plugin: Failed to find ncclNetPlugin_v8 symbol.
+gpu-node-001:40001:40078 [1] NCCL INFO NET/Plugin: Loaded net plugin NCCL RDMA Plugin (v7)
+gpu-node-001:40001:40078 [1] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so), using internal implementation
+gpu-node-001:40001:40078 [1] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB [RO]; OOB eth0:10.0.0.1<0>
+gpu-node-001:40001:40078 [1] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.11<0>
+gpu-node-001:40001:40078 [1] NCCL INFO Using non-device net plugin version 0
+gpu-node-001:40001:40078 [1] NCCL INFO Using network IB
+gpu-node-001:40001:40078 [1] NCCL INFO ncclCommInitRank comm 0x55d1c2a0e3b0 rank 1 nranks 64 cudaDev 1 nvmlDev 1 busId 28000 commId 0x9f3c000000000001 - Init START
+gpu-node-001:40001:40078 [1] NCCL INFO Setting affinity for GPU 1 to ffff,ffffffff
+gpu-node-001:40001:40078 [1] NCCL INFO NVLS multicast support is not available on dev 1
+gpu-node-001:40001:40078 [1] NCCL INFO comm 0x55d1c2a0e3b0 rank 1 nRanks 64 nNodes 8 localRanks 8 localRank 1 MNNVL 0
+gpu-node-001:40001:40078 [1] NCCL INFO Trees [0] 2/-1/-1->1->0 [1] 2/-1/-1->1->0
+gpu-node-001:40001:40078 [1] NCCL INFO P2P Chunksize set to 524288
+gpu-node-001:40001:40078 [1] NCCL INFO Channel 00/0 : 1[1] -> 2[2] via P2P/CUMEM/read
+gpu-node-001:40001:40078 [1] NCCL INFO Channel 01/0 : 1[1] -> 9[1] [send] via NET/IB/0(0)/GDRDMA
+gpu-node-001:40001:40078 [1] NCCL INFO Channel 00/02 :    0   1   2   3   4   5   6   7
+gpu-node-001:40001:40078 [1] NCCL INFO Connected all rings
+gpu-node-001:40001:40078 [1] NCCL INFO Connected all trees
+gpu-node-001:40001:40078 [1] NCCL INFO threadThresholds 8/8/64 | 512/8/64 | 512 | 512
+gpu-node-001:40001:40078 [1] NCCL INFO 24 coll channels, 24 collnet channels, 0 nvls channels, 32 p2p channels, 32 p2p channels per peer
+gpu-node-001:40001:40078 [1] NCCL INFO CC Off, Multi-GPU CC Off, workFifoBytes 1048576
+gpu-node-001:40001:40078 [1] NCCL INFO TUNER/Plugin: Could not find: libnccl-tuner.so. Using internal tuner plugin.
+gpu-node-001:40001:40078 [1] NCCL INFO ncclCommInitRank comm 0x55d1c2a0e3b0 rank 1 nranks 64 cudaDev 1 nvmlDev 1 busId 28000 commId 0x9f3c000000000001 - Init COMPLETE
+gpu-node-001:40001:40078 [1] NCCL INFO Init timings - ncclCommInitRank: rank 1 nranks 64 total 1.23 (kernels 0.20, alloc 0.10, bootstrap 0.50, allgathers 0.01, topo 0.20, graphs 0.01, connections 0.20, rest 0.01)
+gpu-node-001:40001:40078 [1] NCCL INFO AllReduce: opCount 1a2 sendbuff 0x7f3a00000000 recvbuff 0x7f3b00000000 count 1048576 datatype 7 op 0 root 0 comm 0x55d1c2a0e3b0 [nranks=64] stream 0x55e1c2a4d0
+gpu-node-001:40001:40078 [1] NCCL INFO Broadcast: opCount 1a3 sendbuff 0x7f3a00000000 recvbuff 0x7f3b00000000 count 262144 datatype 0 op 0 root 0 comm 0x55d1c2a0e3b0 [nranks=64] stream 0x55e1c2a4d0
+gpu-node-001:40001:40078 [1] NCCL INFO comm 0x55d1c2a0e3b0 rank 1 nranks 64 cudaDev 1 busId 28000 - Destroy COMPLETE
+gpu-node-001:40001:40082 [1] NCCL INFO [Service thread] Connection closed by localRank 1
+gpu-node-001:40001:40082 [1] NCCL INFO NCCL_SOCKET_IFNAME set by environment to eth0
+gpu-node-001:40001:40082 [1] NCCL INFO NCCL_IB_HCA set to mlx5_0,mlx5_1
+gpu-node-001:40001:40082 [1] NCCL INFO NET/IB : Got async event : port active
+[I1201 14:30:00.000000 ProcessGroupNCCL.cpp:935] [PG ID 0 PG GUID 0(default_pg) Rank 1] ProcessGroupNCCL initialization options: size: 64, global rank: 1, TIMEOUT(ms): 600000, USE_HIGH_PRIORITY_STREAM: 0, SPLIT_FROM: 0, SPLIT_COLOR: 0, PG Name: 0
+[I1201 14:30:00.000000 ProcessGroupNCCL.cpp:944] [PG ID 0 PG GUID 0(default_pg) Rank 1] ProcessGroupNCCL environments: NCCL version: 2.21.5, TORCH_NCCL_ASYNC_ERROR_HANDLING: 3, TORCH_NCCL_DUMP_ON_TIMEOUT: 0, TORCH_NCCL_WAIT_TIMEOUT_DUMP_MILSEC: 60000, TORCH_NCCL_DESYNC_DEBUG: 0, TORCH_NCCL_ENABLE_TIMING: 0, TORCH_NCCL_BLOCKING_WAIT: 0, TORCH_DISTRIBUTED_DEBUG: OFF, TORCH_NCCL_ENABLE_MONITORING: 1, TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC: 480, TORCH_NCCL_TRACE_BUFFER_SIZE: 2000, TORCH_NCCL_COORD_CHECK_MILSEC: 1000, TORCH_NCCL_NAN_CHECK: 0
+[I1201 14:30:00.000000 ProcessGroupNCCL.cpp:852] [PG ID 0 PG GUID 0 Rank 1] Using non-blocking mode: 0
+[I1201 14:30:01.000000 ProcessGroupNCCL.cpp:2210] [PG ID 0 PG GUID 0(default_pg) Rank 1] ProcessGroupNCCL broadcast unique ID through store took 0.10 ms
+[I1201 14:30:01.000000 NCCLUtils.cpp:75] Rank 1: creating NCCL communicator with mode: blocking
+[I1201 14:30:01.000000 ProcessGroupNCCL.cpp:1310] [PG ID 0 PG GUID 0(default_pg) Rank 1] Starting NCCL heartbeat monitor thread with timeout 480 sec
+[I1201 14:30:01.000000 TCPStore.cpp:275] [c10d - debug] The server has started on port = 29500.
+[I1201 14:30:01.000000 TCPStoreLibUvBackend.cpp:1142] [c10d - debug] Uv main loop running
+[I1201 14:30:01.000000 socket.cpp:779] [c10d] The client socket has connected to [gpu-node-000]:29500 on SocketImpl(fd=3, addr=[gpu-node-001]:51234, remote=[gpu-node-000]:29500).
+[I1201 14:30:01.000000 ProcessGroupNCCL.cpp:1501] [PG ID 0 PG GUID 0(default_pg) Rank 1] ProcessGroupNCCL destructor entered.
+INFO:torch.distributed.launcher.api:Starting elastic_operator with launch configs:
+INFO:torch.distributed.elastic.agent.server.api:[default] starting workers for entrypoint: python
+INFO:torch.distributed.elastic.agent.server.api:[default] Rendezvous complete for workers. Result:
+  restart_count=0
+  master_addr=gpu-node-000
+  master_port=29500
+  group_rank=0
+  group_world_size=8
+  local_ranks=[0, 1, 2, 3, 4, 5, 6, 7]
+  role_ranks=[0, 1, 2, 3, 4, 5, 6, 7]
+  global_ranks=[0, 1, 2, 3, 4, 5, 6, 7]
+INFO:torch.distributed.elastic.agent.server.api:[default] Starting worker group
+INFO:torch.distributed.elastic.agent.server.local_elastic_agent:Environment variable 'TORCHELASTIC_ENABLE_FILE_TIMER' not found. Do not start FileTimerServer.
+INFO:torch.distributed.elastic.agent.server.api:[default] worker group successfully finished. Waiting 300 seconds for other agents to finish.
+INFO:torch.distributed.elastic.agent.server.api:Local worker group finished (WorkerState.SUCCEEDED). Waiting 300 seconds for other agents to finish
+INFO:torch.distributed.elastic.agent.server.api:Done waiting for other agents. Elapsed: 0.0011 seconds
+WARNING:torch.distributed.run:Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your system being overloaded, please further tune the variable for optimal performance in your application as needed.
+[rank1]: step 1200 loss 2.3104 lr 3.0e-4 grad_norm 0.812 tokens/s 11234 data loader wait 0.012s
+[rank1]: epoch 3 iter 4500/10000 | loss 1.0234 | elapsed 00:12:31 | eta 00:20:10 | mem 61.2 GiB
+Epoch 1: 100%|##########| 1000/1000 [10:00<00:00, 1.67it/s, loss=0.123, v_num=0]
+INFO 12-01 14:30:00 model_runner.py:1056] Loading model weights took 13.4967 GB
+INFO 12-01 14:30:00 gpu_executor.py:122] # GPU blocks: 27911, # CPU blocks: 2048
+INFO 12-01 14:30:00 custom_all_reduce_utils.py:204] generating GPU P2P access cache in /root/.cache/vllm/gpu_p2p_access_cache_for_0,1.json
+INFO 12-01 14:30:00 metrics.py:341] Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 35.1 tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: 0.1%, CPU KV cache usage: 0.0%.
+/opt/app/torch/utils/checkpoint.py:464: UserWarning: torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly.
+  return fn(*args, **kwargs)
+  File "/opt/app/train.py", line 120, in main
+    out = self.block0(x)
+Stack (most recent call last):
+Using device: cuda:1, world size 64, backend nccl
+Saving checkpoint to /checkpoints/step_1200 ... done in 12.3 s
+| distributed init (rank 1): env://, gpu 1
+"""
+
+# A literal needs this many letters to be selective at all.
+MIN_LETTERS = 3
+# Shared substrings replace several literals when they are at least this long (see merge_literals).
+MERGE_MIN = 8
+MERGE_MAX = 16
+
+
+@dataclass(frozen=True)
+class GateEntry:
+    """One gate pattern: `expr` for Hyperscan and RE2 (`caseless` for literals), `literals` for
+    the pure-Python path (lower case; one of them is in every line the pattern matches)."""
+
+    expr: str
+    caseless: bool
+    literals: tuple[str, ...]
+
+
+def _background() -> list[str]:
+    from .signatures import CATALOG
+
+    lines = [x.lower() for x in BACKGROUND.splitlines() if x.strip()]
+    for sig in CATALOG:
+        if sig.role == "harmless" or (sig.role == "context" and sig.cause is None):
+            lines.extend(s.lower() for s in sig.samples)
+    return lines
+
+
+@lru_cache(maxsize=1)
+def _line_counter() -> tuple[list[str], dict[str, int]]:
+    return _background(), {}
+
+
+def background_lines(literal: str) -> int:
+    lines, cache = _line_counter()
+    n = cache.get(literal)
+    if n is None:
+        n = cache[literal] = sum(1 for x in lines if literal in x)
+    return n
+
+
+def cover(patterns: list[str]) -> list[GateEntry]:
+    """Caseless literals that together pass every line any of `patterns` matches (see the
+    module doc)."""
+    chosen: dict[str, None] = {}
+    plans = [(p, needed_sets(p)) for p in patterns]
+
+    def usable(s: set[str]) -> bool:
+        # Digits and punctuation ('108', '-> ') are in every log line: never a gate.
+        return all(sum(c.isalpha() for c in x) >= MIN_LETTERS for x in s)
+
+    def cost(s: set[str]) -> int:
+        return sum(background_lines(x) for x in s)
+
+    def rarity(plan: tuple[str, list[set[str]]]) -> int:
+        return min((cost(s) for s in plan[1] if usable(s)), default=1 << 30)
+
+    # Rare entries first: their literals are then free for the common ones that share them.
+    for pattern, sets in sorted(plans, key=rarity):
+        candidates = [s for s in sets if usable(s)] or sets
+        if not candidates:
+            raise ValueError(f"catalog pattern without any literal of {MIN_LITERAL} characters: {pattern!r}")
+        best = min(candidates, key=lambda s: (cost(s), sum(x not in chosen for x in s), -min(len(x) for x in s), sorted(s)))
+        for x in sorted(best):
+            chosen.setdefault(x, None)
+    return [GateEntry(re.escape(x), True, (x,)) for x in merge_literals(list(chosen))]
+
+
+def merge_literals(literals: list[str]) -> list[str]:
+    """Fewer, shorter literals with the same reach: a substring of MERGE_MIN characters that
+    several chosen literals share and that ordinary text never contains replaces them all
+    ('cudaerrorinvalid…', 'cudaerrorillegal…' -> 'cudaerrori'). Hyperscan's literal matcher
+    slows with the number of literals; every line a replaced literal passed still passes."""
+    text = "\n".join(_line_counter()[0])
+    owners: dict[str, set[int]] = {}
+    for i, lit in enumerate(literals):
+        for a in range(len(lit)):
+            for b in range(a + MERGE_MIN, min(len(lit), a + MERGE_MAX) + 1):
+                owners.setdefault(lit[a:b], set()).add(i)
+    shared = [(sub, ids) for sub, ids in owners.items() if len(ids) > 1 and sum(c.isalpha() for c in sub) >= MERGE_MIN]
+    shared = [(sub, ids) for sub, ids in shared if sub not in text]
+    shared.sort(key=lambda item: (-len(item[1]), -len(item[0]), item[0]))
+    covered: set[int] = set()
+    out: list[str] = []
+    for sub, ids in shared:
+        if len(ids - covered) > 1:
+            out.append(sub)
+            covered |= ids
+    out.extend(lit for i, lit in enumerate(literals) if i not in covered)
+    return sorted(set(out))
