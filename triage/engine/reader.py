@@ -7,6 +7,7 @@ import re
 import tarfile
 import zipfile
 import zlib
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,7 +16,7 @@ from .demux import Origin, origin_from_name, split_prefix
 from .model import Event
 from .parsers import ALWAYS, EXCLUSIVE
 from .parsers.base import LineCtx, SourceState
-from .scan import LineScanner, Prefilter
+from .scan import Floods, LineScanner, Prefilter
 from .signatures.matcher import matcher
 from .structured import (
     MAX_JSON_BYTES,
@@ -49,6 +50,44 @@ class Collected:
     docs: StructuredDocs = field(default_factory=StructuredDocs)
     years_seen: list[int] = field(default_factory=list)
     order: int = 0
+    floods: Floods = field(default_factory=Floods)
+
+
+# Bounded state per source: of each (rank, process, kind, catalog entry) the first KEEP_FIRST and
+# the last KEEP_LAST events are kept, whatever the log's size; a retry loop or a warning on every
+# step is counted, not stored line by line.
+KEEP_FIRST = 16
+KEEP_LAST = 16
+# The year of yearless timestamps is voted by the first timed lines; more would not change it.
+MAX_YEARS = 10_000
+
+
+class EventCap:
+    def __init__(self) -> None:
+        self.kept: list[Event] = []
+        self.counts: dict[tuple[Any, ...], int] = {}
+        self.tails: dict[tuple[Any, ...], deque[Event]] = {}
+
+    def add(self, ev: Event) -> None:
+        key = (ev.rank, ev.host, ev.pid, ev.kind, ev.data.get("sig"))
+        n = self.counts.get(key, 0) + 1
+        self.counts[key] = n
+        if n <= KEEP_FIRST:
+            self.kept.append(ev)
+        else:
+            tail = self.tails.get(key)
+            if tail is None:
+                tail = self.tails[key] = deque(maxlen=KEEP_LAST)
+            tail.append(ev)
+
+    def finish(self) -> list[Event]:
+        if not self.tails:
+            return self.kept
+        for key, tail in self.tails.items():
+            tail[-1].data["repeated"] = self.counts[key]
+            self.kept.extend(tail)
+        self.kept.sort(key=lambda ev: ev.order)
+        return self.kept
 
 
 def read_member(member: Member, out: Collected, budget: Budget, engine: Prefilter, clock: Clock) -> None:
@@ -193,8 +232,9 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
             stream = io.BytesIO(joined)
         else:
             stream = io.BufferedReader(_Chain(data, stream), buffer_size=1 << 20)
-    scanner = LineScanner(stream, engine=engine)
+    scanner = LineScanner(stream, engine=engine, floods=out.floods)
     state = SourceState(name=info.name)
+    cap = EventCap()
     file_origin = info.file_origin
     kernel_hits = 0
     try:
@@ -214,7 +254,7 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
             if when is None and origin.time_text is None:
                 when, yearless = parse_time(text, clock)
             if when is not None:
-                if not yearless:
+                if not yearless and len(out.years_seen) < MAX_YEARS:
                     out.years_seen.append(when.year)
                 info.first_time = info.first_time or when
                 info.last_time = when
@@ -250,8 +290,10 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                     ev.data["_yearless"] = True
                 if ev.kind in ("xid", "host_oom_kill", "iommu_fault"):
                     kernel_hits += 1
-            out.events.extend(events)
+            for ev in events:
+                cap.add(ev)
     finally:
+        out.events.extend(cap.finish())
         info.lines = scanner.stats.lines if line_of is None else (line_of[-1] if line_of else 0)
         info.bytes = scanner.stats.bytes if line_of is None else info.bytes
     out.events.extend(flush_source(state, info))
