@@ -21,7 +21,7 @@ import tarfile
 import tempfile
 import zipfile
 import zlib
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Literal, Protocol, Union, cast, runtime_checkable
@@ -288,24 +288,33 @@ class NulFold(io.RawIOBase):
     def __init__(self, inner: BinaryIO | io.RawIOBase) -> None:
         self._inner = inner
         self._last = b""  # the last raw byte read ("" at the start: as after a line break)
+        self.passthrough = False
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, buffer: "memoryview | bytearray") -> int:  # type: ignore[override]
+        if self.passthrough:
+            into = getattr(self._inner, "readinto", None)
+            if into is not None:
+                return int(into(buffer) or 0)
         while True:
             data = self._inner.read(len(buffer))
             if not data:
                 return 0
             if b"\x00" in data:
-                data = self._fold(data)
+                data = self.fold(data)
             else:
                 self._last = data[-1:]
             if data:
                 buffer[: len(data)] = data
                 return len(data)
 
-    def _fold(self, data: bytes) -> bytes:
+    def fold(self, data: bytes, before: bytes | None = None) -> bytes:
+        """`data` with NUL runs folded; `before`: the byte read just before it, when the
+        caller read it (see hand_over)."""
+        if before is not None:
+            self._last = before
         out = []
         pos = 0
         for run in _NUL_RUN.finditer(data):
@@ -318,6 +327,13 @@ class NulFold(io.RawIOBase):
         out.append(data[pos:])
         self._last = data[-1:]
         return b"".join(out)
+
+    def hand_over(self) -> Callable[[bytes, bytes | None], bytes]:
+        """From now on blocks pass through untouched and the caller folds NUL runs with `fold`
+        where it finds any: the line scanner looks for them with memchr in the block it holds
+        anyway, instead of a copy here on every read."""
+        self.passthrough = True
+        return self.fold
 
 
 def _member_stream(reader: BinaryIO | io.RawIOBase, head: bytes) -> BinaryIO:

@@ -11,7 +11,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from .bundle import Budget, LimitExceeded, Member
+from .bundle import Budget, LimitExceeded, Member, NulFold
 from .demux import Origin, origin_from_name, split_prefix
 from .model import Event
 from .parsers import ALWAYS, EXCLUSIVE
@@ -232,7 +232,9 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
             stream = io.BytesIO(joined)
         else:
             stream = io.BufferedReader(_Chain(data, stream), buffer_size=1 << 20)
-    scanner = LineScanner(stream, engine=engine, floods=out.floods)
+    raw = getattr(stream, "raw", None)
+    fold = raw.hand_over() if isinstance(raw, NulFold) else None
+    scanner = LineScanner(stream, engine=engine, floods=out.floods, fold_nuls=fold)
     state = SourceState(name=info.name)
     cap = EventCap()
     file_origin = info.file_origin

@@ -480,7 +480,9 @@ class Floods:
 # What makes two identity lines say the same thing: the same process (host:pid of an NCCL
 # prefix) and the same words once pointers, times and thread ids are masked.
 _HEX = re.compile(rb"0x[0-9a-fA-F]+")
-_NOISE = re.compile(rb"0x[0-9a-fA-F]+|\d+:\d\d:\d\d(?:[.,]\d+)?|\b\d+\.\d{3,}\b")
+# ProcessGroupNCCL's log prefix names the group ('[PG ID 3 PG GUID 45 Rank 5]'): a job that
+# creates groups all run long repeats the same rank facts under new group ids.
+_NOISE = re.compile(rb"0x[0-9a-fA-F]+|\d+:\d\d:\d\d(?:[.,]\d+)?|\b\d+\.\d{3,}\b|PG (?:ID|GUID|Name:) [^\s\],]+")
 _PREFIX = re.compile(rb"([^\s:\[\]]+:\d+):\d+ (?:\[\d+\] )?(?:\d+\.\d+ )?(?:\S+:\d+ )?$")
 
 
@@ -550,6 +552,7 @@ class LineScanner:
     stats: ScanStats = field(default_factory=ScanStats)
     learner: Callable[[bytes], bool] = field(default_factory=Learner)
     floods: Floods = field(default_factory=Floods)
+    fold_nuls: Callable[[bytes, bytes | None], bytes] | None = None
 
     def __iter__(self) -> Iterator[tuple[int, bytes]]:
         tail: deque[tuple[int, bytes]] = deque(maxlen=self.tail_lines)
@@ -559,9 +562,9 @@ class LineScanner:
         self._bring_next = False  # the previous region ended with a line ending in ':'
         carry = b""
         skipping_long = False  # inside a line longer than MAX_KEPT_LINE: drop until newline
-        read = self.stream.read
+        read = self._blocks()
         while True:
-            chunk = read(self.block_bytes)
+            chunk = read()
             if not chunk:
                 break
             self.stats.bytes += len(chunk)
@@ -593,7 +596,7 @@ class LineScanner:
             # Lines wholly inside the block are scanned in place: no copy of the block is made.
             if cut > first:
                 current.extend(self._region(chunk, first + 1, cut + 1, tail))
-            carry = chunk[cut + 1 :]
+            carry = bytes(chunk[cut + 1 :])
             if len(carry) > MAX_KEPT_LINE:
                 carry = carry[:MAX_KEPT_LINE]
                 skipping_long = True
@@ -625,6 +628,32 @@ class LineScanner:
                 final.setdefault(n, raw)
         for n in sorted(final):
             yield n, final[n]
+
+    def _blocks(self) -> Callable[[], bytes]:
+        """Reads blocks into one buffer reused for the whole source: a fresh 4 MB object per
+        block costs more in page faults than the scan itself. Picks and carried lines are
+        copied out of it, so nothing refers to the buffer after the next read. NUL runs are
+        folded here when the stream leaves that to the scanner (bundle.NulFold.passthrough)."""
+        readinto = getattr(self.stream, "readinto", None)
+        if readinto is None:
+            return lambda: self.stream.read(self.block_bytes)
+        buf = bytearray(self.block_bytes)
+        view = memoryview(buf)
+        fold = self.fold_nuls
+        last = b""
+
+        def read() -> bytes:
+            nonlocal last
+            n = readinto(view)
+            if not n:
+                return b""
+            chunk = buf if n == len(buf) else buf[:n]
+            before, last = last, bytes(chunk[-1:])
+            if fold is not None and chunk.find(b"\x00") >= 0:
+                return fold(bytes(chunk), before)
+            return chunk  # type: ignore[return-value]  # a bytearray: bytes' methods, no copy
+
+        return read
 
     def _region(self, buf: bytes, lo: int, hi: int, tail: deque[tuple[int, bytes]]) -> list[tuple[int, bytes]]:
         """The picks of whole lines buf[lo:hi] (hi just after a newline); advances the line count."""
@@ -750,7 +779,7 @@ class LineScanner:
             ordered = sorted(starts.union(extra))
         for start, before in zip(ordered, line_indexes(buf, lo, ordered)):
             end = buf.find(b"\n", start, hi)
-            yield line_base + before + 1, buf[start:end]
+            yield line_base + before + 1, bytes(buf[start:end])
 
     def _remember_tail(self, buf: bytes, lo: int, hi: int, line_base: int, n_lines: int, tail: deque[tuple[int, bytes]]) -> None:
         want = self.tail_lines
@@ -760,7 +789,7 @@ class LineScanner:
         pos = hi - 1  # index of the final newline
         while len(lines) < want and pos >= lo:
             start = self._line_start(buf, lo, pos)
-            lines.append(buf[start:pos])
+            lines.append(bytes(buf[start:pos]))
             pos = start - 1
         last = line_base + n_lines
         for offset, raw in enumerate(reversed(lines)):
