@@ -83,7 +83,7 @@ def _write(path: Path, lines: Iterator[str], target: int) -> int:
         for line in lines:
             buf.append(line)
             size += len(line) + 1
-            if size >= FLUSH:
+            if size >= min(FLUSH, target):
                 out.write("\n".join(buf) + "\n")
                 written += size
                 buf, size = [], 0

@@ -117,6 +117,15 @@ MERGE_MIN = 8
 MERGE_MAX = 16
 
 
+def fingerprint() -> list[object]:
+    """What the cover depends on besides the catalog (for the scanner's disk cache)."""
+    return [BACKGROUND, MIN_LETTERS, MERGE_MIN, MERGE_MAX, COVER_VERSION]
+
+
+# Raised when the way the cover is chosen changes, so cached covers are not reused.
+COVER_VERSION = 1
+
+
 @dataclass(frozen=True)
 class GateEntry:
     """One gate pattern: `expr` for Hyperscan and RE2 (`caseless` for literals), `literals` for

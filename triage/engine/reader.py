@@ -58,6 +58,9 @@ class Collected:
 # step is counted, not stored line by line.
 KEEP_FIRST = 16
 KEEP_LAST = 16
+# Past this many bytes a bundle is large: its sources' first and last lines are read light.
+LIGHT_AFTER_BYTES = 64 * 1024 * 1024
+LIGHT_EDGE_LINES = 5
 # The year of yearless timestamps is voted by the first timed lines; more would not change it.
 MAX_YEARS = 10_000
 
@@ -140,7 +143,7 @@ def read_member(member: Member, out: Collected, budget: Budget, engine: Prefilte
         stream = io.BufferedReader(_Chain(data, stream), buffer_size=1 << 20)
     # Listed before reading: a source cut off half-way still counts as (partly) read.
     out.sources.append(info)
-    _read_text(stream, info, out, engine, clock)
+    _read_text(stream, info, out, engine, clock, light=budget.total_bytes > LIGHT_AFTER_BYTES)
 
 
 _JSON_START = re.compile(rb"^\s*(?:\{|\[\s*(?:\{|\]))")
@@ -192,6 +195,11 @@ def wrap_width(head: bytes) -> int | None:
     cut = [i for i in full if lines[i][-1:].isalnum() and lines[i + 1][:1].isalnum()]
     if not full or len(cut) * 2 < len(full) or len({lines[i] for i in full}) * 2 < len(full):
         return None
+    # Wrapping makes a spike at the width: every long record leaves a piece of exactly that
+    # length. Lines of varying length whose longest happens to be a console width do not.
+    near = max(sum(1 for x in lines if len(x) == width - k) for k in range(1, 6))
+    if len(full) <= 2 * near:
+        return None
     return width
 
 
@@ -217,7 +225,10 @@ def unwrap(data: bytes, width: int) -> tuple[bytes, list[int]]:
     return b"\n".join(out), first_line
 
 
-def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter, clock: Clock) -> None:
+def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter, clock: Clock, light: bool = False) -> None:
+    """`light`: a large bundle (more than LIGHT_AFTER_BYTES read before this source): fewer
+    first and last lines, and of those only the time and the text are taken unless the gate
+    flagged them too. A small bundle, as users paste, is read in full."""
     line_of: list[int] | None = None
     try:
         head = stream.peek(65536)[:65536]
@@ -235,6 +246,9 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
     raw = getattr(stream, "raw", None)
     fold = raw.hand_over() if isinstance(raw, NulFold) else None
     scanner = LineScanner(stream, engine=engine, floods=out.floods, fold_nuls=fold)
+    if light:
+        scanner.head_lines = scanner.tail_lines = LIGHT_EDGE_LINES
+    plain = scanner.plain if light else None
     state = SourceState(name=info.name)
     cap = EventCap()
     file_origin = info.file_origin
@@ -244,9 +258,16 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
             text = clean_line(raw)
             if not text.strip():
                 continue
+            edge_only = plain is not None and lineno in plain
             if line_of is not None:
                 lineno = line_of[lineno - 1] if lineno <= len(line_of) else lineno
             info.last_line = (lineno, text)
+            if edge_only:
+                when, yearless = parse_time(text, clock)
+                if when is not None:
+                    info.first_time = info.first_time or when
+                    info.last_time = when
+                continue
             origin, body = split_prefix(text)
             owner = state.extra.get("block_owner")
             if owner is not None and body[:1].isspace() and origin.rank is None:

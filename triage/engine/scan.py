@@ -22,6 +22,7 @@ bounded by the block size whatever the input.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import tempfile
@@ -36,13 +37,15 @@ BLOCK_BYTES = 4 * 1024 * 1024
 LEARN_WINDOW = 16 * 1024
 # The gate runs window by window: one report per pattern and window (see Floods).
 WINDOW_BYTES = 128 * 1024
-FLOOD_WINDOWS = 16
+FIRST_BUFFER = 64 * 1024
+FLOOD_WINDOWS = 8
 # Longest line kept whole; the rest of a longer line is skipped (and counted).
 MAX_KEPT_LINE = 64 * 1024
 HEAD_LINES = 30
 TAIL_LINES = 30
 MAX_LEARNED_KEYS = 200_000
 CONTEXT_BEFORE = 4
+_NCCL_RECORD = re.compile(rb"NCCL (?:WARN|INFO|TRACE) ")
 
 # Structural lines the format parsers read, whatever the catalog says about them.
 MEANING_KEYWORDS: tuple[str, ...] = (
@@ -205,8 +208,10 @@ def _catalog_class(role: str, cause: str | None, priority: int) -> int | None:
 @lru_cache(maxsize=1)
 def pattern_set() -> PatternSet:
     """The parsers' structural keywords as they are, and the catalog's entries as a cover of
-    caseless literals (gate.py): the catalog itself runs on the lines the gate lets through."""
-    from .gate import cover
+    caseless literals (gate.py): the catalog itself runs on the lines the gate lets through.
+    Kept on disk by content hash, like the compiled databases: the cover takes longer to work
+    out than a worker may spend on a small bundle."""
+    from . import gate
     from .signatures import CATALOG
 
     by_class: dict[int, list[str]] = {MEANING: [], IDENTITY: []}
@@ -214,6 +219,29 @@ def pattern_set() -> PatternSet:
         cls = _catalog_class(sig.role, sig.cause, sig.priority)
         if cls is not None:
             by_class[cls].extend(sig.patterns)
+    inputs = json.dumps([MEANING_KEYWORDS, IDENTITY_KEYWORDS, ONCE_KEYWORDS, by_class, gate.fingerprint(),
+                         [(s.role, s.samples) for s in CATALOG if s.role in ("harmless", "context")]])
+    path = _cache_dir() / f"gate-{hashlib.sha256(inputs.encode()).hexdigest()[:24]}.json"
+    try:
+        rows = json.loads(path.read_text())
+        return PatternSet(tuple(r[0] for r in rows), tuple(r[1] for r in rows), tuple(r[2] for r in rows),
+                          tuple(tuple(r[3]) for r in rows))
+    except (OSError, ValueError, IndexError, TypeError):
+        pass
+    ps = _build_pattern_set(by_class)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(list(zip(ps.patterns, ps.classes, ps.caseless, ps.literals))))
+        os.replace(tmp, path)
+    except OSError:
+        pass
+    return ps
+
+
+def _build_pattern_set(by_class: dict[int, list[str]]) -> PatternSet:
+    from .gate import cover
+
     rows: dict[tuple[str, bool], tuple[int, tuple[str, ...]]] = {}
 
     def add(expr: str, cls: int, caseless: bool, literals: tuple[str, ...]) -> None:
@@ -480,6 +508,7 @@ class Floods:
 # What makes two identity lines say the same thing: the same process (host:pid of an NCCL
 # prefix) and the same words once pointers, times and thread ids are masked.
 _HEX = re.compile(rb"0x[0-9a-fA-F]+")
+_CHANNEL = re.compile(rb"^Channel \d+/\d+")
 # ProcessGroupNCCL's log prefix names the group ('[PG ID 3 PG GUID 45 Rank 5]'): a job that
 # creates groups all run long repeats the same rank facts under new group ids.
 _NOISE = re.compile(rb"0x[0-9a-fA-F]+|\d+:\d\d:\d\d(?:[.,]\d+)?|\b\d+\.\d{3,}\b|PG (?:ID|GUID|Name:) [^\s\],]+")
@@ -490,7 +519,9 @@ def identity_key(raw: bytes) -> bytes:
     i = raw.find(b"NCCL INFO ")
     if i >= 0:
         m = _PREFIX.search(raw, max(0, i - 120), i)
-        return (m.group(1) if m else b"") + b"|" + _HEX.sub(b"", raw[i + 10 : i + 400])
+        # One channel line of a process says what the others say (its rank, device, peers
+        # and transport); NCCL prints one per channel, 16 to 64 per communicator.
+        return (m.group(1) if m else b"") + b"|" + _CHANNEL.sub(b"Channel", _HEX.sub(b"", raw[i + 10 : i + 400]))
     return _NOISE.sub(b"", raw[:400])
 
 
@@ -553,6 +584,9 @@ class LineScanner:
     learner: Callable[[bytes], bool] = field(default_factory=Learner)
     floods: Floods = field(default_factory=Floods)
     fold_nuls: Callable[[bytes, bytes | None], bytes] | None = None
+    # Line numbers emitted only because they are among the first or last lines of the source
+    # (no pattern of the gate is on them): a reader may take just their time and text.
+    plain: set[int] = field(default_factory=set)
 
     def __iter__(self) -> Iterator[tuple[int, bytes]]:
         tail: deque[tuple[int, bytes]] = deque(maxlen=self.tail_lines)
@@ -624,8 +658,9 @@ class LineScanner:
             if n not in done:
                 final.setdefault(n, raw)
         for n, raw in tail:
-            if n not in done:
-                final.setdefault(n, raw)
+            if n not in done and n not in final:
+                final[n] = raw
+                self.plain.add(n)
         for n in sorted(final):
             yield n, final[n]
 
@@ -637,17 +672,23 @@ class LineScanner:
         readinto = getattr(self.stream, "readinto", None)
         if readinto is None:
             return lambda: self.stream.read(self.block_bytes)
-        buf = bytearray(self.block_bytes)
+        # Small sources are common (thousands of per-rank files): start small, double while
+        # the reads fill the buffer.
+        buf = bytearray(min(self.block_bytes, FIRST_BUFFER))
         view = memoryview(buf)
         fold = self.fold_nuls
         last = b""
 
         def read() -> bytes:
-            nonlocal last
+            nonlocal last, buf, view
             n = readinto(view)
             if not n:
                 return b""
             chunk = buf if n == len(buf) else buf[:n]
+            if n == len(buf) and len(buf) < self.block_bytes:
+                chunk = bytes(buf)
+                buf = bytearray(min(self.block_bytes, 2 * len(buf)))
+                view = memoryview(buf)
             before, last = last, bytes(chunk[-1:])
             if fold is not None and chunk.find(b"\x00") >= 0:
                 return fold(bytes(chunk), before)
@@ -657,8 +698,7 @@ class LineScanner:
 
     def _region(self, buf: bytes, lo: int, hi: int, tail: deque[tuple[int, bytes]]) -> list[tuple[int, bytes]]:
         """The picks of whole lines buf[lo:hi] (hi just after a newline); advances the line count."""
-        n_lines = count_lines(buf, lo, hi)
-        picks = list(self._select(buf, lo, hi, self._line_base, n_lines, self._bring_next))
+        picks, n_lines = self._select(buf, lo, hi, self._line_base, self._bring_next)
         self._bring_next = bool(picks) and picks[-1][0] == self._line_base + n_lines and _introduces_next(picks[-1][1])
         self._remember_tail(buf, lo, hi, self._line_base, n_lines, tail)
         self._line_base += n_lines
@@ -733,15 +773,20 @@ class LineScanner:
         return max(buf.rfind(b"\n", lo, pos) + 1, lo)
 
     def _select(
-        self, buf: bytes, lo: int, hi: int, line_base: int, n_lines: int, bring_first: bool = False
-    ) -> Iterator[tuple[int, bytes]]:
+        self, buf: bytes, lo: int, hi: int, line_base: int, bring_first: bool = False
+    ) -> tuple[list[tuple[int, bytes]], int]:
+        """The picks of buf[lo:hi] and its number of lines (newlines are counted once, on the
+        way to the picks and past the last one)."""
         starts: set[int] = {lo} if bring_first else set()
         meaning, identity, once = self._gate(buf, lo, hi)
         for pos in meaning:
             ls = self._line_start(buf, lo, pos)
             starts.add(ls)
             # A few lines before: a traceback's last frame and its source line, the head of a
-            # torchrun failure record ('[1]:', time, host, rank) before its exitcode line.
+            # torchrun failure record ('[1]:', time, host, rank) before its exitcode line. An
+            # NCCL debug line is a record of its own (its trail lines are hits themselves).
+            if _NCCL_RECORD.search(buf, ls, buf.find(b"\n", ls, hi)):
+                continue
             for _ in range(CONTEXT_BEFORE):
                 if ls <= lo:
                     break
@@ -758,16 +803,19 @@ class LineScanner:
                 first_new = ls if first_new < 0 else min(first_new, ls)
         if first_new >= 0:
             starts |= self._learn(buf, buf.find(b"\n", first_new, hi) + 1, hi)
+        head: set[int] = set()
         if line_base < self.head_lines:
             pos = lo
-            for _ in range(min(self.head_lines - line_base, n_lines)):
-                starts.add(pos)
+            for _ in range(self.head_lines - line_base):
+                if pos not in starts:
+                    head.add(pos)
                 pos = buf.find(b"\n", pos, hi) + 1
                 if pos == 0:
                     break
+            starts |= head
         starts.discard(hi)
         if not starts:
-            return
+            return [], count_lines(buf, lo, hi)
         ordered = sorted(starts)
         extra: list[int] = []
         for start in ordered:
@@ -777,9 +825,15 @@ class LineScanner:
                 extra.append(end + 1)
         if extra:
             ordered = sorted(starts.union(extra))
-        for start, before in zip(ordered, line_indexes(buf, lo, ordered)):
+        extra_set = set(extra)
+        picks: list[tuple[int, bytes]] = []
+        indexes = line_indexes(buf, lo, ordered)
+        for start, before in zip(ordered, indexes):
             end = buf.find(b"\n", start, hi)
-            yield line_base + before + 1, bytes(buf[start:end])
+            if start in head and start not in extra_set:
+                self.plain.add(line_base + before + 1)
+            picks.append((line_base + before + 1, bytes(buf[start:end])))
+        return picks, indexes[-1] + count_lines(buf, ordered[-1], hi)
 
     def _remember_tail(self, buf: bytes, lo: int, hi: int, line_base: int, n_lines: int, tail: deque[tuple[int, bytes]]) -> None:
         want = self.tail_lines
