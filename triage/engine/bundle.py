@@ -294,10 +294,21 @@ class NulFold(io.RawIOBase):
         return True
 
     def readinto(self, buffer: "memoryview | bytearray") -> int:  # type: ignore[override]
-        if self.passthrough:
-            into = getattr(self._inner, "readinto", None)
-            if into is not None:
-                return int(into(buffer) or 0)
+        into = getattr(self._inner, "readinto", None)
+        if into is not None:
+            view = memoryview(buffer)
+            while True:
+                n = int(into(view) or 0)
+                if not n or self.passthrough:
+                    return n
+                got = view[:n].tobytes()
+                if got.find(b"\x00") < 0:
+                    self._last = got[-1:]
+                    return n
+                folded = self.fold(got)
+                if folded:
+                    view[: len(folded)] = folded
+                    return len(folded)
         while True:
             data = self._inner.read(len(buffer))
             if not data:

@@ -196,9 +196,10 @@ def wrap_width(head: bytes) -> int | None:
     if not full or len(cut) * 2 < len(full) or len({lines[i] for i in full}) * 2 < len(full):
         return None
     # Wrapping makes a spike at the width: every long record leaves a piece of exactly that
-    # length. Lines of varying length whose longest happens to be a console width do not.
+    # length. Lines of varying length whose longest happens to be a console width do not (one
+    # such line among hundreds is chance; in a short paste it may be the one long record).
     near = max(sum(1 for x in lines if len(x) == width - k) for k in range(1, 6))
-    if len(full) <= 2 * near:
+    if len(full) <= 2 * near or (len(full) < 2 and len(lines) > 100):
         return None
     return width
 

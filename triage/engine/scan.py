@@ -26,6 +26,7 @@ import json
 import os
 import re
 import tempfile
+import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -37,7 +38,17 @@ BLOCK_BYTES = 4 * 1024 * 1024
 LEARN_WINDOW = 16 * 1024
 # The gate runs window by window: one report per pattern and window (see Floods).
 WINDOW_BYTES = 128 * 1024
-FIRST_BUFFER = 64 * 1024
+
+
+_POOL = threading.local()
+
+
+def _buffers() -> list[bytearray]:
+    """Block buffers of this thread not in use by a scanner (see LineScanner._blocks)."""
+    pool: list[bytearray] | None = getattr(_POOL, "free", None)
+    if pool is None:
+        pool = _POOL.free = []
+    return pool
 FLOOD_WINDOWS = 8
 # Longest line kept whole; the rest of a longer line is skipped (and counted).
 MAX_KEPT_LINE = 64 * 1024
@@ -594,9 +605,17 @@ class LineScanner:
         held: list[tuple[int, bytes]] = []  # picks not yet yielded (kept one step back)
         self._line_base = 0  # lines completed before the current region
         self._bring_next = False  # the previous region ended with a line ending in ':'
+        pool = _buffers()
+        buf = pool.pop() if pool and len(pool[-1]) == self.block_bytes else bytearray(self.block_bytes)
+        try:
+            yield from self._scan(self._blocks(buf), tail, recent, held)
+        finally:
+            pool.append(buf)
+
+    def _scan(self, read: Callable[[], bytes], tail: deque[tuple[int, bytes]], recent: deque[int],
+              held: list[tuple[int, bytes]]) -> Iterator[tuple[int, bytes]]:
         carry = b""
         skipping_long = False  # inside a line longer than MAX_KEPT_LINE: drop until newline
-        read = self._blocks()
         while True:
             chunk = read()
             if not chunk:
@@ -664,32 +683,26 @@ class LineScanner:
         for n in sorted(final):
             yield n, final[n]
 
-    def _blocks(self) -> Callable[[], bytes]:
-        """Reads blocks into one buffer reused for the whole source: a fresh 4 MB object per
-        block costs more in page faults than the scan itself. Picks and carried lines are
-        copied out of it, so nothing refers to the buffer after the next read. NUL runs are
-        folded here when the stream leaves that to the scanner (bundle.NulFold.passthrough)."""
+    def _blocks(self, buf: bytearray) -> Callable[[], bytes]:
+        """Reads blocks into `buf`, reused for the whole source and, through _BUFFERS, by the
+        next source: a fresh 4 MB object per block costs more in page faults than the scan
+        itself. Picks and carried lines are copied out of it, so nothing refers to the buffer
+        after the next read. NUL runs are folded here when the stream leaves that to the
+        scanner (bundle.NulFold.hand_over)."""
         readinto = getattr(self.stream, "readinto", None)
         if readinto is None:
             return lambda: self.stream.read(self.block_bytes)
-        # Small sources are common (thousands of per-rank files): start small, double while
-        # the reads fill the buffer.
-        buf = bytearray(min(self.block_bytes, FIRST_BUFFER))
-        view = memoryview(buf)
+        view = memoryview(buf)[: self.block_bytes]
         fold = self.fold_nuls
         last = b""
 
         def read() -> bytes:
-            nonlocal last, buf, view
+            nonlocal last
             n = readinto(view)
             if not n:
                 return b""
-            chunk = buf if n == len(buf) else buf[:n]
-            if n == len(buf) and len(buf) < self.block_bytes:
-                chunk = bytes(buf)
-                buf = bytearray(min(self.block_bytes, 2 * len(buf)))
-                view = memoryview(buf)
-            before, last = last, bytes(chunk[-1:])
+            chunk = buf if n == len(buf) else view[:n].tobytes()
+            before, last = last, bytes(chunk[n - 1 : n])
             if fold is not None and chunk.find(b"\x00") >= 0:
                 return fold(bytes(chunk), before)
             return chunk  # type: ignore[return-value]  # a bytearray: bytes' methods, no copy
