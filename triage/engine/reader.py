@@ -7,7 +7,7 @@ import re
 import tarfile
 import zipfile
 import zlib
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -188,7 +188,8 @@ def wrap_width(head: bytes) -> int | None:
     lines = [x.rstrip(b"\r") for x in head.split(b"\n")[:-1][:4000]]
     if len(lines) < 2:
         return None
-    width = max(len(x) for x in lines)
+    lengths = Counter(map(len, lines))
+    width = max(lengths)
     if width not in CONSOLE_WIDTHS:
         return None
     full = [i for i in range(len(lines) - 1) if len(lines[i]) == width]
@@ -198,7 +199,7 @@ def wrap_width(head: bytes) -> int | None:
     # Wrapping makes a spike at the width: every long record leaves a piece of exactly that
     # length. Lines of varying length whose longest happens to be a console width do not (one
     # such line among hundreds is chance; in a short paste it may be the one long record).
-    near = max(sum(1 for x in lines if len(x) == width - k) for k in range(1, 6))
+    near = max(lengths[width - k] for k in range(1, 6))
     if len(full) <= 2 * near or (len(full) < 2 and len(lines) > 100):
         return None
     return width
