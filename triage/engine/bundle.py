@@ -347,10 +347,15 @@ class NulFold(io.RawIOBase):
         return self.fold
 
 
+# Readers peek at most 64 KiB; a larger buffer only adds a copy of every small file (large
+# reads go past the buffer straight into the caller's).
+HEAD_BUFFER = 64 * 1024
+
+
 def _member_stream(reader: BinaryIO | io.RawIOBase, head: bytes) -> BinaryIO:
     """A member as handed to readers: NUL runs folded, except in a pickle (where they are data)."""
     raw = reader if _PICKLE.match(head) else NulFold(reader)
-    return io.BufferedReader(cast(io.RawIOBase, raw), buffer_size=1 << 20)
+    return io.BufferedReader(cast(io.RawIOBase, raw), buffer_size=HEAD_BUFFER)
 
 
 def _join(prefix: str, name: str) -> str:
@@ -458,7 +463,7 @@ def _iter_stream(
     size: int | None,
 ) -> Iterator[Member]:
     raw = CountingRaw(handle)
-    buffered = io.BufferedReader(raw, buffer_size=1 << 20)
+    buffered = io.BufferedReader(raw, buffer_size=HEAD_BUFFER)
     head = buffered.peek(512)[:512]
     kind = sniff_kind(head)
     if kind == "plain" and _is_empty_tar(buffered.peek(EMPTY_TAR_MAX + 1), size):

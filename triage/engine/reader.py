@@ -185,9 +185,13 @@ def wrap_width(head: bytes) -> int | None:
     usual console width, nothing is longer, and full-width lines are cut mid-word (the line
     ends in a word character and the next one starts with one), as a terminal or a web page
     cuts a record, unlike a long line that simply ends there."""
-    lines = [x.rstrip(b"\r") for x in head.split(b"\n")[:-1][:4000]]
-    if len(lines) < 2:
+    raw_lines = head.split(b"\n")[:-1][:4000]
+    if len(raw_lines) < 2:
         return None
+    longest = max(map(len, raw_lines))
+    if longest not in CONSOLE_WIDTHS and longest - 1 not in CONSOLE_WIDTHS:  # (a CR may end it)
+        return None
+    lines = [x.rstrip(b"\r") for x in raw_lines]
     lengths = Counter(map(len, lines))
     width = max(lengths)
     if width not in CONSOLE_WIDTHS:
