@@ -34,3 +34,20 @@ def test_a_state_that_is_not_one_is_refused() -> None:
 
     with pytest.raises(ValueError):
         PartialState.from_bytes(gzip.compress(b'{"schema": "other"}'))
+
+
+def test_groups_are_even_in_size_not_cut_in_reading_order(tmp_path: Path) -> None:
+    # Eleven host folders of unequal size, about two targets in all: two groups of about half
+    # each (dealt largest first), each in reading order, every member once.
+    sizes = [9, 1, 1, 1, 1, 1, 8, 1, 1, 1, 1]
+    for host, kib in enumerate(sizes):
+        (tmp_path / f"host{host:02d}").mkdir()
+        (tmp_path / f"host{host:02d}" / "rank.log").write_bytes(b"x" * 1023 + b"\n" * (kib * 1024 - 1023))
+    total = sum(sizes) * 1024
+    groups = plan_groups(tmp_path, target_bytes=total // 2 + 1)
+    assert len(groups) == 2
+    weights = [sum(sizes[int(name[4:6])] for name in group) for group in groups]
+    assert abs(weights[0] - weights[1]) <= 1, (groups, weights)
+    assert sorted(name for g in groups for name in g) == sorted(f"host{h:02d}/rank.log" for h in range(len(sizes)))
+    for group in groups:
+        assert group == sorted(group)

@@ -9,6 +9,7 @@ later without re-reading the logs.
 from __future__ import annotations
 
 import gzip
+import heapq
 import json
 from dataclasses import dataclass, field, fields
 from datetime import datetime
@@ -61,28 +62,40 @@ def list_members(inputs: Input, limits: Limits | None = None) -> list[tuple[str,
 
 
 def plan_groups(inputs: Input, *, target_bytes: int, limits: Limits | None = None) -> list[list[str]]:
-    """Member names grouped for separate reading: by top folder (usually a host), then cut so no
-    group is much larger than `target_bytes`. One group when the whole input is small."""
+    """Member names grouped for separate reading, as even in size as whole folders allow: units
+    are top folders (usually a host), a folder larger than `target_bytes` cut into runs of
+    members; the units are dealt largest first to the lightest of ceil(total / target) groups,
+    so two workers get two halves, not 280 members against 235. One group when the whole input
+    is small. Members keep their reading order inside a group."""
     members = list_members(inputs, limits)
-    if sum(size for _name, size in members) <= target_bytes:
+    total = sum(size for _name, size in members)
+    if total <= target_bytes:
         return [[name for name, _size in members]] if members else []
+    order = {name: i for i, (name, _size) in enumerate(members)}
     by_folder: dict[str, list[tuple[str, int]]] = {}
     for name, size in members:
         folder = name.split("/", 1)[0] if "/" in name else ""
         by_folder.setdefault(folder, []).append((name, size))
-    groups: list[list[str]] = []
+    units: list[tuple[int, list[str]]] = []
     for items in by_folder.values():
         current: list[str] = []
         current_bytes = 0
         for name, size in items:
             if current and current_bytes + size > target_bytes:
-                groups.append(current)
+                units.append((current_bytes, current))
                 current, current_bytes = [], 0
             current.append(name)
             current_bytes += size
         if current:
-            groups.append(current)
-    return groups
+            units.append((current_bytes, current))
+    count = min(len(units), -(-total // max(target_bytes, 1)))
+    bins: list[tuple[int, int, list[str]]] = [(0, i, []) for i in range(count)]
+    for size, names in sorted(units, key=lambda unit: (-unit[0], order[unit[1][0]])):
+        load, index, group = heapq.heappop(bins)
+        group.extend(names)
+        heapq.heappush(bins, (load + size, index, group))
+    groups = [sorted(group, key=order.__getitem__) for _load, _index, group in sorted(bins, key=lambda b: b[1])]
+    return sorted((g for g in groups if g), key=lambda g: order[g[0]])
 
 
 def parse_members(
