@@ -383,96 +383,92 @@ def _hyperscan(ps: PatternSet) -> Prefilter | None:
     return Prefilter("hyperscan", ps.classes, first, every, learn)
 
 
-def _by_line(buf: bytes, lo: int, hi: int, starts: list[int], ids_of_line: Callable[[int, int], list[int]]) -> Hits:
-    """(id, line start) for every pattern id present on each line that starts in `starts`."""
-    hits: Hits = []
-    for ls in sorted(set(starts)):
-        end = buf.find(b"\n", ls, hi)
-        for pid in ids_of_line(ls, hi if end < 0 else end):
-            hits.append((pid, ls))
-    return hits
-
-
-def _line_engine(name: str, ps: PatternSet, candidates: Callable[[bytes, int, int], list[int]],
-                 ids_of_line: Callable[[bytes, int, int], list[int]]) -> Prefilter:
-    """first/every/learn from two primitives: `candidates` (offsets where some pattern may match)
-    and `ids_of_line` (the pattern ids present on one line)."""
-    classes = ps.classes
-
-    def hits(buf: bytes, lo: int, hi: int) -> Hits:
-        starts = [max(buf.rfind(b"\n", lo, pos) + 1, lo) for pos in candidates(buf, lo, hi)]
-        return _by_line(buf, lo, hi, starts, lambda a, b: ids_of_line(buf, a, b))
-
-    def first(buf: bytes, lo: int, hi: int) -> dict[int, int]:
-        found: dict[int, int] = {}
-        for pid, pos in hits(buf, lo, hi):
-            found.setdefault(pid, pos)
-        return found
-
-    def every(buf: bytes, lo: int, hi: int) -> Hits:
-        return [(pid, pos) for pid, pos in hits(buf, lo, hi) if classes[pid] == MEANING]
-
-    def learn(buf: bytes, lo: int, hi: int) -> list[int]:
-        return [pos for pid, pos in hits(buf, lo, hi) if classes[pid] == IDENTITY]
-
-    return Prefilter(name, classes, first, every, learn)
-
-
 def _re2(ps: PatternSet) -> Prefilter | None:
+    """RE2: a set tells which patterns a window holds (one pass), then each of those is searched
+    on its own for where."""
     try:
         import re2
     except ImportError:
         return None
-    exprs = [f"(?i:{p})" if c else p for p, c in zip(ps.patterns, ps.caseless)]
+    exprs = [f"(?m)(?i:{p})" if c else f"(?m){p}" for p, c in zip(ps.patterns, ps.caseless)]
     try:
         options = re2.Options()
         options.max_mem = 256 << 20
-        options.never_nl = False
-        anywhere = re2.compile(b"(?m)(?:" + b"|".join(e.encode() for e in exprs) + b")", options)
-        every_id = re2.Set.SearchSet(options)
+        present = re2.Set.SearchSet(options)
         for e in exprs:
-            every_id.Add(e.encode())
-        every_id.Compile()
+            present.Add(e.encode())
+        present.Compile()
+        compiled = [re2.compile(e.encode(), options) for e in exprs]
     except Exception:  # noqa: BLE001 - any RE2 build problem falls back to literals
         return None
+    classes = ps.classes
 
-    def candidates(buf: bytes, lo: int, hi: int) -> list[int]:
-        return [lo + m.start() for m in anywhere.finditer(buf[lo:hi])]
+    def ids(window: bytes, cls: int | None = None) -> list[int]:
+        return [i for i in (present.Match(window) or ()) if cls is None or classes[i] == cls]
 
-    def ids_of_line(buf: bytes, a: int, b: int) -> list[int]:
-        return sorted(every_id.Match(buf[a:b]) or ())
+    def first(buf: bytes, lo: int, hi: int) -> dict[int, int]:
+        window = bytes(buf[lo:hi])
+        found: dict[int, int] = {}
+        for pid in ids(window):
+            m = compiled[pid].search(window)
+            if m is not None:
+                found[pid] = lo + max(m.end() - 1, m.start())
+        return found
 
-    return _line_engine("re2", ps, candidates, ids_of_line)
+    def all_of(buf: bytes, lo: int, hi: int, cls: int) -> Hits:
+        window = bytes(buf[lo:hi])
+        return [(pid, lo + max(m.end() - 1, m.start())) for pid in ids(window, cls) for m in compiled[pid].finditer(window)]
+
+    def every(buf: bytes, lo: int, hi: int) -> Hits:
+        return all_of(buf, lo, hi, MEANING)
+
+    def learn(buf: bytes, lo: int, hi: int) -> list[int]:
+        return [pos for _pid, pos in all_of(buf, lo, hi, IDENTITY)]
+
+    return Prefilter("re2", classes, first, every, learn)
 
 
 def _python(ps: PatternSet) -> Prefilter:
     """No Hyperscan or RE2: plain lower-case literals, found with bytes.find at memchr speed. The
     gate's catalog part is literals already; a structural keyword is stood in for by its required
-    literals (a superset: the parsers decide)."""
+    literals (a superset: the parsers decide). Each literal costs one pass over the bytes, so
+    this runs at some MB/s: a last resort."""
     owners: dict[bytes, list[int]] = {}
     for pid, lits in enumerate(ps.literals):
         for lit in lits:
             owners.setdefault(lit.encode(), []).append(pid)
-    needles = tuple(owners)
+    classes = ps.classes
+    by_class = {cls: tuple(n for n, pids in owners.items() if any(classes[p] == cls for p in pids)) for cls in (MEANING, IDENTITY)}
 
-    def candidates(buf: bytes, lo: int, hi: int) -> list[int]:
+    def first(buf: bytes, lo: int, hi: int) -> dict[int, int]:
         low = buf[lo:hi].lower()
-        found: list[int] = []
-        for needle in needles:
+        found: dict[int, int] = {}
+        for needle, pids in owners.items():
             i = low.find(needle)
-            while i >= 0:
-                found.append(lo + i)
-                nl = low.find(b"\n", i)
-                if nl < 0:
-                    break
-                i = low.find(needle, nl + 1)
+            if i >= 0:
+                for pid in pids:
+                    if pid not in found or found[pid] > lo + i:
+                        found[pid] = lo + i
         return found
 
-    def ids_of_line(buf: bytes, a: int, b: int) -> list[int]:
-        low = buf[a:b].lower()
-        return sorted({pid for needle in needles if needle in low for pid in owners[needle]})
+    def all_of(buf: bytes, lo: int, hi: int, cls: int) -> Hits:
+        low = buf[lo:hi].lower()
+        hits: Hits = []
+        for needle in by_class[cls]:
+            pids = [p for p in owners[needle] if classes[p] == cls]
+            i = low.find(needle)
+            while i >= 0:
+                hits.extend((pid, lo + i) for pid in pids)
+                i = low.find(needle, i + 1)
+        return hits
 
-    return _line_engine("python", ps, candidates, ids_of_line)
+    def every(buf: bytes, lo: int, hi: int) -> Hits:
+        return all_of(buf, lo, hi, MEANING)
+
+    def learn(buf: bytes, lo: int, hi: int) -> list[int]:
+        return [pos for _pid, pos in all_of(buf, lo, hi, IDENTITY)]
+
+    return Prefilter("python", classes, first, every, learn)
 
 
 _PREFILTER: Prefilter | None = None
