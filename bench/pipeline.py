@@ -1,6 +1,6 @@
 """Upload-to-verdict time through the real pipeline, against the bare engine on the same bundle.
 
-    .venv/bin/python bench/pipeline.py [--mb 256] [--ranks 64] [--hosts 8] [--keep]
+    .venv/bin/python bench/pipeline.py [--mb 256] [--ranks 64] [--hosts 8] [--keep] [--bundle PATH]
 
 Builds a rank_crash bundle (scenario scale builder) of about --mb MiB as an uncompressed .tar,
 then in the same run:
@@ -121,6 +121,18 @@ def wait_until_listening(port: int, proc: subprocess.Popen[bytes], log: Path) ->
     raise SystemExit("server did not start")
 
 
+def pack(path: Path) -> Path:
+    """A folder as one uncompressed .tar beside the other bench outputs; a file as it is."""
+    if path.is_file():
+        return path
+    out = OUT / f"{path.name}.tar"
+    if not out.exists():
+        with tarfile.open(out.with_suffix(".tmp"), "w") as tar:
+            tar.add(path, arcname=path.name)
+        out.with_suffix(".tmp").rename(out)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--mb", type=int, default=256)
@@ -130,12 +142,20 @@ def main() -> None:
     parser.add_argument("--redis-url", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/14"))
     parser.add_argument("--runs", type=int, default=3, help="repetitions; the medians are compared")
     parser.add_argument("--keep", action="store_true", help="keep bench/out/media and the bench database")
+    parser.add_argument("--bundle", type=Path, default=None,
+                        help="an existing bundle (file, or a folder that is packed as one .tar) instead of the generated one, "
+                             "e.g. a bench/shapes.py shape")
     args = parser.parse_args()
 
     OUT.mkdir(parents=True, exist_ok=True)
-    bundle = build_bundle(args.mb, args.ranks, args.hosts)
+    if args.bundle is None:
+        bundle = build_bundle(args.mb, args.ranks, args.hosts)
+        what = f"{args.ranks} ranks on {args.hosts} hosts"
+    else:
+        bundle = pack(args.bundle)
+        what = f"from {args.bundle}"
     size_mb = bundle.stat().st_size / 1024 / 1024
-    print(f"bundle: {bundle.relative_to(REPO)} ({size_mb:.0f} MiB, {args.ranks} ranks on {args.hosts} hosts)")
+    print(f"bundle: {bundle} ({size_mb:.0f} MiB, {what})")
 
     prefix = f"triage-bench-{uuid.uuid4().hex[:8]}:"
     media = OUT / "media"
