@@ -19,6 +19,8 @@ _FULL = re.compile(
 _GLOG = re.compile(r"(?:^|[\[\s:])[FEWIV](?P<md>\d{3,4}) (?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)(?:\.(?P<f>\d{1,9}))?")
 # vLLM v0: 'INFO 04-22 15:53:32 utils.py:580]'
 _VLLM = re.compile(r"^(?:\([^)]*\) )?(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) (?P<mo>\d\d)-(?P<d>\d\d) (?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)")
+# Every wall-clock format here has it (a host:pid:tid prefix does not: 'node-01:40000:40077').
+_HMS = re.compile(r"\d\d:\d\d:\d\d")
 # dmesg: '[1118468.873266] ...'
 _DMESG = re.compile(r"^\[\s*(?P<sec>\d+)\.(?P<us>\d{1,6})\]")
 # syslog/journal: 'Dec  1 14:22:01 host kernel: ...'
@@ -71,6 +73,8 @@ def dmesg_uptime(text: str) -> float | None:
 def parse_time(text: str, clock: Clock) -> tuple[datetime | None, bool]:
     """The first timestamp found in a line, or None; the flag says the year was assumed."""
     head = text[:200]
+    if not _HMS.search(head):
+        return None, False  # every format below has hh:mm:ss; most log lines have no time
     if "-" in head:
         m = _FULL.search(head)
         if m:
