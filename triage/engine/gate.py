@@ -24,7 +24,6 @@ produces nothing; a line no entry can match never reaches Python.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 
 from .signatures.literals import MIN_LITERAL, needed_sets
@@ -119,50 +118,34 @@ MERGE_MAX = 16
 
 
 def fingerprint() -> list[object]:
-    """What the cover depends on besides the catalog (for the scanner's disk cache)."""
-    return [BACKGROUND, MIN_LETTERS, MERGE_MIN, MERGE_MAX, COVER_VERSION]
+    """Everything the cover depends on besides the patterns (for the scanner's disk cache)."""
+    return [_background(), MIN_LETTERS, MERGE_MIN, MERGE_MAX, COVER_VERSION]
 
 
 # Raised when the way the cover is chosen changes, so cached covers are not reused.
 COVER_VERSION = 3
 
 
-@dataclass(frozen=True)
-class GateEntry:
-    """One gate pattern: `expr` for Hyperscan and RE2 (`caseless` for literals), `literals` for
-    the pure-Python path (lower case; one of them is in every line the pattern matches)."""
-
-    expr: str
-    caseless: bool
-    literals: tuple[str, ...]
-
-
-def _background() -> list[str]:
+@lru_cache(maxsize=1)
+def _background() -> tuple[str, ...]:
+    """BACKGROUND and the catalog's harmless and catch-all samples, lower case."""
     from .signatures import CATALOG
 
     lines = [x.lower() for x in BACKGROUND.splitlines() if x.strip()]
     for sig in CATALOG:
         if sig.role == "harmless" or (sig.role == "context" and sig.cause is None):
             lines.extend(s.lower() for s in sig.samples)
-    return lines
+    return tuple(lines)
 
 
-@lru_cache(maxsize=1)
-def _line_counter() -> tuple[list[str], dict[str, int]]:
-    return _background(), {}
-
-
+@lru_cache(maxsize=None)
 def background_lines(literal: str) -> int:
-    lines, cache = _line_counter()
-    n = cache.get(literal)
-    if n is None:
-        n = cache[literal] = sum(1 for x in lines if literal in x)
-    return n
+    return sum(1 for x in _background() if literal in x)
 
 
-def cover(patterns: list[str]) -> list[GateEntry]:
-    """Caseless literals that together pass every line any of `patterns` matches (see the
-    module doc)."""
+def cover(patterns: list[str]) -> list[str]:
+    """Lower-case literals, matched caselessly, that together pass every line any of `patterns`
+    matches (see the module doc)."""
     chosen: dict[str, None] = {}
     plans = [(p, needed_sets(p)) for p in patterns]
 
@@ -186,7 +169,7 @@ def cover(patterns: list[str]) -> list[GateEntry]:
         best = min(candidates, key=lambda s: (cost(s), sum(x not in chosen for x in s), -min(len(x) for x in s), sorted(s)))
         for x in sorted(best):
             chosen.setdefault(x, None)
-    return [GateEntry(re.escape(x), True, (x,)) for x in merge_literals(list(chosen))]
+    return merge_literals(list(chosen))
 
 
 def merge_literals(literals: list[str]) -> list[str]:
@@ -194,7 +177,7 @@ def merge_literals(literals: list[str]) -> list[str]:
     several chosen literals share and that ordinary text never contains replaces them all
     ('cudaerrorinvalid…', 'cudaerrorillegal…' -> 'cudaerrori'). Hyperscan's literal matcher
     slows with the number of literals; every line a replaced literal passed still passes."""
-    text = "\n".join(_line_counter()[0])
+    text = "\n".join(_background())
     owners: dict[str, set[int]] = {}
     for i, lit in enumerate(literals):
         for a in range(len(lit)):

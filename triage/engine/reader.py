@@ -16,7 +16,7 @@ from .demux import Origin, origin_from_name, split_prefix
 from .model import Event
 from .parsers import ALWAYS, EXCLUSIVE
 from .parsers.base import LineCtx, SourceState
-from .scan import Floods, LineScanner, Prefilter
+from .scan import HEAD_LINES, TAIL_LINES, Floods, LineScanner, Prefilter
 from .signatures.matcher import matcher
 from .structured import (
     MAX_JSON_BYTES,
@@ -251,9 +251,9 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
             stream = io.BufferedReader(_Chain(data, stream), buffer_size=1 << 20)
     raw = getattr(stream, "raw", None)
     fold = raw.hand_over() if isinstance(raw, NulFold) else None
-    scanner = LineScanner(stream, engine=engine, floods=out.floods, fold_nuls=fold)
-    if light:
-        scanner.head_lines = scanner.tail_lines = LIGHT_EDGE_LINES
+    edges = LIGHT_EDGE_LINES if light else None
+    scanner = LineScanner(stream, engine=engine, floods=out.floods, fold_nuls=fold, head_lines=edges or HEAD_LINES,
+                          tail_lines=edges or TAIL_LINES)
     plain = scanner.plain if light else None
     state = SourceState(name=info.name)
     cap = EventCap()

@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypeVar
 
 BLOCK_BYTES = 4 * 1024 * 1024
 LEARN_WINDOW = 16 * 1024
@@ -230,24 +230,17 @@ def pattern_set() -> PatternSet:
         cls = _catalog_class(sig.role, sig.cause, sig.priority)
         if cls is not None:
             by_class[cls].extend(sig.patterns)
-    inputs = json.dumps([MEANING_KEYWORDS, IDENTITY_KEYWORDS, ONCE_KEYWORDS, by_class, gate.fingerprint(),
-                         [(s.role, s.samples) for s in CATALOG if s.role in ("harmless", "context")]])
-    path = _cache_dir() / f"gate-{hashlib.sha256(inputs.encode()).hexdigest()[:24]}.json"
-    try:
-        rows = json.loads(path.read_text())
+    inputs = json.dumps([MEANING_KEYWORDS, IDENTITY_KEYWORDS, ONCE_KEYWORDS, by_class, gate.fingerprint()])
+
+    def load(data: bytes) -> PatternSet:
+        rows = json.loads(data)
         return PatternSet(tuple(r[0] for r in rows), tuple(r[1] for r in rows), tuple(r[2] for r in rows),
                           tuple(tuple(r[3]) for r in rows))
-    except (OSError, ValueError, IndexError, TypeError):
-        pass
-    ps = _build_pattern_set(by_class)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(list(zip(ps.patterns, ps.classes, ps.caseless, ps.literals))))
-        os.replace(tmp, path)
-    except OSError:
-        pass
-    return ps
+
+    def dump(ps: PatternSet) -> bytes:
+        return json.dumps(list(zip(ps.patterns, ps.classes, ps.caseless, ps.literals))).encode()
+
+    return _disk_cached(f"gate-{_digest(inputs)}.json", load, lambda: _build_pattern_set(by_class), dump)
 
 
 def _build_pattern_set(by_class: dict[int, list[str]]) -> PatternSet:
@@ -265,8 +258,8 @@ def _build_pattern_set(by_class: dict[int, list[str]]) -> PatternSet:
             add(p, cls, False, _keyword_literals(p))
     structural = set(MEANING_KEYWORDS) | set(IDENTITY_KEYWORDS)
     for cls in (MEANING, IDENTITY):
-        for entry in cover([p for p in dict.fromkeys(by_class[cls]) if p not in structural]):
-            add(entry.expr, cls, entry.caseless, entry.literals)
+        for literal in cover([p for p in dict.fromkeys(by_class[cls]) if p not in structural]):
+            add(re.escape(literal), cls, True, (literal,))
     keys = list(rows)
     return PatternSet(tuple(k[0] for k in keys), tuple(rows[k][0] for k in keys), tuple(k[1] for k in keys),
                       tuple(rows[k][1] for k in keys))
@@ -307,26 +300,46 @@ def _cache_dir() -> Path:
     return Path(base)
 
 
-def hyperscan_db(hyperscan: object, patterns: list[str], flags: list[int]) -> Any:
-    """A compiled Hyperscan database, kept on disk by content hash: compiling the catalog takes
-    longer than scanning a large log, and the result never changes for the same patterns."""
-    hs = hyperscan  # the module
-    key = hashlib.sha256(("\x00".join(patterns) + repr(flags) + getattr(hs, "__version__", "")).encode()).hexdigest()[:24]
-    path = _cache_dir() / f"hs-{key}.db"
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+T = TypeVar("T")
+
+
+def _disk_cached(name: str, load: Callable[[bytes], T], build: Callable[[], T], dump: Callable[[T], bytes]) -> T:
+    """`build()`, kept in the cache folder under `name` (a content hash) and loaded from there
+    next time; an absent, stale or unreadable file is built again, a cache that cannot be
+    written is only a missed saving."""
+    path = _cache_dir() / name
     try:
-        return hs.loadb(path.read_bytes(), hs.HS_MODE_BLOCK)  # type: ignore[attr-defined]
-    except Exception:  # noqa: BLE001 - absent, stale or unreadable: compile it
+        return load(path.read_bytes())
+    except Exception:  # noqa: BLE001 - absent, stale or unreadable: build it
         pass
-    db = hs.Database()  # type: ignore[attr-defined]
-    db.compile(expressions=[p.encode() for p in patterns], ids=list(range(len(patterns))), elements=len(patterns), flags=flags)
+    value = build()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(hs.dumpb(db))  # type: ignore[attr-defined]
+        tmp.write_bytes(dump(value))
         os.replace(tmp, path)
     except OSError:
         pass
-    return db
+    return value
+
+
+def hyperscan_db(hyperscan: object, patterns: list[str], flags: list[int]) -> Any:
+    """A compiled Hyperscan database, kept on disk by content hash: compiling the catalog takes
+    longer than scanning a large log, and the result never changes for the same patterns."""
+    hs: Any = hyperscan  # the module
+
+    def build() -> Any:
+        db = hs.Database()
+        db.compile(expressions=[p.encode() for p in patterns], ids=list(range(len(patterns))), elements=len(patterns),
+                   flags=flags)
+        return db
+
+    key = _digest("\x00".join(patterns) + repr(flags) + getattr(hs, "__version__", ""))
+    return _disk_cached(f"hs-{key}.db", lambda data: hs.loadb(data, hs.HS_MODE_BLOCK), build, hs.dumpb)
 
 
 def _hyperscan(ps: PatternSet) -> Prefilter | None:
@@ -596,20 +609,19 @@ class LineScanner:
     plain: set[int] = field(default_factory=set)
 
     def __iter__(self) -> Iterator[tuple[int, bytes]]:
+        pool = _buffers()
+        buf = pool.pop() if pool and len(pool[-1]) == self.block_bytes else bytearray(self.block_bytes)
+        try:
+            yield from self._scan(self._blocks(buf))
+        finally:
+            pool.append(buf)
+
+    def _scan(self, read: Callable[[], bytes]) -> Iterator[tuple[int, bytes]]:
         tail: deque[tuple[int, bytes]] = deque(maxlen=self.tail_lines)
         recent: deque[int] = deque(maxlen=self.tail_lines + 8)  # line numbers already yielded
         held: list[tuple[int, bytes]] = []  # picks not yet yielded (kept one step back)
         self._line_base = 0  # lines completed before the current region
         self._bring_next = False  # the previous region ended with a line ending in ':'
-        pool = _buffers()
-        buf = pool.pop() if pool and len(pool[-1]) == self.block_bytes else bytearray(self.block_bytes)
-        try:
-            yield from self._scan(self._blocks(buf), tail, recent, held)
-        finally:
-            pool.append(buf)
-
-    def _scan(self, read: Callable[[], bytes], tail: deque[tuple[int, bytes]], recent: deque[int],
-              held: list[tuple[int, bytes]]) -> Iterator[tuple[int, bytes]]:
         carry = b""
         skipping_long = False  # inside a line longer than MAX_KEPT_LINE: drop until newline
         while True:
@@ -680,7 +692,7 @@ class LineScanner:
             yield n, final[n]
 
     def _blocks(self, buf: bytearray) -> Callable[[], bytes]:
-        """Reads blocks into `buf`, reused for the whole source and, through _BUFFERS, by the
+        """Reads blocks into `buf`, reused for the whole source and, through _buffers(), by the
         next source: a fresh 4 MB object per block costs more in page faults than the scan
         itself. Picks and carried lines are copied out of it, so nothing refers to the buffer
         after the next read. NUL runs are folded here when the stream leaves that to the

@@ -63,9 +63,7 @@ def _runs(items: Any) -> list[set[str]]:
 
 def required_literals(pattern: str) -> tuple[str, ...]:
     """The best set of literals one of which every match contains; () when none can be found."""
-    flags = re.IGNORECASE if pattern.startswith("(?i)") else 0
-    parsed = sre_parse.parse(pattern, flags)
-    needs = _runs(list(parsed))
+    needs = needed_sets(pattern)
     if not needs:
         return ()
     best = max(needs, key=lambda s: (min(len(x) for x in s), -len(s)))
