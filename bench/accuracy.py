@@ -1,12 +1,18 @@
 """Verdict accuracy: per-cause precision, recall and F1 over the real corpus, the healthy logs
 and the synthetic scenarios, against a 20-line first-match keyword table in the same run.
 
-    python bench/accuracy.py [--shared ../shared] [--no-scenarios] [--json out.json]
+    python bench/accuracy.py [--shared ../shared] [--no-scenarios] [--no-loso] [--json out.json]
 
 A real case counts as *acceptable* when findings[0].cause is in its meta.json `acceptable`
 (or it has no finding / only a low one and `unknown` is acceptable), and as *label* when it
 equals `primary_cause`. Healthy logs count as right when nothing above `low` is found.
-(A leave-one-source-out run is not implemented yet; see the README.)
+
+Leave-one-source-out: the corpus is grouped by the project whose thread a case comes from
+(nccl, pytorch, deepspeed, vllm, ...). For each group, every catalog entry with a sample found
+word for word in that group's logs is switched off (as if those logs had never been seen while
+writing the catalog), and the group's cases are diagnosed again. It measures how much the
+verdicts lean on wording copied from the corpus; the format parsers and the cause rules stay
+(they cannot be left out one source at a time).
 """
 from __future__ import annotations
 
@@ -62,6 +68,38 @@ def score_case(got: str, confidence: str | None, acceptable: list[str]) -> bool:
     return "unknown" in acceptable and (got == "unknown" or confidence == "low")
 
 
+def source_of(case: Path) -> str:
+    """The project of the thread: the case folder is named <project>-<issue>."""
+    return re.sub(r"-\d+$", "", case.name)
+
+
+def leave_one_source_out(real: list[Path]) -> list[dict[str, Any]]:
+    from triage.engine import reader
+    from triage.engine.signatures import CATALOG
+    from triage.engine.signatures.matcher import CatalogMatcher
+
+    groups: dict[str, list[Path]] = defaultdict(list)
+    for case in real:
+        groups[source_of(case)].append(case)
+    original = reader.matcher
+    out = []
+    try:
+        for source, cases in sorted(groups.items()):
+            text = "\n".join((c / "log.txt").read_text(errors="replace") for c in cases)
+            seen = {sig.id for sig in CATALOG if any(s.strip() and s.strip() in text for s in sig.samples)}
+            reduced = CatalogMatcher(tuple(sig for sig in CATALOG if sig.id not in seen))
+            reader.matcher = lambda prefer=None, m=reduced: m  # type: ignore[assignment]
+            for case in cases:
+                meta = json.loads((case / "meta.json").read_text())
+                got, conf, result = engine_verdict(case / "log.txt")
+                out.append({"source": source, "case": case.name, "entries_off": len(seen), "engine": got,
+                            "rule": (result["findings"][0]["rule"] if result["findings"] else None),
+                            "ok": score_case(got, conf, meta["acceptable"])})
+    finally:
+        reader.matcher = original
+    return out
+
+
 def prf(pairs: list[tuple[str, str]]) -> dict[str, tuple[float, float, float, int]]:
     out = {}
     for cause in list(CAUSES) + ["unknown"]:
@@ -84,6 +122,7 @@ def main() -> int:
     parser.add_argument("--no-scenarios", action="store_true")
     parser.add_argument("--json", type=Path)
     parser.add_argument("-v", "--verbose", action="store_true")
+    parser.add_argument("--no-loso", action="store_true", help="skip the leave-one-source-out run")
     args = parser.parse_args()
     shared = args.shared or next(p for p in (REPO.parent / "shared", Path("/work/shared")) if (p / "corpus").is_dir())
     real = sorted(p for p in (shared / "corpus" / "real").iterdir() if (p / "meta.json").is_file())
@@ -156,8 +195,22 @@ def main() -> int:
     for r in healthy_rows:
         if not r["quiet"]:
             print(f"  healthy {r['case']}: {r['engine']}/{r['confidence']}")
+    loso: list[dict[str, Any]] = []
+    if not args.no_loso:
+        loso = leave_one_source_out(real)
+        ok = sum(r["ok"] for r in loso)
+        print(f"\nleave-one-source-out (catalog entries whose samples are in the left-out logs switched off): "
+              f"acceptable {ok}/{len(loso)} ({ok / len(loso):.0%})")
+        by_source: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for r in loso:
+            by_source[r["source"]].append(r)
+        for source, items in by_source.items():
+            misses = [f"{r['case']} -> {r['engine']}" for r in items if not r["ok"]]
+            print(f"  {source:22s} {sum(r['ok'] for r in items)}/{len(items)}  entries off {items[0]['entries_off']:3d}"
+                  f"{'  missed: ' + ', '.join(misses) if misses else ''}")
     if args.json:
-        args.json.write_text(json.dumps({"real": rows, "healthy": healthy_rows, "scenarios": scen_pairs}, indent=1))
+        args.json.write_text(json.dumps({"real": rows, "healthy": healthy_rows, "scenarios": scen_pairs, "loso": loso},
+                                        indent=1))
     return 0
 
 
