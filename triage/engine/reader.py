@@ -280,7 +280,8 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                 origin.rank, origin.host = owner[0], origin.host or owner[1]
             origin.merge(file_origin)
             when, yearless = parse_time(origin.time_text or body, clock)
-            if when is None and origin.time_text is None:
+            if when is None and origin.time_text is None and body is not text:
+                # A launcher prefix was peeled off: the time may sit in front of it.
                 when, yearless = parse_time(text, clock)
             if when is not None:
                 if not yearless and len(out.years_seen) < MAX_YEARS:
