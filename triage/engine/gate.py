@@ -62,6 +62,17 @@ gpu-node-001:40001:40078 [1] NCCL INFO AllReduce: opCount 1a2 sendbuff 0x7f3a000
 gpu-node-001:40001:40078 [1] NCCL INFO Broadcast: opCount 1a3 sendbuff 0x7f3a00000000 recvbuff 0x7f3b00000000 count 262144 datatype 0 op 0 root 0 comm 0x55d1c2a0e3b0 [nranks=64] stream 0x55e1c2a4d0
 gpu-node-001:40001:40078 [1] NCCL INFO comm 0x55d1c2a0e3b0 rank 1 nranks 64 cudaDev 1 busId 28000 - Destroy COMPLETE
 gpu-node-001:40001:40082 [1] NCCL INFO [Service thread] Connection closed by localRank 1
+gpu-node-001:40001:40085 [1] 13.652887 ncclProxyProgress:1133 NCCL TRACE recvProxy [12/3/16] received, size 524288 chunkSize=524288
+gpu-node-001:40001:40085 [1] 13.652901 ncclProxyProgress:1120 NCCL TRACE sendProxy [12/3/16] Isend posted, req 0x7f3a2c001230, buff 0x7f3a00000000, size 524288, proto 2, myRank 1, channelId 0, mhandle 0x7f3a2c000f00
+gpu-node-001:40001:40085 [1] 13.652950 ncclProxyProgress:1151 NCCL TRACE sendProxy [12/3/16] request 0x7f3a2c001230 done
+gpu-node-001:40001:40085 [1] 13.652977 ncclProxyProgress:1202 NCCL TRACE recvProxy [13/4/16] Irecv posted, buff 0x7f3a00080000, size 524288, myRank 1, channelId 0, mhandle 0x7f3a2c000f00
+gpu-node-001:40001:40078 [1] 13.001002 ncclTopoTuneModel:402 NCCL TRACE 1048576 Bytes -> Algo 1 proto 2 time 12.345000
+gpu-node-001:40001:40078 [1] 12.900010 ncclSocketConnect:611 NCCL TRACE Connecting to socket 10.0.0.1<43215>
+gpu-node-001:40001:40078 [1] 12.900020 ncclSocketListen:402 NCCL TRACE Listening on socket 10.0.0.11<51234>
+gpu-node-001:40001:40082 [1] NCCL INFO ncclPollProxyResponse Received new opId=0x55d1c2b0f000
+gpu-node-001:40001:40082 [1] NCCL INFO Received and initiated operation=Init res=0
+gpu-node-001:40001:40082 [1] NCCL INFO NET/IB: ncclIbPostFifo: Sender received completion for device 0 (comm=0x55d1c2b0f000, wr_id=12, opcode=IBV_WC_RDMA_WRITE, imm_data=0)
+gpu-node-001:40001:40082 [1] NCCL INFO NET/IB: ncclIbTest: Receiver received completion for device 0 (comm=0x55d1c2b0f000, wr_id=13, opcode=IBV_WC_RECV_RDMA_WITH_IMM, imm_data=524288)
 gpu-node-001:40001:40082 [1] NCCL INFO NCCL_SOCKET_IFNAME set by environment to eth0
 gpu-node-001:40001:40082 [1] NCCL INFO NCCL_IB_HCA set to mlx5_0,mlx5_1
 gpu-node-001:40001:40082 [1] NCCL INFO NET/IB : Got async event : port active
