@@ -50,7 +50,7 @@ class Evidence:
         return {"source": self.source, "line": self.line, "text": self.text}
 
 
-@dataclass
+@dataclass(slots=True)
 class Event:
     """One fact read from one line (or block) of one source.
 

@@ -58,8 +58,10 @@ class Collected:
 # step is counted, not stored line by line.
 KEEP_FIRST = 16
 KEEP_LAST = 16
-# Past this many bytes a bundle is large: its sources' first and last lines are read light.
+# Past this many bytes, or this many sources (a job of thousands of ranks, one small file
+# each), a bundle is large: its sources' first and last lines are read light.
 LIGHT_AFTER_BYTES = 64 * 1024 * 1024
+LIGHT_AFTER_SOURCES = 256
 LIGHT_EDGE_LINES = 5
 # The year of yearless timestamps is voted by the first timed lines; more would not change it.
 MAX_YEARS = 10_000
@@ -143,7 +145,8 @@ def read_member(member: Member, out: Collected, budget: Budget, engine: Prefilte
         stream = io.BufferedReader(_Chain(data, stream), buffer_size=1 << 20)
     # Listed before reading: a source cut off half-way still counts as (partly) read.
     out.sources.append(info)
-    _read_text(stream, info, out, engine, clock, light=budget.total_bytes > LIGHT_AFTER_BYTES)
+    light = budget.total_bytes > LIGHT_AFTER_BYTES or len(out.sources) > LIGHT_AFTER_SOURCES
+    _read_text(stream, info, out, engine, clock, light=light)
 
 
 _JSON_START = re.compile(rb"^\s*(?:\{|\[\s*(?:\{|\]))")

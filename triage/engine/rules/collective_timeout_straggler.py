@@ -63,6 +63,12 @@ def _idle_gpu(facts: Facts) -> list[Finding]:
     )]
 
 
+def _without(events: list[Event], drop: list[Event]) -> list[Event]:
+    # By identity: Event compares every field, and a 16,384-rank job has as many timeouts.
+    ids = {id(e) for e in drop}
+    return [e for e in events if id(e) not in ids]
+
+
 def _find_timeouts(facts: Facts) -> list[Finding]:
     timeouts = facts.kind("watchdog_timeout")
     progress = [e for e in facts.kind("watchdog_progress") if e.data.get("last_completed") is not None]
@@ -95,7 +101,7 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
             detail=f"At the same sequence number {seq} the ranks' watchdogs report different operations or sizes: {', '.join(sorted(ops))}. "
                    "The ranks are not running the same program path.",
             fix=FIX, ranks=ranks_of(odd) if odd else ranks_of(timeouts), hosts=hosts_of(odd or timeouts),
-            evidence=evidence(odd, 2) + spread_evidence([e for e in timeouts if e not in odd], 6), weight=58,
+            evidence=evidence(odd, 2) + spread_evidence(_without(timeouts, odd), 6), weight=58,
             culprit=odd[0] if len(ranks_of(odd)) == 1 else (laggard_events[0] if laggard_events else None),
         ))
     if laggards:
@@ -107,7 +113,7 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
             title=f"Straggler: {label} fell behind; the other ranks timed out waiting",
             detail=_laggard_detail(reason, laggards, facts, tmo),
             fix=FIX, ranks=laggards, hosts=sorted({facts.ranks[r].host or "" for r in laggards if r in facts.ranks and facts.ranks[r].host}),
-            evidence=evidence(laggard_events, 3) + spread_evidence([e for e in all_events if e not in laggard_events], 5),
+            evidence=evidence(laggard_events, 3) + spread_evidence(_without(all_events, laggard_events), 5),
             weight=52, culprit=culprit,
         ))
     elif timeouts or heartbeat:
