@@ -8,6 +8,7 @@ CULPRIT hits a CUDA OOM near the end and the other ranks' watchdogs time out aft
 4 files_2048      2,048 small per-rank files
 5 traceback_dense a Python warning with its stack on every step
 6 long_line_junk  one 50 MB line and binary junk mixed into INFO logs
+7 files_16k       16,384 per-rank files (not in the issue's list: the cost of many ranks)
 """
 from __future__ import annotations
 
@@ -181,8 +182,15 @@ def combined_256(root: Path, total: int) -> None:
 
 
 def files_2048(root: Path, total: int) -> None:
-    ranks = 2048
+    _per_rank_files(root, total, 2048)
 
+
+def files_16k(root: Path, total: int) -> None:
+    """16,384 ranks, one small file each: the per-source cost and the per-rank state."""
+    _per_rank_files(root, total, 16384)
+
+
+def _per_rank_files(root: Path, total: int, ranks: int) -> None:
     def body(rank: int, rng: random.Random) -> Iterator[str]:
         n = 0
         while True:
@@ -246,6 +254,7 @@ SHAPES: dict[str, Callable[[Path, int], None]] = {
     "trace_warns": trace_warns,
     "combined_256": combined_256,
     "files_2048": files_2048,
+    "files_16k": files_16k,
     "traceback_dense": traceback_dense,
     "long_line_junk": long_line_junk,
 }
