@@ -103,3 +103,31 @@ def test_repeated_events_are_capped_per_rank_and_kind_and_counted(tmp_path):
     d = diagnose(str(log))
     assert (d.findings[0].cause, d.findings[0].rule) == ("oom", "oom.nccl_alloc")
     assert d.first_failure is not None and d.first_failure["line"] == 140_001
+
+
+def test_newline_count_matches_bytes_count_on_every_slice():
+    # count_lines is StringZilla's SIMD count where the wheel is installed: same answers as
+    # bytes.count for any bounds, empty and reversed ones included, on a bytearray as on bytes.
+    import random
+
+    from triage.engine import scan
+
+    rng = random.Random(5)
+    data = bytes(rng.choice(b"ab\n\r\x00") for _ in range(3000))
+    for buf in (data, bytearray(data)):
+        for _ in range(500):
+            lo, hi = rng.randrange(-5, 3010), rng.randrange(-5, 3010)
+            lo, hi = max(lo, 0), max(hi, 0)
+            assert scan.count_lines(buf, lo, hi) == data.count(b"\n", lo, hi), (lo, hi)
+    assert scan.count_lines(data, 0, len(data)) == data.count(b"\n") > 0
+
+
+def test_straggler_evidence_leaves_out_events_by_identity_not_equality():
+    from triage.engine.model import Event
+    from triage.engine.rules.collective_timeout_straggler import _without
+
+    a = Event(kind="watchdog_timeout", source="r0.log", line=3, text="same")
+    b = Event(kind="watchdog_timeout", source="r0.log", line=3, text="same")  # equal, not the same
+    assert a == b
+    assert _without([a, b], [a]) == [b] and _without([a, b], [a])[0] is b
+    assert _without([a, b], []) == [a, b]
