@@ -3,12 +3,14 @@
 Every real corpus case and every synthetic scenario is rewritten the ways logs get mangled on
 their way to a bug report (launcher and CI prefixes added or removed, hosts and hex/PCI ids
 masked, a traceback pasted newest-first, lines hard-wrapped at 120 columns, line numbers or
-blank lines inserted, NCCL INFO lines dropped); the cause must not change. Packing the same
+blank lines inserted, NCCL INFO lines dropped, captured by Kubernetes, journald or Docker's
+json-file driver); the cause must not change. Packing the same
 bundle as a folder, a .tar.gz with one top-level folder and a .zip must not change the cause
 or the first failure's rank.
 """
 from __future__ import annotations
 
+import json
 import re
 import tarfile
 import zipfile
@@ -102,6 +104,23 @@ def drop_nccl_info(lines: list[str]) -> list[str]:
     return [line for line in lines if "NCCL INFO" not in line]
 
 
+def cri_container_log(lines: list[str]) -> list[str]:
+    """A Kubernetes node's container log (/var/log/containers, CRI format): time, stream, tag."""
+    return [f"2026-12-01T10:{i // 60 % 60:02d}:{i % 60:02d}.{i:09d}Z {'stdout' if i % 3 else 'stderr'} F {line}"
+            for i, line in enumerate(lines)]
+
+
+def journald_prefix(lines: list[str]) -> list[str]:
+    """`journalctl -u train` of a systemd unit: syslog time, host, the process and its pid."""
+    return [f"Dec 01 10:{i // 60 % 60:02d}:{i % 60:02d} gpu-node-7 python[4242]: {line}" for i, line in enumerate(lines)]
+
+
+def docker_json_log(lines: list[str]) -> list[str]:
+    """Docker's json-file log driver: one JSON object a line, the text escaped inside it."""
+    return [json.dumps({"log": line + "\n", "stream": "stderr", "time": f"2026-12-01T10:00:{i % 60:02d}.000000000Z"})
+            for i, line in enumerate(lines)]
+
+
 TRANSFORMS: dict[str, Callable[[list[str]], list[str]]] = {
     "ci_prefix": ci_prefix,
     "pdsh_prefix": pdsh_prefix,
@@ -112,6 +131,14 @@ TRANSFORMS: dict[str, Callable[[list[str]], list[str]]] = {
     "line_numbers": line_numbers,
     "blank_lines": blank_lines,
     "drop_nccl_info": drop_nccl_info,
+}
+# How a log is captured: each line gets the capture's own time. Applied to the corpus's single
+# logs only; over a multi-file scenario these invented times would contradict the other files'
+# clocks (a dmesg line stamped an hour later), which no real capture does.
+CAPTURES: dict[str, Callable[[list[str]], list[str]]] = {
+    "cri_container_log": cri_container_log,
+    "journald_prefix": journald_prefix,
+    "docker_json_log": docker_json_log,
 }
 
 
@@ -144,11 +171,11 @@ def rewrite_tree(src: Path, dst: Path, transform: Callable[[list[str]], list[str
     return dst
 
 
-@pytest.mark.parametrize("name", list(TRANSFORMS))
+@pytest.mark.parametrize("name", list(TRANSFORMS) + list(CAPTURES))
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_corpus_verdict_holds(tmp_path: Path, case: Path, name: str) -> None:
     before = cause_of(case / "log.txt")
-    after = cause_of(rewrite_tree(case / "log.txt", tmp_path / name, TRANSFORMS[name]))
+    after = cause_of(rewrite_tree(case / "log.txt", tmp_path / name, {**TRANSFORMS, **CAPTURES}[name]))
     if name == "drop_nccl_info" and _evidence_is_nccl_info(case / "log.txt"):
         # The only evidence was an INFO line: without it the log says nothing confident.
         assert after in (before, "unknown-or-low"), f"{case.name}: {before} became {after} after {name}"
