@@ -29,3 +29,12 @@ def corpus_cases() -> list[Path]:
 
 def load_meta(case: Path) -> dict:
     return json.loads((case / "meta.json").read_text())
+
+
+def healthy_cases() -> list[Path]:
+    """Real logs of runs that did not fail (with harmless lines that look alarming)."""
+    try:
+        root = shared_dir() / "corpus" / "healthy"
+    except pytest.fail.Exception:
+        return []
+    return sorted(p for p in root.iterdir() if (p / "log.txt").is_file())

@@ -135,3 +135,43 @@ def test_the_host_comes_from_nccl_lines_not_the_folder_name(tmp_path: Path) -> N
     d = diagnose(tmp_path).to_dict()
     assert d["first_failure"]["rank"] == 3
     assert d["first_failure"]["host"] == "gpu7"
+
+
+P2P_RUN = [
+    "node-a:4242:4300 [0] NCCL INFO ncclCommInitRank comm 0x55d1c2a0e3b0 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 18000 commId 0x1 - Init START",
+    "node-a:4242:4300 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read",
+    "node-a:4242:4300 [0] NCCL INFO Connected all rings",
+    "node-a:4242:4300 [0] NCCL INFO ncclCommInitRank comm 0x55d1c2a0e3b0 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 18000 commId 0x1 - Init COMPLETE",
+    "[rank0]: step 100 loss 2.31",
+]
+
+
+def _rules(path: Path) -> list[tuple[str, str]]:
+    return [(f["rule"], f["confidence"]) for f in diagnose(path).to_dict()["findings"]]
+
+
+def test_logs_ending_after_p2p_setup_are_a_low_hint_of_a_p2p_hang(tmp_path: Path) -> None:
+    assert _rules(bundle(tmp_path, {"rank0.log": "\n".join(P2P_RUN) + "\n"})) == [("p2p_unsupported.silent_after_init", "low")]
+
+
+def test_a_run_that_tore_its_communicator_down_did_not_hang_after_p2p_setup(tmp_path: Path) -> None:
+    # NCCL's proxy logs 'Connection closed by localRank' (INFO, subsystem DESTROY) at every
+    # normal shutdown; torch aborts the communicator when the program exits without destroying it.
+    ending = [
+        "node-a:4242:4310 [0] NCCL INFO [Service thread] Connection closed by localRank 0",
+        "node-a:4242:4242 [0] NCCL INFO comm 0x55d1c2a0e3b0 rank 0 nranks 2 cudaDev 0 busId 18000 - Abort COMPLETE",
+    ]
+    d = diagnose(bundle(tmp_path, {"rank0.log": "\n".join(P2P_RUN + ending) + "\n"})).to_dict()
+    assert d["findings"] == [] and d["first_failure"] is None
+
+
+def test_torchrun_reporting_the_workers_finished_ends_the_p2p_hint(tmp_path: Path) -> None:
+    done = "[2026-12-01 10:20:01,000] torch.distributed.elastic.agent.server.api: [INFO] [default] worker group successfully finished. Waiting 300 seconds for other agents to finish."
+    assert _rules(bundle(tmp_path, {"rank0.log": "\n".join(P2P_RUN + [done]) + "\n"})) == []
+
+
+def test_a_remote_peer_closing_the_socket_is_still_reported(tmp_path: Path) -> None:
+    line = "node-a:4242:4300 [0] misc/socket.cc:58 NCCL WARN socketProgress: Connection closed by remote peer node-b<43127>"
+    findings = diagnose(bundle(tmp_path, {"rank0.log": line + "\n"})).to_dict()["findings"]
+    assert [(f["rule"], f["cause"], f["confidence"]) for f in findings[:1]] == [
+        ("signature.nccl.socket.connection_closed", "rank_crash", "medium")]

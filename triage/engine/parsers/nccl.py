@@ -158,7 +158,11 @@ def _parse_message(ctx: LineCtx, level: str, msg: str, loc: str | None) -> list[
         return [ctx.event("nccl_driver", cuda_driver=int(d["v"]))]
     if "Connected all rings" in msg:
         return [ctx.event("nccl_rings_connected")]
-    if "Connection closed by localRank" in msg or "Connection closed by remote peer" in msg:
+    if "Connection closed by localRank" in msg:
+        # proxy.cc logs this INFO (subsystem DESTROY) whenever a local rank's process closes its
+        # proxy connection: every normal shutdown prints it, so it says nothing of a crash.
+        return [ctx.event("nccl_info", message=msg)]
+    if "Connection closed by remote peer" in msg:
         return [ctx.event("nccl_socket_error", severity="warn", reason="peer closed", peer=None)]
     if "Bootstrap" in msg and "Using" in msg:
         return [ctx.event("nccl_bootstrap", message=msg)]

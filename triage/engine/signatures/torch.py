@@ -2123,7 +2123,7 @@ SIGNATURES: tuple[Signature, ...] = (
         fix="This node's workers all exited 0; a failure elsewhere is on another node.",
         origin="torch/distributed/elastic/agent/server/api.py _invoke_run / _exit_barrier, 1.9-2.13",
         samples=("I1202 15:00:00.000000 10 torch/distributed/elastic/agent/server/api.py:879] [default] worker group successfully finished. Waiting 300 seconds for other agents to finish.",),
-        priority=5,
+        priority=30,  # a fact the rules use (the run got past its collectives), not a catch-all
     ),
     # ------------------------------------------------------------------ DataLoader / shared memory
     Signature(
