@@ -175,3 +175,20 @@ def test_a_remote_peer_closing_the_socket_is_still_reported(tmp_path: Path) -> N
     findings = diagnose(bundle(tmp_path, {"rank0.log": line + "\n"})).to_dict()["findings"]
     assert [(f["rule"], f["cause"], f["confidence"]) for f in findings[:1]] == [
         ("signature.nccl.socket.connection_closed", "rank_crash", "medium")]
+
+
+RETRIES = [
+    f"[W1201 10:00:0{i}.000000 socket.cpp:697] [c10d] The client socket has failed to connect to [node-m]:29500 (errno: 111 - Connection refused)."
+    for i in range(1, 6)
+]
+
+
+def test_connect_retries_that_never_get_through_are_an_unreachable_store(tmp_path: Path) -> None:
+    assert _rules(bundle(tmp_path, {"rank3.log": "\n".join(RETRIES) + "\n"}))[:1] == [("rendezvous_hang.store_unreachable", "high")]
+
+
+def test_connect_retries_before_the_master_listens_are_part_of_a_healthy_start(tmp_path: Path) -> None:
+    # c10d warns on every retry while the master starts; NCCL setting up its communicator
+    # afterwards shows the store was reached (the unique id goes through it).
+    d = diagnose(bundle(tmp_path, {"rank3.log": "\n".join(RETRIES + P2P_RUN[:2]) + "\n"})).to_dict()
+    assert [f["rule"] for f in d["findings"] if f["cause"] == "rendezvous_hang"] == []

@@ -20,11 +20,29 @@ def _names_other_cause(facts: Facts, ev: Event) -> bool:
     return meaning is not None and meaning.data.get("cause") not in (None, "rendezvous_hang") and meaning.data.get("role") in ("fault", "symptom")
 
 
+# What a process logs only once it reached the store: NCCL's communicator set up (its unique id
+# came through the store), or torchrun's agent reporting its workers finished.
+_PAST_THE_STORE = ("nccl_init", "nccl_transport", "nccl_rings_connected")
+
+
+def _unresolved(facts: Facts, failed: list[Event]) -> list[Event]:
+    """The failed connects not followed, in the same source, by a sign that the store was
+    reached: c10d logs 'failed to connect' as a warning on every retry while the master is
+    still starting, and a healthy multi-node run often begins with a few."""
+    reached: dict[str, int] = {}  # source or host -> reading order of its last such sign
+    for e in facts.kind(*_PAST_THE_STORE) + [s for s in facts.kind("signature") if s.data.get("sig") == "torch.elastic.group_finished"]:
+        for key in (e.source, e.host and f"host:{e.host}"):
+            if key:
+                reached[key] = max(reached.get(key, -1), e.order)
+    return [e for e in failed
+            if reached.get(e.source, -1) < e.order and (not e.host or reached.get(f"host:{e.host}", -1) < e.order)]
+
+
 def find(facts: Facts) -> list[Finding]:
     findings: list[Finding] = []
     missing = facts.kind("store_clients_missing")
     bad_addr = [e for e in facts.kind("master_addr") if not e.data.get("valid")]
-    connect = facts.kind("store_connect_timeout", "store_connect_failed")
+    connect = facts.kind("store_connect_timeout") + _unresolved(facts, facts.kind("store_connect_failed"))
     errors = facts.kind("store_error") + [
         e for e in facts.kind("exception")
         if (e.data.get("exc_short") or "") in ("DistStoreError", "DistNetworkError", "RendezvousConnectionError", "RendezvousTimeoutError", "RendezvousClosedError")
