@@ -192,3 +192,18 @@ def test_connect_retries_before_the_master_listens_are_part_of_a_healthy_start(t
     # afterwards shows the store was reached (the unique id goes through it).
     d = diagnose(bundle(tmp_path, {"rank3.log": "\n".join(RETRIES + P2P_RUN[:2]) + "\n"})).to_dict()
     assert [f["rule"] for f in d["findings"] if f["cause"] == "rendezvous_hang"] == []
+
+
+def test_connect_retries_followed_by_a_long_run_without_nccl_lines_got_through(tmp_path: Path) -> None:
+    # NCCL_DEBUG unset: nothing names the store as reached, but the process went on for a
+    # hundred lines of training and nothing failed.
+    steps = [f"[rank3]: step {i} loss {2.5 - i / 100:.3f}" for i in range(100)]
+    assert _rules(bundle(tmp_path, {"rank3.log": "\n".join(RETRIES + steps) + "\n"})) == []
+
+
+def test_connect_retries_then_the_store_timing_out_are_an_unreachable_store(tmp_path: Path) -> None:
+    steps = [f"[rank3]: waiting {i}" for i in range(100)]
+    timeout = ("torch.distributed.DistNetworkError: The client socket has timed out after 900000ms while trying to "
+               "connect to (node-m, 29500).")
+    rules = _rules(bundle(tmp_path, {"rank3.log": "\n".join(RETRIES + steps + [timeout]) + "\n"}))
+    assert rules[:1] == [("rendezvous_hang.store_unreachable", "high")]

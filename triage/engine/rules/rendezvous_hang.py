@@ -25,28 +25,43 @@ def _names_other_cause(facts: Facts, ev: Event) -> bool:
 _PAST_THE_STORE = ("nccl_init", "nccl_transport", "nccl_rings_connected")
 
 
-def _unresolved(facts: Facts, failed: list[Event]) -> list[Event]:
-    """The failed connects not followed, in the same source, by a sign that the store was
-    reached: c10d logs 'failed to connect' as a warning on every retry while the master is
-    still starting, and a healthy multi-node run often begins with a few."""
+# Lines a process may still print after its last connect retry when it gives up: its traceback
+# and torchrun's failure record. A source that goes on longer than this got past the store.
+_AFTER_GIVING_UP = 60
+
+
+def _unresolved(facts: Facts, failed: list[Event], store_errors: list[Event]) -> list[Event]:
+    """The failed connects that stand for an unreachable store. c10d logs 'failed to connect'
+    as a warning on every retry while the master is still starting (and for an IPv6 address
+    when IPv4 works), so a healthy multi-node run often begins with a few. They count when
+    nothing later in the same source or on the same host shows the store was reached, and,
+    unless the store itself failed, when the source ends with them."""
     reached: dict[str, int] = {}  # source or host -> reading order of its last such sign
     for e in facts.kind(*_PAST_THE_STORE) + [s for s in facts.kind("signature") if s.data.get("sig") == "torch.elastic.group_finished"]:
         for key in (e.source, e.host and f"host:{e.host}"):
             if key:
                 reached[key] = max(reached.get(key, -1), e.order)
-    return [e for e in failed
-            if reached.get(e.source, -1) < e.order and (not e.host or reached.get(f"host:{e.host}", -1) < e.order)]
+    pending = [e for e in failed
+               if reached.get(e.source, -1) < e.order and (not e.host or reached.get(f"host:{e.host}", -1) < e.order)]
+    if store_errors:
+        return pending
+    last_retry: dict[str, int] = {}
+    for e in pending:
+        last_retry[e.source] = max(last_retry.get(e.source, 0), e.line)
+    lines = {s.name: s.lines for s in facts.sources}
+    return [e for e in pending if lines.get(e.source, 0) - last_retry[e.source] <= _AFTER_GIVING_UP]
 
 
 def find(facts: Facts) -> list[Finding]:
     findings: list[Finding] = []
     missing = facts.kind("store_clients_missing")
     bad_addr = [e for e in facts.kind("master_addr") if not e.data.get("valid")]
-    connect = facts.kind("store_connect_timeout") + _unresolved(facts, facts.kind("store_connect_failed"))
     errors = facts.kind("store_error") + [
         e for e in facts.kind("exception")
         if (e.data.get("exc_short") or "") in ("DistStoreError", "DistNetworkError", "RendezvousConnectionError", "RendezvousTimeoutError", "RendezvousClosedError")
     ]
+    timeouts = facts.kind("store_connect_timeout")
+    connect = timeouts + _unresolved(facts, facts.kind("store_connect_failed"), errors + timeouts)
     # A store error whose own text says what happened ("possible application crash on rank 0")
     # is that cause's evidence.
     errors = [e for e in errors if not _names_other_cause(facts, e)]
