@@ -623,3 +623,34 @@ def test_amd_vi_io_page_fault(tmp_path):
     line = "[1118468.873266] nvidia 0000:0a:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x000f address=0x00000000ea13a000 flags=0x0020]"
     ev = one(tmp_path, line, "iommu_fault")
     has(ev.data, device="0000:0a:00.0", fault_kind="IO_PAGE_FAULT", uptime_s=1118468.873266)
+
+
+# --- exceptions CPython reports as ignored ----------------------------------------------------
+
+IGNORED_TB = [
+    "Exception ignored in: <function _MultiProcessingDataLoaderIter.__del__ at 0x7f3a2c001230>",
+    "Traceback (most recent call last):",
+    '  File "/opt/conda/lib/python3.11/site-packages/torch/utils/data/dataloader.py", line 1477, in __del__',
+    "    self._shutdown_workers()",
+    "AttributeError: '_MultiProcessingDataLoaderIter' object has no attribute '_workers_status'",
+]
+
+
+def test_an_exception_ignored_in_a_destructor_is_not_a_crash(tmp_path):
+    kinds = [e.kind for e in read_events(tmp_path, IGNORED_TB)]
+    assert "exception_ignored" in kinds and "exception" not in kinds
+    d = diagnose(tmp_path / "log.txt").to_dict()
+    assert d["findings"] == [] and d["first_failure"] is None
+
+
+def test_an_ignored_exception_without_its_traceback_and_a_real_one_after_it(tmp_path):
+    lines = [
+        "Exception ignored in: <function Foo.__del__ at 0x7f3a2c001230>",
+        "AttributeError: 'NoneType' object has no attribute 'close'",
+        "[rank0]: step 100 loss 2.31",
+        "Traceback (most recent call last):",
+        '  File "/opt/train.py", line 12, in <module>',
+        "RuntimeError: CUDA error: an illegal memory access was encountered",
+    ]
+    events = [e for e in read_events(tmp_path, lines) if e.kind in ("exception", "exception_ignored")]
+    assert [(e.kind, e.data["exc_short"]) for e in events] == [("exception_ignored", "AttributeError"), ("exception", "RuntimeError")]

@@ -301,7 +301,8 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                     break
             for parse in ALWAYS[1:]:
                 events.extend(parse(ctx, state))
-            meaning = signature_event(ctx, events)
+            # An exception CPython reported as ignored (in __del__, at shutdown) means nothing.
+            meaning = None if any(e.kind == "exception_ignored" for e in events) else signature_event(ctx, events)
             if meaning is not None:
                 events.append(meaning)
             if events and origin.rank is None and "Rank " in body:
@@ -370,7 +371,7 @@ def flush_source(state: SourceState, info: SourceInfo) -> list[Event]:
     """End of a source: a traceback whose exception line was cut off is still a fact."""
     events: list[Event] = []
     for key, tb in (state.extra.get("tracebacks") or {}).items():
-        if not tb.get("frames"):
+        if not tb.get("frames") or tb.get("ignored"):
             continue
         rank_text, host, pid = key.split("|")
         events.append(

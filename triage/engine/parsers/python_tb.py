@@ -12,6 +12,10 @@ from ..model import Event
 from .base import LineCtx, SourceState
 
 _HEADER = re.compile(r"Traceback \(most recent call last\):")
+# CPython's report of an exception it could not raise (PyErr_WriteUnraisable: in __del__, a
+# callback, at interpreter shutdown): 'Exception ignored in: <function X.__del__ ...>', then the
+# traceback. The program goes on; it is not a crash.
+_IGNORED = re.compile(r"^\s*Exception ignored (?:in|on|while)\b")
 _FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)')
 # 'torch.distributed.DistBackendError: ...', 'RuntimeError: ...', 'torch.OutOfMemoryError: ...'
 _EXC = re.compile(
@@ -29,8 +33,12 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
     stripped = body.strip()
     tbs = state.extra.setdefault("tracebacks", {})
     key = _key(ctx)
+    ignored = state.extra.setdefault("ignored_at", {})
+    if _IGNORED.match(body):
+        ignored[key] = ctx.lineno
+        return []
     if _HEADER.search(body):
-        tbs[key] = {"frames": [], "line": ctx.lineno}
+        tbs[key] = {"frames": [], "line": ctx.lineno, "ignored": ctx.lineno - ignored.pop(key, -9) <= 2}
         return []
     m = _FRAME.match(body)
     if m:
@@ -47,6 +55,9 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
     tb = tbs.pop(key, None)
     frame = tb["frames"][-1] if tb and tb["frames"] else None
     short = exc_type.rsplit(".", 1)[-1]
+    if (tb and tb.get("ignored")) or ctx.lineno - ignored.pop(key, -9) <= 2:
+        return [ctx.event("exception_ignored", severity="warn", message=f"{exc_type}: {msg}" if msg else exc_type,
+                          exc_type=exc_type, exc_short=short, exc_message=msg, frame=frame)]
     if short in ("ChildFailedError",):
         return [ctx.event("child_failed", severity="error", exc_type=exc_type, message=msg)]
     return [
