@@ -207,3 +207,23 @@ def test_connect_retries_then_the_store_timing_out_are_an_unreachable_store(tmp_
                "connect to (node-m, 29500).")
     rules = _rules(bundle(tmp_path, {"rank3.log": "\n".join(RETRIES + steps + [timeout]) + "\n"}))
     assert rules[:1] == [("rendezvous_hang.store_unreachable", "high")]
+
+
+GID_WARN = "node-a:4242:4300 [0] transport/net_ib.cc:120 NCCL WARN NET/IB : mlx5_2:1 Got async event : GID table change"
+TEARDOWN = "node-a:4242:4242 [0] NCCL INFO comm 0x55d1c2a0e3b0 rank 0 nranks 2 cudaDev 0 busId 18000 - Destroy COMPLETE"
+
+
+def test_a_warning_the_run_got_past_is_only_a_low_hint(tmp_path: Path) -> None:
+    log = P2P_RUN[:1] + [GID_WARN] + P2P_RUN[1:] + [TEARDOWN]
+    assert _rules(bundle(tmp_path, {"rank0.log": "\n".join(log) + "\n"})) == [("signature.nccl.ib.gid_table_changed", "low")]
+
+
+def test_the_same_warning_where_the_run_stops_keeps_its_confidence(tmp_path: Path) -> None:
+    log = P2P_RUN[:1] + [GID_WARN] + P2P_RUN[1:]
+    assert _rules(bundle(tmp_path, {"rank0.log": "\n".join(log) + "\n"}))[:1] == [("signature.nccl.ib.gid_table_changed", "medium")]
+
+
+def test_a_teardown_after_a_crash_is_no_sign_the_run_survived(tmp_path: Path) -> None:
+    crash = ["Traceback (most recent call last):", '  File "/opt/train.py", line 12, in <module>', "RuntimeError: boom"]
+    log = P2P_RUN[:1] + [GID_WARN] + P2P_RUN[1:] + crash + [TEARDOWN]
+    assert ("signature.nccl.ib.gid_table_changed", "medium") in _rules(bundle(tmp_path, {"rank0.log": "\n".join(log) + "\n"}))
