@@ -227,3 +227,14 @@ def test_a_teardown_after_a_crash_is_no_sign_the_run_survived(tmp_path: Path) ->
     crash = ["Traceback (most recent call last):", '  File "/opt/train.py", line 12, in <module>', "RuntimeError: boom"]
     log = P2P_RUN[:1] + [GID_WARN] + P2P_RUN[1:] + crash + [TEARDOWN]
     assert ("signature.nccl.ib.gid_table_changed", "medium") in _rules(bundle(tmp_path, {"rank0.log": "\n".join(log) + "\n"}))
+
+
+def test_a_warning_before_c10d_reported_the_nccl_error_was_not_survived(tmp_path: Path) -> None:
+    ib = ("node-a:4242:4300 [0] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer 10.0.0.2<46587> "
+          "with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid ::ffff:10.0.0.1 remoteGidsfe80::")
+    c10d = ("[rank0]:[E1201 10:05:00.000000 ProcessGroupNCCL.cpp:1700] [PG ID 0 PG GUID 0(default_pg) Rank 0] Process group "
+            "watchdog thread terminated with exception: NCCL error: remote process exited or there was a network error, "
+            "NCCL version 2.21.5")
+    abort = "node-a:4242:4242 [0] NCCL INFO comm 0x55d1c2a0e3b0 rank 0 nranks 2 cudaDev 0 busId 18000 - Abort COMPLETE"
+    findings = diagnose(bundle(tmp_path, {"rank0.log": "\n".join(P2P_RUN + [ib, c10d, abort]) + "\n"})).to_dict()["findings"]
+    assert findings[0]["cause"] == "network" and findings[0]["confidence"] != "low"

@@ -40,18 +40,14 @@ def _confidence(ev: Event) -> str:
     return conf
 
 
-# Kinds that mean a process did fail, whatever else it printed.
-_FAILED = ("exception", "child_failed", "watchdog_timeout", "watchdog_terminated", "cuda_error", "cuda_oom",
-           "terminate_called", "elastic_failure", "host_oom_kill", "xid")
-
-
 def _survived(facts: Facts, ev: Event) -> bool:
     """The process that printed `ev` went on to finish normally: later, on the same source or
     host, a communicator was torn down (NCCL's `- Destroy COMPLETE` / `- Abort COMPLETE`) or
     torchrun reported the workers finished, and nothing anywhere says a process failed. A
     warning NCCL printed and then worked around (a /sys path a container hides, an address
-    change it recovered from) is then no cause of anything."""
-    if any(e.severity == "fatal" or e.kind in _FAILED for e in facts.events):
+    change it recovered from) is then no cause of anything. Any error besides NCCL's own
+    warnings (an exception, a watchdog, c10d's NCCL error report, an Xid) means a failure."""
+    if any(e.severity in ("error", "fatal") and "NCCL WARN" not in e.text for e in facts.events):
         return False
     ends = [e for e in facts.kind("nccl_init") if e.data.get("phase") in ("Destroy COMPLETE", "Abort COMPLETE")]
     ends += [e for e in facts.kind("signature") if e.data.get("sig") == "torch.elastic.group_finished"]
