@@ -109,3 +109,16 @@ CHECKLIST_GPU = (
     "nvidia-smi -q -d ECC,ROW_REMAPPER,PAGE_RETIREMENT -i <gpu>\n"
     "sudo dmesg -T | grep -iE 'NVRM|xid'"
 )
+
+
+def normal_ends(facts: Facts) -> list[Event]:
+    """Where a process shows it got to the end of its work: NCCL's init.cc tearing a
+    communicator down (`- Destroy COMPLETE`, or `- Abort COMPLETE` as torch does at exit without
+    destroy_process_group), or torchrun's agent reporting its workers finished."""
+    ends = [e for e in facts.kind("nccl_init") if e.data.get("phase") in ("Destroy COMPLETE", "Abort COMPLETE")]
+    return ends + [e for e in facts.kind("signature") if e.data.get("sig") == "torch.elastic.group_finished"]
+
+
+def later_on_same_process(ev: Event, after: Iterable[Event]) -> bool:
+    """One of `after` comes later than `ev` in the same source or on the same host."""
+    return any(e.order > ev.order and (e.source == ev.source or (e.host is not None and e.host == ev.host)) for e in after)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..facts import Facts
 from ..model import Finding
-from .common import earliest, evidence, hosts_of, ranks_of
+from .common import earliest, evidence, hosts_of, normal_ends, ranks_of
 
 FIX = (
     "Check that GPU peer-to-peer works on this node: IOMMU/ACS on PCIe switches breaks P2P "
@@ -43,7 +43,7 @@ def find(facts: Facts) -> list[Finding]:
                    "the classic sign of broken GPU peer-to-peer on a PCIe box.",
             fix=FIX, ranks=ranks_of(early_timeouts), hosts=hosts_of(p2p), evidence=evidence(p2p[:2] + early_timeouts), weight=62, culprit=None,
         )]
-    if not errors and facts.kind("nccl_rings_connected") and not _ran_to_the_end(facts):
+    if not errors and facts.kind("nccl_rings_connected") and not normal_ends(facts):
         return [Finding(
             cause="p2p_unsupported", rule="p2p_unsupported.silent_after_init", confidence="low",
             title="Logs stop right after P2P setup, with no error",
@@ -53,10 +53,3 @@ def find(facts: Facts) -> list[Finding]:
         )]
     return []
 
-
-def _ran_to_the_end(facts: Facts) -> bool:
-    """The logs go past the hang this rule is about: a communicator was torn down (NCCL's init.cc
-    prints `- Destroy COMPLETE` / `- Abort COMPLETE`), or torchrun reported the workers finished."""
-    if any(e.data.get("phase") in ("Destroy COMPLETE", "Abort COMPLETE") for e in facts.kind("nccl_init")):
-        return True
-    return any(e.data.get("sig") == "torch.elastic.group_finished" for e in facts.kind("signature"))

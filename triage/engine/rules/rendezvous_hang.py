@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..facts import Facts
 from ..model import Event, Finding
-from .common import earliest, evidence, hosts_of, ranks_of
+from .common import earliest, evidence, hosts_of, later_on_same_process, normal_ends, ranks_of
 
 FIX = (
     "Make every node reach the rendezvous endpoint: MASTER_ADDR must be the address of the rank-0 "
@@ -20,8 +20,8 @@ def _names_other_cause(facts: Facts, ev: Event) -> bool:
     return meaning is not None and meaning.data.get("cause") not in (None, "rendezvous_hang") and meaning.data.get("role") in ("fault", "symptom")
 
 
-# What a process logs only once it reached the store: NCCL's communicator set up (its unique id
-# came through the store), or torchrun's agent reporting its workers finished.
+# What a process logs only once it reached the store: NCCL setting its communicator up (the
+# unique id came through the store); or it got to the end of its work (common.normal_ends).
 _PAST_THE_STORE = ("nccl_init", "nccl_transport", "nccl_rings_connected")
 
 
@@ -36,13 +36,8 @@ def _unresolved(facts: Facts, failed: list[Event], store_errors: list[Event]) ->
     when IPv4 works), so a healthy multi-node run often begins with a few. They count when
     nothing later in the same source or on the same host shows the store was reached, and,
     unless the store itself failed, when the source ends with them."""
-    reached: dict[str, int] = {}  # source or host -> reading order of its last such sign
-    for e in facts.kind(*_PAST_THE_STORE) + [s for s in facts.kind("signature") if s.data.get("sig") == "torch.elastic.group_finished"]:
-        for key in (e.source, e.host and f"host:{e.host}"):
-            if key:
-                reached[key] = max(reached.get(key, -1), e.order)
-    pending = [e for e in failed
-               if reached.get(e.source, -1) < e.order and (not e.host or reached.get(f"host:{e.host}", -1) < e.order)]
+    reached = facts.kind(*_PAST_THE_STORE) + normal_ends(facts)
+    pending = [e for e in failed if not later_on_same_process(e, reached)]
     if store_errors:
         return pending
     last_retry: dict[str, int] = {}

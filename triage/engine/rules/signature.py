@@ -12,7 +12,7 @@ from ..facts import Facts
 from ..model import CONFIDENCE_ORDER, Event, Finding
 from ..signatures import CATALOG
 from ..signatures.schema import Signature
-from .common import earliest, evidence, hosts_of, ranks_of, upper_first, where
+from .common import earliest, evidence, hosts_of, later_on_same_process, normal_ends, ranks_of, upper_first, where
 
 BY_ID: dict[str, Signature] = {s.id: s for s in CATALOG}
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
@@ -49,9 +49,7 @@ def _survived(facts: Facts, ev: Event) -> bool:
     warnings (an exception, a watchdog, c10d's NCCL error report, an Xid) means a failure."""
     if any(e.severity in ("error", "fatal") and "NCCL WARN" not in e.text for e in facts.events):
         return False
-    ends = [e for e in facts.kind("nccl_init") if e.data.get("phase") in ("Destroy COMPLETE", "Abort COMPLETE")]
-    ends += [e for e in facts.kind("signature") if e.data.get("sig") == "torch.elastic.group_finished"]
-    return any(e.order > ev.order and (e.source == ev.source or (e.host is not None and e.host == ev.host)) for e in ends)
+    return later_on_same_process(ev, normal_ends(facts))
 
 
 def find(facts: Facts) -> list[Finding]:
