@@ -365,7 +365,8 @@ def test_toolbar_share_keys_and_no_chart_studio(session: Session, bundles: dict[
     share = page.locator("#share-top")
     assert share.is_visible() and share.bounding_box()["y"] < 200
     share.click()
-    assert page.evaluate("document.activeElement.closest('#share-form') !== null")
+    # The page focuses the form's select on the next tick (after the jump to #sharing): wait for it.
+    expect(page.locator("#share-form select")).to_be_focused(timeout=5000)
     # j / k step through the findings, "/" jumps to search.
     page.locator("body").click(position={"x": 5, "y": 300})
     page.keyboard.press("j")
