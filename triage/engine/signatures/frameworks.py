@@ -1440,4 +1440,33 @@ SIGNATURES: tuple[Signature, ...] = (
         samples=("[2026-12-01 14:22:01] exiting program at iteration 5000",),
         priority=10,
     ),
+    # ------------------------------------------------------------------ XLA (JAX) / TensorFlow memory
+    Signature(
+        id="xla.oom",
+        patterns=(
+            r"RESOURCE_EXHAUSTED: Out of memory (?:while trying to allocate|allocating) \d+ bytes",
+            r"Allocator \(GPU_\d+_bfc\) ran out of memory trying to allocate",
+            r"OOM when allocating tensor with shape",
+        ),
+        extract=r"allocat(?:e|ing) (?P<bytes>\d+) bytes|GPU_(?P<device>\d+)_bfc",
+        cause="oom",
+        role="fault",
+        confidence="high",
+        title="GPU out of memory in XLA / TensorFlow's allocator",
+        fix=(
+            "The framework's GPU allocator (XLA's BFC allocator under JAX, TensorFlow's GPU_N_bfc) "
+            "could not get the memory it needed on GPU {device}. Lower the batch or sequence length, "
+            "shard or rematerialise activations, and check how much the framework preallocates:\n"
+            "$ XLA_PYTHON_CLIENT_MEM_FRACTION=.90 <your launch command>   # JAX preallocates 75% by default\n"
+            "$ TF_FORCE_GPU_ALLOW_GROWTH=true <your launch command>"
+        ),
+        origin="XLA xla/tsl/framework/bfc_allocator.cc and pjrt (`Out of memory while trying to allocate %s`), "
+               "TensorFlow core/common_runtime/bfc_allocator.cc and framework/op_kernel.cc (`OOM when allocating tensor`)",
+        samples=(
+            "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 17179869184 bytes.",
+            "2026-12-01 10:00:00.000000: W tensorflow/core/common_runtime/bfc_allocator.cc:485] Allocator (GPU_0_bfc) ran out of memory trying to allocate 2.00GiB (rounded to 2147483648)requested by op MatMul",
+            "tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor with shape[8192,8192] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc",
+        ),
+        priority=80,
+    ),
 )
