@@ -238,3 +238,17 @@ def test_a_warning_before_c10d_reported_the_nccl_error_was_not_survived(tmp_path
     abort = "node-a:4242:4242 [0] NCCL INFO comm 0x55d1c2a0e3b0 rank 0 nranks 2 cudaDev 0 busId 18000 - Abort COMPLETE"
     findings = diagnose(bundle(tmp_path, {"rank0.log": "\n".join(P2P_RUN + [ib, c10d, abort]) + "\n"})).to_dict()["findings"]
     assert findings[0]["cause"] == "network" and findings[0]["confidence"] != "low"
+
+
+def _watchdog_timeout(rank: int, op: str, seq: int = 120) -> str:
+    return (f"[rank{rank}]:[E1201 10:30:00.000000 ProcessGroupNCCL.cpp:616] [Rank {rank}] Watchdog caught collective "
+            f"operation timeout: WorkNCCL(SeqNum={seq}, OpType={op}, NumelIn=4194304, NumelOut=4194304, Timeout(ms)=600000) "
+            "ran for 600012 milliseconds before timing out.\n")
+
+
+def test_a_desync_rank_that_reported_another_collective_is_errored_not_silent(tmp_path: Path) -> None:
+    files = {f"rank{r}.log": _watchdog_timeout(r, "BROADCAST" if r == 2 else "ALLREDUCE") for r in range(4)}
+    d = diagnose(bundle(tmp_path, files)).to_dict()
+    assert d["findings"][0]["rule"] == "collective_timeout_straggler.desync"
+    states = {r["rank"]: r["state"] for r in d["ranks"]}
+    assert states[2] == "errored" and "silent" not in states.values(), states

@@ -240,7 +240,9 @@ def set_rank_states(facts: Facts, findings: list[Finding], culprit: Event | None
     if culprit is not None and culprit.rank is not None and findings and findings[0].cause != "collective_timeout_straggler":
         crashed.add(culprit.rank)
     silent: set[int] = set()
-    if findings and findings[0].cause == "collective_timeout_straggler":
+    if findings and findings[0].rule in ("collective_timeout_straggler.laggard", "collective_timeout_straggler.idle_gpu"):
+        # The ranks that fell behind or whose GPU went idle. A desync's or a mismatch's ranks did
+        # report (another collective): they stay errored, as the timeline draws them.
         silent.update(findings[0].ranks)
     last_times = [r.last_time for r in facts.ranks.values() if r.last_time]
     latest = max(last_times) if last_times else None
