@@ -546,7 +546,7 @@ def _full_head(stream: io.BufferedReader, n: int = 512) -> tuple[bytes, BinaryIO
 
 
 class Prefixed(io.RawIOBase):
-    """Bytes already read, then the rest of the stream (reader.py's _Chain is the same)."""
+    """Bytes already read, then the rest of the stream."""
 
     def __init__(self, first: bytes, rest: BinaryIO) -> None:
         self._first = memoryview(first)

@@ -11,7 +11,7 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from .bundle import Budget, LimitExceeded, Member, NulFold
+from .bundle import Budget, LimitExceeded, Member, NulFold, Prefixed
 from .demux import Origin, origin_from_name, split_prefix
 from .model import Event
 from .parsers import ALWAYS, EXCLUSIVE
@@ -142,7 +142,7 @@ def read_member(member: Member, out: Collected, budget: Budget, engine: Prefilte
             out.sources.append(info)
             return
         # Not a document we know (or too big to be one): read it as text, all of it.
-        stream = io.BufferedReader(_Chain(data, stream), buffer_size=1 << 20)
+        stream = io.BufferedReader(Prefixed(data, stream), buffer_size=1 << 20)
     # Listed before reading: a source cut off half-way still counts as (partly) read.
     out.sources.append(info)
     light = budget.total_bytes > LIGHT_AFTER_BYTES or len(out.sources) > LIGHT_AFTER_SOURCES
@@ -155,27 +155,6 @@ _JSON_START = re.compile(rb"^\s*(?:\{|\[\s*(?:\{|\]))")
 def _looks_like_json(head: bytes) -> bool:
     # '{' or '[{' / '[]': a JSON document. Not '[rank0]:' or '[2026-05-05 06:16:47]' log lines.
     return bool(_JSON_START.match(head[:256]))
-
-
-class _Chain(io.RawIOBase):
-    """Bytes already read, then the rest of the stream."""
-
-    def __init__(self, first: bytes, rest: Any) -> None:
-        self._first = memoryview(first)
-        self._rest = rest
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        if self._first.nbytes:
-            n = min(len(buffer), self._first.nbytes)
-            buffer[:n] = self._first[:n]
-            self._first = self._first[n:]
-            return n
-        data = self._rest.read(len(buffer))
-        buffer[: len(data)] = data
-        return len(data)
 
 
 # A log pasted from a terminal or a web page is often hard-wrapped: every long record cut into
@@ -251,7 +230,7 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
             info.bytes = len(data)
             stream = io.BytesIO(joined)
         else:
-            stream = io.BufferedReader(_Chain(data, stream), buffer_size=1 << 20)
+            stream = io.BufferedReader(Prefixed(data, stream), buffer_size=1 << 20)
     raw = getattr(stream, "raw", None)
     fold = raw.hand_over() if isinstance(raw, NulFold) else None
     edges = LIGHT_EDGE_LINES if light else None
