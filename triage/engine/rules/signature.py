@@ -40,16 +40,15 @@ def _confidence(ev: Event) -> str:
     return conf
 
 
-def _survived(facts: Facts, ev: Event) -> bool:
-    """The process that printed `ev` went on to finish normally: later, on the same source or
-    host, a communicator was torn down (NCCL's `- Destroy COMPLETE` / `- Abort COMPLETE`) or
-    torchrun reported the workers finished, and nothing anywhere says a process failed. A
+def _survivable(facts: Facts) -> list[Event]:
+    """Where processes finished normally (common.normal_ends), or nothing when anything says a
+    process failed: any error besides NCCL's own warnings (an exception, a watchdog, c10d's
+    NCCL error report, an Xid). A fault followed by one of these on its own process was a
     warning NCCL printed and then worked around (a /sys path a container hides, an address
-    change it recovered from) is then no cause of anything. Any error besides NCCL's own
-    warnings (an exception, a watchdog, c10d's NCCL error report, an Xid) means a failure."""
+    change it recovered from): no cause of anything."""
     if any(e.severity in ("error", "fatal") and "NCCL WARN" not in e.text for e in facts.events):
-        return False
-    return later_on_same_process(ev, normal_ends(facts))
+        return []
+    return normal_ends(facts)
 
 
 def find(facts: Facts) -> list[Finding]:
@@ -58,6 +57,7 @@ def find(facts: Facts) -> list[Finding]:
         if ev.data.get("role") in ("fault", "symptom") and ev.data.get("cause"):
             by_cause[str(ev.data["cause"])].append(ev)
     findings: list[Finding] = []
+    ends = _survivable(facts) if by_cause else []
     for cause, events in by_cause.items():
         faults = [e for e in events if e.data.get("role") == "fault"]
         pool = faults or events
@@ -67,7 +67,7 @@ def find(facts: Facts) -> list[Finding]:
         assert first is not None
         sig = BY_ID[str(first.data["sig"])]
         role = str(first.data["role"])
-        confidence = "low" if _survived(facts, first) else _confidence(first)
+        confidence = "low" if later_on_same_process(first, ends) else _confidence(first)
         findings.append(Finding(
             cause=cause,
             rule=f"signature.{sig.id}",
