@@ -654,3 +654,12 @@ def test_an_ignored_exception_without_its_traceback_and_a_real_one_after_it(tmp_
     ]
     events = [e for e in read_events(tmp_path, lines) if e.kind in ("exception", "exception_ignored")]
     assert [(e.kind, e.data["exc_short"]) for e in events] == [("exception_ignored", "AttributeError"), ("exception", "RuntimeError")]
+
+
+def test_the_oom_message_names_the_gpu_of_the_first_failure(tmp_path):
+    line = ("[rank5]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 5 has a total "
+            "capacity of 79.10 GiB of which 1.06 GiB is free.")
+    ev = one(tmp_path, line, "cuda_oom")
+    assert (ev.device, ev.rank, ev.data["gpu"]) == (5, 5, 5)
+    ff = diagnose(tmp_path / "log.txt").to_dict()["first_failure"]
+    assert (ff["rank"], ff["device"]) == (5, 5)

@@ -61,16 +61,17 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
     m = _OOM.search(body)
     if m:
         dev = m["dev"] or m["dev2"]
-        return [
-            ctx.event(
-                "cuda_oom",
-                severity="error",
-                requested=m["req"],
-                gpu=int(dev) if dev else None,
-                total=m["tot"] or m["tot2"],
-                free=m["free"],
-            )
-        ]
+        ev = ctx.event(
+            "cuda_oom",
+            severity="error",
+            requested=m["req"],
+            gpu=int(dev) if dev else None,
+            total=m["tot"] or m["tot2"],
+            free=m["free"],
+        )
+        # The caching allocator names the process's CUDA device ordinal, as NCCL's [dev] does.
+        ev.device = int(dev) if dev else None
+        return [ev]
     m = _CUDA_ERROR.search(body)
     if m:
         name, cls = classify(m["err"])
