@@ -252,3 +252,14 @@ def test_a_desync_rank_that_reported_another_collective_is_errored_not_silent(tm
     assert d["findings"][0]["rule"] == "collective_timeout_straggler.desync"
     states = {r["rank"]: r["state"] for r in d["ranks"]}
     assert states[2] == "errored" and "silent" not in states.values(), states
+
+
+def test_straggler_evidence_leaves_out_events_by_identity_not_equality():
+    from triage.engine.model import Event
+    from triage.engine.rules.common import without
+
+    a = Event(kind="watchdog_timeout", source="r0.log", line=3, text="same")
+    b = Event(kind="watchdog_timeout", source="r0.log", line=3, text="same")  # equal, not the same
+    assert a == b
+    assert without([a, b], [a]) == [b] and without([a, b], [a])[0] is b
+    assert without([a, b], []) == [a, b]

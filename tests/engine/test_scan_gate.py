@@ -120,14 +120,3 @@ def test_newline_count_matches_bytes_count_on_every_slice():
             lo, hi = max(lo, 0), max(hi, 0)
             assert scan.count_lines(buf, lo, hi) == data.count(b"\n", lo, hi), (lo, hi)
     assert scan.count_lines(data, 0, len(data)) == data.count(b"\n") > 0
-
-
-def test_straggler_evidence_leaves_out_events_by_identity_not_equality():
-    from triage.engine.model import Event
-    from triage.engine.rules.collective_timeout_straggler import _without
-
-    a = Event(kind="watchdog_timeout", source="r0.log", line=3, text="same")
-    b = Event(kind="watchdog_timeout", source="r0.log", line=3, text="same")  # equal, not the same
-    assert a == b
-    assert _without([a, b], [a]) == [b] and _without([a, b], [a])[0] is b
-    assert _without([a, b], []) == [a, b]

@@ -569,7 +569,7 @@ def _byte_counter() -> Callable[[bytes, int, int], int]:
     except ImportError:
         return lambda buf, lo, hi: buf.count(b"\n", lo, hi)
     count = stringzilla.count
-    return lambda buf, lo, hi: count(buf, "\n", lo, hi) if hi > lo else 0
+    return lambda buf, lo, hi: count(buf, "\n", lo, hi)
 
 
 count_lines: Callable[[bytes, int, int], int] = _byte_counter()

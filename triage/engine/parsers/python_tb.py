@@ -28,6 +28,13 @@ def _key(ctx: LineCtx) -> str:
     return f"{o.rank}|{o.host}|{o.pid}"
 
 
+def _follows_ignored(ignored: dict[str, int], key: str, lineno: int) -> bool:
+    """This line comes right after an 'Exception ignored in:' line of the same writer (which is
+    then used up)."""
+    at = ignored.pop(key, None)
+    return at is not None and lineno - at <= 2
+
+
 def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
     body = ctx.body
     stripped = body.strip()
@@ -38,7 +45,7 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
         ignored[key] = ctx.lineno
         return []
     if _HEADER.search(body):
-        tbs[key] = {"frames": [], "line": ctx.lineno, "ignored": ctx.lineno - ignored.pop(key, -9) <= 2}
+        tbs[key] = {"frames": [], "line": ctx.lineno, "ignored": _follows_ignored(ignored, key, ctx.lineno)}
         return []
     m = _FRAME.match(body)
     if m:
@@ -55,7 +62,7 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
     tb = tbs.pop(key, None)
     frame = tb["frames"][-1] if tb and tb["frames"] else None
     short = exc_type.rsplit(".", 1)[-1]
-    if (tb and tb.get("ignored")) or ctx.lineno - ignored.pop(key, -9) <= 2:
+    if (tb and tb.get("ignored")) or _follows_ignored(ignored, key, ctx.lineno):
         return [ctx.event("exception_ignored", severity="warn", message=f"{exc_type}: {msg}" if msg else exc_type,
                           exc_type=exc_type, exc_short=short, exc_message=msg, frame=frame)]
     if short in ("ChildFailedError",):

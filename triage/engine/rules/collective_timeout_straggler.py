@@ -9,7 +9,7 @@ from statistics import median
 from ..facts import Facts, short_host
 from ..model import Event, Evidence, Finding
 from ..parsers.kernel import bus_key
-from .common import earliest, evidence, hosts_of, ranks_of, spread_evidence
+from .common import earliest, evidence, hosts_of, ranks_of, spread_evidence, without
 
 FIX = (
     "Find what the lagging rank was doing instead of joining the collective: a slow step only it "
@@ -63,12 +63,6 @@ def _idle_gpu(facts: Facts) -> list[Finding]:
     )]
 
 
-def _without(events: list[Event], drop: list[Event]) -> list[Event]:
-    # By identity: Event compares every field, and a 16,384-rank job has as many timeouts.
-    ids = {id(e) for e in drop}
-    return [e for e in events if id(e) not in ids]
-
-
 def _find_timeouts(facts: Facts) -> list[Finding]:
     timeouts = facts.kind("watchdog_timeout")
     progress = [e for e in facts.kind("watchdog_progress") if e.data.get("last_completed") is not None]
@@ -101,7 +95,7 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
             detail=f"At the same sequence number {seq} the ranks' watchdogs report different operations or sizes: {', '.join(sorted(ops))}. "
                    "The ranks are not running the same program path.",
             fix=FIX, ranks=ranks_of(odd) if odd else ranks_of(timeouts), hosts=hosts_of(odd or timeouts),
-            evidence=evidence(odd, 2) + spread_evidence(_without(timeouts, odd), 6), weight=58,
+            evidence=evidence(odd, 2) + spread_evidence(without(timeouts, odd), 6), weight=58,
             culprit=odd[0] if len(ranks_of(odd)) == 1 else (laggard_events[0] if laggard_events else None),
         ))
     if laggards:
@@ -113,7 +107,7 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
             title=f"Straggler: {label} fell behind; the other ranks timed out waiting",
             detail=_laggard_detail(reason, laggards, facts, tmo),
             fix=FIX, ranks=laggards, hosts=sorted({facts.ranks[r].host or "" for r in laggards if r in facts.ranks and facts.ranks[r].host}),
-            evidence=evidence(laggard_events, 3) + spread_evidence(_without(all_events, laggard_events), 5),
+            evidence=evidence(laggard_events, 3) + spread_evidence(without(all_events, laggard_events), 5),
             weight=52, culprit=culprit,
         ))
     elif timeouts or heartbeat:

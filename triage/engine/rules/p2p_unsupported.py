@@ -52,4 +52,3 @@ def find(facts: Facts) -> list[Finding]:
             fix=FIX, ranks=ranks_of(p2p), hosts=hosts_of(p2p), evidence=evidence(p2p[:3] + facts.kind("nccl_rings_connected")[:2]), weight=15,
         )]
     return []
-

@@ -36,6 +36,8 @@ def _unresolved(facts: Facts, failed: list[Event], store_errors: list[Event]) ->
     when IPv4 works), so a healthy multi-node run often begins with a few. They count when
     nothing later in the same source or on the same host shows the store was reached, and,
     unless the store itself failed, when the source ends with them."""
+    if not failed:
+        return []
     reached = facts.kind(*_PAST_THE_STORE) + normal_ends(facts)
     pending = [e for e in failed if not later_on_same_process(e, reached)]
     if store_errors:
