@@ -263,3 +263,15 @@ def test_straggler_evidence_leaves_out_events_by_identity_not_equality():
     assert a == b
     assert without([a, b], [a]) == [b] and without([a, b], [a])[0] is b
     assert without([a, b], []) == [a, b]
+
+
+def test_xla_out_of_memory_behind_a_prefix_with_units_is_an_oom(tmp_path: Path) -> None:
+    line = "[rank3]: jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 25.39GiB."
+    assert _rules(bundle(tmp_path, {"rank3.log": line + "\n"}))[:1] == [("signature.xla.oom", "high")]
+
+
+def test_tensorflow_saying_its_allocation_retry_is_not_a_failure_stays_quiet(tmp_path: Path) -> None:
+    line = ("2026-12-01 10:00:00.000000: W tensorflow/core/common_runtime/bfc_allocator.cc:290] Allocator (GPU_0_bfc) ran "
+            "out of memory trying to allocate 2.20GiB with freed_by_count=0. The caller indicates that this is not a failure, "
+            "but this may mean that there could be performance gains if more memory were available.")
+    assert _rules(bundle(tmp_path, {"worker0.log": line + "\n"})) == []
