@@ -40,6 +40,9 @@
   }
 
   input.addEventListener("change", function () { setFiles(input.files); });
+  // Files picked (or restored by the browser) while this deferred script was still loading
+  // fired their change event before the listener existed.
+  if (input.files && input.files.length) setFiles(input.files);
   ["dragenter", "dragover"].forEach(function (name) {
     zone.addEventListener(name, function (e) { e.preventDefault(); zone.classList.add("over"); });
   });

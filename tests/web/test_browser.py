@@ -60,3 +60,47 @@ def test_upload_see_the_verdict_and_open_the_evidence(
         finally:
             browser.close()
     assert errors == []
+
+
+def test_files_chosen_before_the_script_ran_are_listed(
+    live_server: Any, django_user_model: Any, media_root: Path, shm_bundle: Path, chromium_path: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On a slow link the deferred upload.js can arrive after the user picked files: the change
+    event has fired already, and the list and the size check must still show them."""
+    from playwright.sync_api import Route, expect, sync_playwright
+
+    join_team(django_user_model.objects.create_user("sre", password="correct horse"))
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    errors: list[str] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=chromium_path, headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        try:
+            page = browser.new_page()
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(f"{live_server.url}/upload")
+            page.fill("#id_username", "sre")
+            page.fill("#id_password", "correct horse")
+            page.click("button[type=submit]")
+            expect(page.locator("#dropzone")).to_be_visible()
+
+            # The page's own script tag gets an empty body; the real script is added (same
+            # origin, so the CSP allows it) once the files are chosen.
+            def held_back(route: Route) -> None:
+                route.fulfill(status=200, content_type="text/javascript", body="")
+
+            page.route("**/js/upload.js", held_back)
+            page.reload()
+            page.wait_for_load_state("load")
+            page.set_input_files("#id_files", str(shm_bundle))
+            expect(page.locator("#chosen li")).to_have_count(0)
+            page.unroute("**/js/upload.js")
+            script = page.locator("script[src*='js/upload.js']").get_attribute("src")
+            page.add_script_tag(url=f"{script}?late=1")
+            expect(page.locator("#chosen li")).to_have_text(re.compile(r"node-a\.tar\.gz \(\d"))
+        finally:
+            browser.close()
+    assert errors == []
