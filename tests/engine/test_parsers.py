@@ -432,6 +432,16 @@ def test_dist_network_error_no_route(tmp_path):
     )
     ev = one(tmp_path, line, "store_connect_failed")
     has(ev.data, address="192.168.121.122, 1040", errno=113, error="No route to host")
+    assert ev.severity == "error"
+
+
+@pytest.mark.parametrize("prefix", ["[W socket.cpp:663] ", "[rank1]:[W1203 10:00:00.123456 77 torch/csrc/distributed/c10d/socket.cpp:697] "])
+def test_a_store_connect_retry_is_a_warning(tmp_path, prefix):
+    # socket.cpp logs every retry while the store's host is not up yet; only giving up is an error.
+    line = prefix + "[c10d] The client socket has failed to connect to [node-m]:29500 (errno: 111 - Connection refused)."
+    ev = one(tmp_path, line, "store_connect_failed")
+    has(ev.data, address="node-m", errno=111, error="Connection refused")
+    assert ev.severity == "warn"
 
 
 # --- process exits ----------------------------------------------------------------------------

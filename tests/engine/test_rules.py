@@ -192,6 +192,8 @@ def test_connect_retries_before_the_master_listens_are_part_of_a_healthy_start(t
     # afterwards shows the store was reached (the unique id goes through it).
     d = diagnose(bundle(tmp_path, {"rank3.log": "\n".join(RETRIES + P2P_RUN[:2]) + "\n"})).to_dict()
     assert [f["rule"] for f in d["findings"] if f["cause"] == "rendezvous_hang"] == []
+    # The retries are c10d warnings ([W...]): the rank is not drawn as failed either.
+    assert [r["state"] for r in d["ranks"] if r["rank"] == 3] == ["ok"]
 
 
 def test_connect_retries_followed_by_a_long_run_without_nccl_lines_got_through(tmp_path: Path) -> None:

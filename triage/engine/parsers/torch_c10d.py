@@ -40,6 +40,8 @@ _UNIQUE_ID = re.compile(r"\[(?P<rank>\d+)\] is setting up NCCL communicator and 
 # Rendezvous and TCPStore.
 _CLIENT_TIMEOUT = re.compile(r"client socket has timed out after (?P<t>\d+)(?P<unit>ms|s|min) while trying to connect to \(?(?P<addr>[^)]+)\)?")
 _CLIENT_FAILED = re.compile(r"client socket has failed to connect to (?:any network address of )?\(?\[?(?P<addr>[^)\]]+)\]?\)?.*?(?:\(errno: (?P<errno>\d+) - (?P<err>[^)]+)\))?")
+# c10d's glog prefix with level W: '[W socket.cpp:663]', '[W1203 10:00:00.123456 77 torch/csrc/...cpp:663]'.
+_GLOG_WARNING = re.compile(r"\[W[\d :.]*\s\S+:\d+\]")
 _WAITING_CLIENTS = re.compile(r"Timed out after (?P<s>\d+) seconds waiting for clients\. (?P<joined>\d+)/(?P<world>\d+) clients joined")
 _STORE_ERRORS = re.compile(
     r"(?P<what>RendezvousConnectionError|RendezvousTimeoutError|RendezvousClosedError|DistStoreError|DistNetworkError|"
@@ -191,7 +193,9 @@ def _rendezvous(ctx: LineCtx, body: str) -> list[Event]:
         return [
             ctx.event(
                 "store_connect_failed",
-                severity="error",
+                # socket.cpp logs each retry as a warning while the store's host is not yet up; the
+                # same words end a DistNetworkError once it gives up.
+                severity="warn" if _GLOG_WARNING.search(body) else "error",
                 address=m["addr"].strip() if m else None,
                 errno=int(errno.group(1)) if errno else None,
                 error=errno.group(2) if errno else None,
