@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from triage.engine import diagnose
 
 WATCHDOG_TIMEOUT = (
@@ -277,3 +279,33 @@ def test_tensorflow_saying_its_allocation_retry_is_not_a_failure_stays_quiet(tmp
             "out of memory trying to allocate 2.20GiB with freed_by_count=0. The caller indicates that this is not a failure, "
             "but this may mean that there could be performance gains if more memory were available.")
     assert _rules(bundle(tmp_path, {"worker0.log": line + "\n"})) == []
+
+
+def _named_cuda_faults() -> list[tuple[str, str, str]]:
+    from triage.engine.signatures import cuda
+
+    return [
+        (sig.id, sig.cause, sample)
+        for sig in cuda.SIGNATURES
+        if sig.id.startswith("cuda.rt.") and sig.role == "fault" and sig.cause not in (None, "rank_crash", "other")
+        and sig.confidence != "low"
+        for sample in sig.samples
+    ]
+
+
+@pytest.mark.parametrize(("sig_id", "cause", "sample"), _named_cuda_faults())
+def test_a_cuda_error_the_catalog_names_is_that_cause_not_a_crash(tmp_path: Path, sig_id: str, cause: str, sample: str) -> None:
+    # The CUDA parser's own table knows a few cudaError_t texts; for the rest (peer access
+    # unsupported, PTX JIT, contained errors, ...) the catalog's cause outranks 'the rank crashed'.
+    traceback = 'Traceback (most recent call last):\n  File "train.py", line 9, in <module>\n    loss.backward()\n'
+    d = diagnose(bundle(tmp_path, {"rank0.log": traceback + sample + "\n"})).to_dict()
+    top = d["findings"][0]
+    # This entry, a more specific one for the same wording, or the cause's own rule (oom.cuda_oom).
+    assert (top["cause"], top["rule"].startswith("rank_crash")) == (cause, False), sig_id
+
+
+@pytest.mark.parametrize("text", ["an illegal memory access was encountered", "operation not supported", "unknown error"])
+def test_a_cuda_error_the_catalog_is_unsure_of_stays_the_ranks_crash(tmp_path: Path, text: str) -> None:
+    line = f"RuntimeError: CUDA error: {text}\n"
+    rules = [f["rule"] for f in diagnose(bundle(tmp_path, {"rank0.log": line})).to_dict()["findings"]]
+    assert rules[:1] == ["rank_crash.cuda_error"]

@@ -44,6 +44,14 @@ def named_elsewhere(facts: Facts, ev: Event) -> bool:
     return meaning.data.get("cause") != "rank_crash" or meaning.data.get("role") == "symptom"
 
 
+def _names_other_fault(facts: Facts, ev: Event) -> bool:
+    """The catalog reads the line as a fault of a named cause, and is not unsure of it."""
+    meaning = facts.meaning_of(ev)
+    if meaning is None or meaning.data.get("role") != "fault":
+        return False
+    return meaning.data.get("cause") not in (None, "rank_crash", "other") and meaning.data.get("confidence") != "low"
+
+
 def crash_events(facts: Facts) -> list[Event]:
     """Real faults of a process, excluding downstream NCCL/dist errors and exceptions whose own
     message names a more specific cause."""
@@ -69,7 +77,11 @@ def crash_events(facts: Facts) -> list[Event]:
         if not any(t in what for t in DOWNSTREAM_TEXT) and not named_elsewhere(facts, ev):
             out.append(ev)
     for ev in facts.kind("cuda_error"):
-        if ev.data.get("error_class") in ("app", "app_or_hw", "other", "driver"):
+        # The parser's short table leaves most cudaError_t texts 'other'; the catalog knows them
+        # all (peer access unsupported is P2P, not the rank's own bug). The line may also carry
+        # a wrapper the catalog reads as a symptom (the watchdog rethrowing it): the CUDA error
+        # is still this rank's own.
+        if ev.data.get("error_class") in ("app", "app_or_hw", "other", "driver") and not _names_other_fault(facts, ev):
             out.append(ev)
     for ev in facts.kind("xid"):
         if ev.data.get("fault_class") == "app":
