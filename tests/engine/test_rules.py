@@ -309,3 +309,30 @@ def test_a_cuda_error_the_catalog_is_unsure_of_stays_the_ranks_crash(tmp_path: P
     line = f"RuntimeError: CUDA error: {text}\n"
     rules = [f["rule"] for f in diagnose(bundle(tmp_path, {"rank0.log": line})).to_dict()["findings"]]
     assert rules[:1] == ["rank_crash.cuda_error"]
+
+
+def _named_faults() -> list[tuple[str, str]]:
+    from triage.engine.signatures import CATALOG
+    from triage.engine.signatures.matcher import matcher
+
+    out = []
+    for sig in CATALOG:
+        if sig.role != "fault" or sig.cause in (None, "other", "collective_timeout_straggler") or sig.confidence == "low":
+            continue
+        sample = sig.samples[0]
+        found = matcher().best(sample)
+        if found is not None and found.sig.id == sig.id:  # what the line means, not a neighbour's wording
+            out.append((sig.id, sample))
+    return out
+
+
+@pytest.mark.parametrize(("sig_id", "sample"), _named_faults())
+def test_a_named_fault_outranks_other_ranks_timing_out(tmp_path: Path, sig_id: str, sample: str) -> None:
+    # NCCL's WARN lines and dmesg's carry no wall-clock time, the watchdog's do: a rank's own fault
+    # still comes before 'the others timed out waiting for someone not in these logs'.
+    d = diagnose(bundle(tmp_path, {
+        "rank0.log": sample + "\n",
+        "rank1.log": WATCHDOG_TIMEOUT.format(r=1),
+        "rank2.log": WATCHDOG_TIMEOUT.format(r=2),
+    })).to_dict()
+    assert d["findings"][0]["rule"] != "collective_timeout_straggler.timeout", sig_id

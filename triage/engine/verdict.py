@@ -19,8 +19,11 @@ def rank_findings(findings: list[Finding]) -> list[Finding]:
     def key(f: Finding) -> tuple[Any, ...]:
         c = f.culprit
         t = (c.time or c.approx_time or datetime.max) if c is not None else datetime.max
-        # At equal confidence and time, a cause's own rule (richer detail) before the catalog's.
-        return (-CONFIDENCE_ORDER.get(f.confidence, 0), f.weight < ROOT_WEIGHT, t, f.rule.startswith("signature."), -f.weight)
+        # At equal confidence and time, a finding that names the line that failed before one that
+        # only infers from absence (watchdogs timed out, the rank they waited for is not in the
+        # logs); then a cause's own rule (richer detail) before the catalog's.
+        return (-CONFIDENCE_ORDER.get(f.confidence, 0), f.weight < ROOT_WEIGHT, t, c is None,
+                f.rule.startswith("signature."), -f.weight)
 
     # A cause's own rule reads its evidence more closely than the catalog (sequence numbers,
     # PCI buses, snapshots): where both found the cause, the catalog's finding only counts when
