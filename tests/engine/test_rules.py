@@ -26,6 +26,7 @@ def watchdog_fault(rank: int, cuda_error: str) -> str:
 
 
 def bundle(tmp_path: Path, files: dict[str, str]) -> Path:
+    tmp_path.mkdir(parents=True, exist_ok=True)
     for name, text in files.items():
         (tmp_path / name).write_text(text)
     return tmp_path
@@ -336,3 +337,23 @@ def test_a_named_fault_outranks_other_ranks_timing_out(tmp_path: Path, sig_id: s
         "rank2.log": WATCHDOG_TIMEOUT.format(r=2),
     })).to_dict()
     assert d["findings"][0]["rule"] != "collective_timeout_straggler.timeout", sig_id
+
+
+# What the other ranks print once one process died of its own fault (NCCL's and PyTorch's
+# downstream messages): a flushed IB queue pair, a refused connect, a closed socket, the unique
+# id never published, a remote error, the watchdog's status line.
+DOWNSTREAM = ("nccl.ib.completion_flush_error", "nccl.socket.connect_refused", "nccl.socket.connection_closed",
+              "torch.pgnccl.uniqueid_store_timeout", "torch.nccl.error_remote", "torch.pgnccl.watchdog_work_status")
+
+
+@pytest.mark.parametrize(("sig_id", "sample"), _named_faults())
+def test_a_named_fault_outranks_what_the_other_ranks_print_after_it(tmp_path: Path, sig_id: str, sample: str) -> None:
+    from triage.engine.rules.signature import BY_ID
+
+    alone = diagnose(bundle(tmp_path / "alone", {"rank0.log": sample + "\n"})).to_dict()["findings"][0]
+    files = {"rank0.log": sample + "\n"}
+    files.update({f"rank{i}.log": BY_ID[s].samples[0] + "\n" for i, s in enumerate(DOWNSTREAM, 1)})
+    top = diagnose(bundle(tmp_path / "job", files)).to_dict()["findings"][0]
+    # The verdict the fault's line gets on its own (the catalog's cause, or a rule's closer
+    # reading of the same line) is still the verdict.
+    assert top["cause"] == alone["cause"], (sig_id, alone["rule"], top["rule"])

@@ -10,11 +10,16 @@ from .model import CONFIDENCE_ORDER, Event, Finding, RankInfo, iso
 from .rules.rank_crash import crash_events, exit_events
 
 ROOT_WEIGHT = 75  # at or above: a real fault, not a downstream symptom
+SYMPTOM_WEIGHT = 50  # below: what ranks print after a failure elsewhere, or a weak hint
+
+
+def _tier(weight: int) -> int:
+    return 0 if weight >= ROOT_WEIGHT else 1 if weight >= SYMPTOM_WEIGHT else 2
 
 
 def rank_findings(findings: list[Finding]) -> list[Finding]:
-    """Most likely first: confidence, then real faults before symptoms, then the earliest
-    fault, then the rule's own weight."""
+    """Most likely first: confidence, then real faults, likely faults and symptoms in that
+    order, then the earliest fault, then the rule's own weight."""
 
     def key(f: Finding) -> tuple[Any, ...]:
         c = f.culprit
@@ -22,7 +27,7 @@ def rank_findings(findings: list[Finding]) -> list[Finding]:
         # At equal confidence and time, a finding that names the line that failed before one that
         # only infers from absence (watchdogs timed out, the rank they waited for is not in the
         # logs); then a cause's own rule (richer detail) before the catalog's.
-        return (-CONFIDENCE_ORDER.get(f.confidence, 0), f.weight < ROOT_WEIGHT, t, c is None,
+        return (-CONFIDENCE_ORDER.get(f.confidence, 0), _tier(f.weight), t, c is None,
                 f.rule.startswith("signature."), -f.weight)
 
     # A cause's own rule reads its evidence more closely than the catalog (sequence numbers,

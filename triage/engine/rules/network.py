@@ -4,9 +4,9 @@ with nothing else to explain it."""
 from __future__ import annotations
 
 from ..facts import Facts, short_host
-from ..model import Event, Evidence, Finding
+from ..model import Evidence, Finding
 from .common import earliest, evidence, hosts_of, ranks_of, upper_first, where
-from .rank_crash import crash_events
+from .rank_crash import fault_elsewhere
 
 FIX_IB = (
     "Check the fabric on both nodes named in the evidence: port state, link errors, and the GID/"
@@ -42,8 +42,7 @@ def find(facts: Facts) -> list[Finding]:
         status = first.data.get("status")
         # Flush (5) and retry-exceeded (12) are also what a rank sees when its peer died:
         # with a real fault on another rank, this is more likely a symptom than the cause.
-        faults = [e for e in _faults(facts) if e.rank != first.rank]
-        secondary = status in (5, 12) and bool(faults)
+        secondary = status in (5, 12) and fault_elsewhere(facts, first, "network")
         findings.append(Finding(
             cause="network", rule="network.ib_completion_error", confidence="medium" if secondary else "high",
             title=f"InfiniBand/RoCE error on {where(facts, first)}" + (f": completion status {status}" if status is not None else ""),
@@ -66,11 +65,16 @@ def find(facts: Facts) -> list[Finding]:
     if connect:
         first = earliest(connect)
         assert first is not None
+        # A refused or failed connect is also what a rank gets when the peer it dials has died:
+        # with that peer's own fault in the logs, this is its echo.
+        secondary = fault_elsewhere(facts, first, "network")
         findings.append(Finding(
-            cause="network", rule="network.cannot_connect", confidence="high" if len(connect) > 1 else "medium",
+            cause="network", rule="network.cannot_connect",
+            confidence="medium" if secondary or len(connect) == 1 else "high",
             title=f"{upper_first(where(facts, first))} cannot reach its peers ({first.data.get('reason')})",
             detail=f"NCCL could not connect to {first.data.get('peer') or 'a peer'}: wrong NCCL_SOCKET_IFNAME, a firewall, or the peer is not listening.",
-            fix=FIX_SOCKET, ranks=ranks_of(connect), hosts=hosts_of(connect), evidence=evidence(connect), weight=72, culprit=first,
+            fix=FIX_SOCKET, ranks=ranks_of(connect), hosts=hosts_of(connect), evidence=evidence(connect),
+            weight=40 if secondary else 72, culprit=first,
         ))
     if not findings:
         findings.extend(_dropped_peer(facts))
@@ -131,14 +135,6 @@ def _ib_unused(facts: Facts) -> list[Finding]:
             evidence=evidence(on_host, 4) + [Evidence(name, 1, f"infiniband: {devices} ACTIVE")], weight=45,
         ))
     return out
-
-
-def _faults(facts: Facts) -> list[Event]:
-    """A rank's own faults: with one of these elsewhere, a peer's IB flush/retry error is its echo."""
-    return crash_events(facts) + facts.kind("cuda_oom", "host_oom_kill") + [
-        e for e in facts.kind("xid") if e.data.get("fault_class") == "hardware"
-    ] + [e for e in facts.kind("signature") if e.data.get("role") == "fault" and e.data.get("confidence") != "low"
-         and e.data.get("cause") in ("hardware_fault", "oom", "rank_crash", "shm_exhausted")]
 
 
 def _dropped_peer(facts: Facts) -> list[Finding]:

@@ -89,6 +89,22 @@ def crash_events(facts: Facts) -> list[Event]:
     return out
 
 
+def fault_elsewhere(facts: Facts, ev: Event, cause: str) -> bool:
+    """Another process (another rank, or another file where ranks are unknown) had a fault of
+    its own, other than `cause`: then `ev`, a peer's dropped link or store error, is its echo."""
+    return any((e.rank != ev.rank or e.source != ev.source) and e.data.get("cause") != cause for e in own_faults(facts))
+
+
+def own_faults(facts: Facts) -> list[Event]:
+    """Faults that end a process: crashes, OOMs, hardware Xids, and any catalog fault the catalog
+    is sure of whose cause is not a slow rank (a wrong device or version kills a rank as surely
+    as an OOM)."""
+    return crash_events(facts) + facts.kind("cuda_oom", "host_oom_kill") + [
+        e for e in facts.kind("xid") if e.data.get("fault_class") == "hardware"
+    ] + [e for e in facts.kind("signature") if e.data.get("role") == "fault" and e.data.get("confidence") != "low"
+         and e.data.get("cause") not in (None, "collective_timeout_straggler")]
+
+
 def watchdog_ranks(facts: Facts) -> set[int | None]:
     """Ranks whose watchdog gave up: they abort themselves (SIGABRT, -6) as NCCL's teardown."""
     return {e.rank for e in facts.kind("watchdog_timeout", "watchdog_terminated", "heartbeat_timeout", "torch_nccl_error")}

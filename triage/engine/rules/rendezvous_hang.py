@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..facts import Facts
 from ..model import Event, Finding
 from .common import earliest, evidence, hosts_of, later_on_same_process, normal_ends, ranks_of
+from .rank_crash import fault_elsewhere
 
 FIX = (
     "Make every node reach the rendezvous endpoint: MASTER_ADDR must be the address of the rank-0 "
@@ -101,10 +102,14 @@ def find(facts: Facts) -> list[Finding]:
     if errors and not findings:
         first = earliest(errors)
         assert first is not None
+        # A store that fails mid-job (a rank waiting for the unique id rank 0 never published, a
+        # peer's key never set) is what the others see when a process died of its own fault.
+        secondary = fault_elsewhere(facts, first, "rendezvous_hang")
         findings.append(Finding(
             cause="rendezvous_hang", rule="rendezvous_hang.store_error", confidence="medium",
             title="Rendezvous / store error before the job started",
             detail=f"The distributed store failed ({first.message[:200]}).",
-            fix=FIX, ranks=ranks_of(errors), hosts=hosts_of(errors), evidence=evidence(errors), weight=55, culprit=first,
+            fix=FIX, ranks=ranks_of(errors), hosts=hosts_of(errors), evidence=evidence(errors),
+            weight=40 if secondary else 55, culprit=first,
         ))
     return findings
