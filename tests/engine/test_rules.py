@@ -357,3 +357,32 @@ def test_a_named_fault_outranks_what_the_other_ranks_print_after_it(tmp_path: Pa
     # The verdict the fault's line gets on its own (the catalog's cause, or a rule's closer
     # reading of the same line) is still the verdict.
     assert top["cause"] == alone["cause"], (sig_id, alone["rule"], top["rule"])
+
+
+TORCHRUN_RECORD = """[2026-11-03 10:00:05,000] torch.distributed.elastic.multiprocessing.api: [WARNING] Sending process 4243 closing signal SIGTERM
+[2026-11-03 10:00:06,000] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: 1) local_rank: 0 (pid: 4242) of binary: /usr/bin/python
+torch.distributed.elastic.multiprocessing.errors.ChildFailedError:
+Root Cause (first observed failure):
+[0]:
+  time      : 2026-11-03_10:00:05
+  host      : node-a
+  rank      : 0 (local_rank: 0)
+  exitcode  : 1 (pid: 4242)
+  error_file: <N/A>
+  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html
+"""
+
+
+@pytest.mark.parametrize(("sig_id", "sample"), _named_faults())
+def test_a_named_fault_outranks_the_launchers_record_of_the_exit_it_caused(tmp_path: Path, sig_id: str, sample: str) -> None:
+    # torchrun's record is timed and the fault's line often is not; exit code 1 only says the
+    # process gave up, the line before it says why.
+    alone = diagnose(bundle(tmp_path / "alone", {"rank0.log": sample + "\n"})).to_dict()["findings"][0]
+    top = diagnose(bundle(tmp_path / "job", {"node-a.log": sample + "\n" + TORCHRUN_RECORD})).to_dict()["findings"][0]
+    assert top["cause"] == alone["cause"], (sig_id, alone["rule"], top["rule"])
+
+
+def test_an_exit_nothing_explains_is_still_the_first_failure(tmp_path: Path) -> None:
+    d = diagnose(bundle(tmp_path, {"node-a.log": TORCHRUN_RECORD})).to_dict()
+    assert [(f["rule"], f["confidence"]) for f in d["findings"][:1]] == [("rank_crash.exit", "medium")]
+    assert d["first_failure"]["rank"] == 0

@@ -175,12 +175,16 @@ def find(facts: Facts) -> list[Finding]:
         what = f"exit code {code}" + (f" ({sig})" if sig else "") if code is not None else "an exit whose code was cut off"
         fix = FIX_SIGKILL if sig == "SIGKILL" else FIX_SEGV if sig in ("SIGSEGV", "SIGABRT") else FIX
         known = first.rank is not None and code is not None
+        # An exit code the process chose (1: Python gave up) says only that it failed; where the
+        # logs name a fault, that fault is why, and this exit tells who stopped first.
+        explained = sig is None and code is not None and code > 0 and bool(own_faults(facts))
         findings.append(Finding(
             cause="rank_crash", rule="rank_crash.exit", confidence="medium" if known else "low",
             title=f"{upper_first(where(facts, first))} exited first with {what}",
             detail=(f"The launcher reports {where(facts, first)} exiting with {what} and no traceback in these logs. "
                     "The other ranks were stopped after it. Its own stderr/log is needed to say why."),
-            fix=fix, ranks=ranks_of(root), hosts=hosts_of(root), evidence=evidence(root), weight=60 if known else 30, culprit=first,
+            fix=fix, ranks=ranks_of(root), hosts=hosts_of(root), evidence=evidence(root),
+            weight=40 if explained else 60 if known else 30, culprit=first,
         ))
     return findings
 
