@@ -39,6 +39,27 @@ def test_slurm_label_prefix():
     assert o.rank == 12 and body.startswith("E0909")
 
 
+@pytest.mark.parametrize(("prefix", "rank"), [("[1,12]<stdout>:", 12), ("[1,3]<stderr>:", 3), ("[0]<stderr>:", 0), ("[7]<stdout>: ", 7)])
+def test_open_mpi_and_horovod_output_tags(prefix, rank):
+    # mpirun --tag-output (horovodrun sets it) and Horovod's Gloo launcher.
+    o, body = split_prefix(prefix + "node-b:4242:4300 [3] NCCL INFO Using network IB")
+    assert (o.rank, o.host) == (rank, None)
+    assert body == "node-b:4242:4300 [3] NCCL INFO Using network IB"
+
+
+def test_mpi_tagged_crash_names_its_rank(tmp_path):
+    from triage.engine import diagnose
+
+    lines = ["[1,0]<stdout>:Epoch 1 step 10 loss 2.1", "[1,2]<stdout>:Epoch 1 step 10 loss 2.2",
+             "[1,2]<stderr>:Traceback (most recent call last):",
+             '[1,2]<stderr>:  File "train.py", line 40, in <module>',
+             "[1,2]<stderr>:    loss.backward()",
+             "[1,2]<stderr>:torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which 1.2 GiB is free."]
+    (tmp_path / "horovodrun.log").write_text("\n".join(lines) + "\n")
+    d = diagnose(tmp_path).to_dict()
+    assert (d["findings"][0]["cause"], d["first_failure"]["rank"]) == ("oom", 2)
+
+
 @pytest.mark.parametrize("host", ["192.168.1.51", "trainer-2", "104.171.201.171"])
 def test_pdsh_host_prefix(host):
     o, body = split_prefix(f"{host}: lambda-scalar02:95756:96916 [6] NCCL INFO Using network Socket")

@@ -107,3 +107,14 @@ def test_unwrap_maps_joined_lines_to_their_first_file_line() -> None:
     joined, first = unwrap(b"aaaa\nbbbb\ncc\nd\n", 4)
     assert joined.split(b"\n")[:2] == [b"aaaabbbbcc", b"d"]
     assert first[:2] == [1, 4]
+
+
+@pytest.mark.parametrize("prefix", ["[rank3]:", "[default3]:", "3: ", "trainer-2: ", "[1,3]<stderr>:"])
+@pytest.mark.parametrize(("line", "rule"), [
+    ("No devices were found", "signature.cuda.nvml.no_devices"),
+    ("Killed", "signature.shell.killed"),
+])
+def test_a_whole_line_message_behind_a_launcher_prefix(tmp_path: Path, prefix: str, line: str, rule: str) -> None:
+    # These entries hold the whole line (a bare 'Killed' anywhere in a line would be prose).
+    d = run(tmp_path, [prefix + line])
+    assert [f["rule"] for f in d["findings"]][:1] == [rule]

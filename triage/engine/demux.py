@@ -12,6 +12,9 @@ import re
 from dataclasses import dataclass
 
 _TORCHRUN = re.compile(r"^\[(?:rank(?P<rank>\d+)|(?P<role>[A-Za-z_]+)(?P<lrank>\d+))\]:\s?")
+# Open MPI's --tag-output ('[jobid,rank]<stdout>:'), which horovodrun turns on, and Horovod's
+# Gloo launcher ('[rank]<stderr>:'): the rank is MPI_COMM_WORLD's, the job's global rank.
+_MPI_TAG = re.compile(r"^\[(?:\d+,)?(?P<rank>\d+)\]<(?:stdout|stderr|stddiag)>:\s?")
 _SLURM = re.compile(r"^\s{0,4}(?P<task>\d{1,5}): ")
 _VLLM = re.compile(
     r"^\((?P<who>[A-Za-z_]+)(?: rank=(?P<rank>\d+))?(?: pid=(?P<pid>\d+))?(?:, ip=(?P<ip>[\d.]+))?\) "
@@ -72,6 +75,11 @@ def split_prefix(line: str) -> tuple[Origin, str]:
                 origin.rank = int(m["rank"]) if origin.rank is None else origin.rank
             elif origin.local_rank is None:
                 origin.local_rank = int(m["lrank"])
+            body = body[m.end() :]
+            continue
+        m = _MPI_TAG.match(body)
+        if m:
+            origin.rank = int(m["rank"]) if origin.rank is None else origin.rank
             body = body[m.end() :]
             continue
         m = _VLLM.match(body)

@@ -321,6 +321,10 @@ def signature_event(ctx: LineCtx, events: list[Event]) -> Event | None:
     """What the catalog says this line means, wherever it sits in the line. The format parsers'
     events on the same line lend their identity (an NCCL prefix names host, pid and device)."""
     found = matcher().best(ctx.text)
+    if found is None and ctx.body != ctx.text:
+        # A few entries hold the whole line ('No devices were found', a shell's 'Killed'):
+        # behind a launcher's prefix they are read from the rest of the line.
+        found = matcher().best(ctx.body)
     if found is None:
         return None
     sig = found.sig
