@@ -206,6 +206,29 @@ def test_connect_retries_followed_by_a_long_run_without_nccl_lines_got_through(t
     assert _rules(bundle(tmp_path, {"rank3.log": "\n".join(RETRIES + steps) + "\n"})) == []
 
 
+TCPSTORE_RETRIES = [
+    f"[W1202 14:00:0{i}.000000000 TCPStore.cpp:340] [c10d] TCP client failed to connect/validate to host node-m:29500 - retrying "
+    f"(try={i}, timeout=1800000ms, delay=496ms): The server socket on node-m:29500 is not yet listening (errno: 111 - Connection refused), will retry."
+    for i in range(5)
+]
+
+
+def test_tcpstore_retries_are_retries_not_store_errors(tmp_path: Path) -> None:
+    # torch >= 2.3 words the retry in TCPStore.cpp; it quotes the attempt's error, and is a warning.
+    assert _rules(bundle(tmp_path / "hang", {"rank3.log": "\n".join(TCPSTORE_RETRIES) + "\n"}))[:1] == [
+        ("rendezvous_hang.store_unreachable", "high")]
+    bootstrap = "node-b:4242:4242 [3] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>"
+    d = diagnose(bundle(tmp_path / "ok", {"rank3.log": "\n".join(TCPSTORE_RETRIES + [bootstrap]) + "\n"})).to_dict()
+    assert d["findings"] == []
+    assert [r["state"] for r in d["ranks"] if r["rank"] == 3] == ["ok"]
+
+
+def test_a_store_reconnect_after_nccl_was_set_up_is_no_rendezvous_hang(tmp_path: Path) -> None:
+    # The ranks had all joined (NCCL built its communicator); one retry later and the log's end.
+    lines = P2P_RUN[:4] + RETRIES[:1] + [f"[rank0]: step {i} loss 2.0" for i in range(5)]
+    assert [r for r in _rules(bundle(tmp_path, {"rank0.log": "\n".join(lines) + "\n"})) if r[0].startswith("rendezvous")] == []
+
+
 def test_connect_retries_then_the_store_timing_out_are_an_unreachable_store(tmp_path: Path) -> None:
     steps = [f"[rank3]: waiting {i}" for i in range(100)]
     timeout = ("torch.distributed.DistNetworkError: The client socket has timed out after 900000ms while trying to "

@@ -42,6 +42,7 @@ _CLIENT_TIMEOUT = re.compile(r"client socket has timed out after (?P<t>\d+)(?P<u
 _CLIENT_FAILED = re.compile(r"client socket has failed to connect to (?:any network address of )?\(?\[?(?P<addr>[^)\]]+)\]?\)?.*?(?:\(errno: (?P<errno>\d+) - (?P<err>[^)]+)\))?")
 # c10d's glog prefix with level W: '[W socket.cpp:663]', '[W1203 10:00:00.123456 77 torch/csrc/...cpp:663]'.
 _GLOG_WARNING = re.compile(r"\[W[\d :.]*\s\S+:\d+\]")
+_RETRY_TARGET = re.compile(r"(?:to host|server socket on|No socket on) \(?(?P<addr>[^\s),]+(?:, \d+)?)\)?")
 _WAITING_CLIENTS = re.compile(r"Timed out after (?P<s>\d+) seconds waiting for clients\. (?P<joined>\d+)/(?P<world>\d+) clients joined")
 _STORE_ERRORS = re.compile(
     r"(?P<what>RendezvousConnectionError|RendezvousTimeoutError|RendezvousClosedError|DistStoreError|DistNetworkError|"
@@ -172,6 +173,19 @@ def _cuda_fault(ctx: LineCtx, what: str) -> list[Event]:
     return [ctx.event("cuda_error", severity="error", error=m["err"].strip(), cuda_name=name, error_class=cls, via_watchdog=True)]
 
 
+def _connect_failed(ctx: LineCtx, body: str, target: re.Match[str] | None) -> Event:
+    errno = re.search(r"errno: (\d+) - ([^)]+)", body)
+    return ctx.event(
+        "store_connect_failed",
+        # c10d logs each retry as a warning while the store's host is not yet up; the same words
+        # end a DistNetworkError once it gives up.
+        severity="warn" if _GLOG_WARNING.search(body) else "error",
+        address=target["addr"].strip() if target else None,
+        errno=int(errno.group(1)) if errno else None,
+        error=errno.group(2) if errno else None,
+    )
+
+
 def _rendezvous(ctx: LineCtx, body: str) -> list[Event]:
     m = _WAITING_CLIENTS.search(body)
     if m:
@@ -187,20 +201,12 @@ def _rendezvous(ctx: LineCtx, body: str) -> list[Event]:
     m = _CLIENT_TIMEOUT.search(body)
     if m:
         return [ctx.event("store_connect_timeout", severity="error", address=m["addr"].strip(), after=m["t"] + m["unit"])]
+    if "- retrying (try=" in body or ", will retry" in body:
+        # TCPStore's own retry warning (torch >= 2.3) quotes the failed attempt; like socket.cpp's
+        # 'failed to connect' retries it is a rendezvous problem only if nothing ever gets through.
+        return [_connect_failed(ctx, body, _RETRY_TARGET.search(body))]
     if "client socket has failed to connect" in body:
-        m = _CLIENT_FAILED.search(body)
-        errno = re.search(r"errno: (\d+) - ([^)]+)", body)
-        return [
-            ctx.event(
-                "store_connect_failed",
-                # socket.cpp logs each retry as a warning while the store's host is not yet up; the
-                # same words end a DistNetworkError once it gives up.
-                severity="warn" if _GLOG_WARNING.search(body) else "error",
-                address=m["addr"].strip() if m else None,
-                errno=int(errno.group(1)) if errno else None,
-                error=errno.group(2) if errno else None,
-            )
-        ]
+        return [_connect_failed(ctx, body, _CLIENT_FAILED.search(body))]
     m = _STORE_ERRORS.search(body)
     if m and ("Error" in body or "failed" in body or "timed out" in body or "Timeout" in body):
         return [ctx.event("store_error", severity="error", what=m["what"])]

@@ -123,6 +123,15 @@ def normal_ends(facts: Facts) -> list[Event]:
     return ends + [e for e in facts.kind("signature") if e.data.get("sig") == "torch.elastic.group_finished"]
 
 
+def _same_place(a: Event, b: Event) -> bool:
+    return a.source == b.source or (a.host is not None and a.host == b.host)
+
+
 def later_on_same_process(ev: Event, after: Iterable[Event]) -> bool:
     """One of `after` comes later than `ev` in the same source or on the same host."""
-    return any(e.order > ev.order and (e.source == ev.source or (e.host is not None and e.host == ev.host)) for e in after)
+    return any(e.order > ev.order and _same_place(e, ev) for e in after)
+
+
+def earlier_on_same_process(ev: Event, before: Iterable[Event]) -> bool:
+    """One of `before` comes earlier than `ev` in the same source or on the same host."""
+    return any(e.order < ev.order and _same_place(e, ev) for e in before)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..facts import Facts
 from ..model import Event, Finding
-from .common import earliest, evidence, hosts_of, later_on_same_process, normal_ends, ranks_of
+from .common import earlier_on_same_process, earliest, evidence, hosts_of, later_on_same_process, normal_ends, ranks_of
 from .rank_crash import fault_elsewhere
 
 FIX = (
@@ -22,8 +22,10 @@ def _names_other_cause(facts: Facts, ev: Event) -> bool:
 
 
 # What a process logs only once it reached the store: NCCL setting its communicator up (the
-# unique id came through the store); or it got to the end of its work (common.normal_ends).
-_PAST_THE_STORE = ("nccl_init", "nccl_transport", "nccl_rings_connected")
+# unique id came through the store; a non-zero rank initialises NCCL's bootstrap network only
+# when it creates its communicator with that id); or it got to the end of its work
+# (common.normal_ends).
+_PAST_THE_STORE = ("nccl_init", "nccl_bootstrap", "nccl_transport", "nccl_rings_connected")
 
 
 # Lines a process may still print after its last connect retry when it gives up: its traceback
@@ -43,6 +45,9 @@ def _unresolved(facts: Facts, failed: list[Event], store_errors: list[Event]) ->
     pending = [e for e in failed if not later_on_same_process(e, reached)]
     if store_errors:
         return pending
+    # A retry after the process had set up NCCL (a store reconnect mid-run that went through):
+    # the ranks had all joined.
+    pending = [e for e in pending if not earlier_on_same_process(e, reached)]
     last_retry: dict[str, int] = {}
     for e in pending:
         last_retry[e.source] = max(last_retry.get(e.source, 0), e.line)
