@@ -1493,7 +1493,7 @@ NVML: tuple[Signature, ...] = (
     ),
     Signature(
         id="cuda.nvml.no_devices",
-        patterns=(r"^\s*No devices were found\s*$",),
+        patterns=(r"^[\s>|]*No devices were found\s*$",),
         cause="device_ordinal",
         role="fault",
         confidence="medium",
