@@ -409,3 +409,17 @@ def test_an_exit_nothing_explains_is_still_the_first_failure(tmp_path: Path) -> 
     d = diagnose(bundle(tmp_path, {"node-a.log": TORCHRUN_RECORD})).to_dict()
     assert [(f["rule"], f["confidence"]) for f in d["findings"][:1]] == [("rank_crash.exit", "medium")]
     assert d["first_failure"]["rank"] == 0
+
+
+# Launchers' line prefixes, a CI runner's timestamp, and how a log is pasted into an issue
+# (quoted, indented as code, in a table).
+WRAPPERS = ("[rank3]:", "[default3]:", "3: ", "node-a: ", "[1,3]<stderr>:", "2026-11-03T10:00:00.123456Z ",
+            "(RayWorkerWrapper pid=4242, ip=10.0.0.2) ", "> ", "    ", "\t", "| ")
+
+
+@pytest.mark.parametrize(("sig_id", "sample"), _named_faults())
+def test_a_named_fault_means_the_same_behind_any_prefix(tmp_path: Path, sig_id: str, sample: str) -> None:
+    alone = diagnose(bundle(tmp_path / "alone", {"rank0.log": sample + "\n"})).to_dict()["findings"][0]
+    for i, prefix in enumerate(WRAPPERS):
+        findings = diagnose(bundle(tmp_path / str(i), {"rank0.log": prefix + sample + "\n"})).to_dict()["findings"]
+        assert [f["cause"] for f in findings[:1]] == [alone["cause"]], (sig_id, prefix)
