@@ -181,8 +181,11 @@ def find(facts: Facts) -> list[Finding]:
         findings.append(Finding(
             cause="rank_crash", rule="rank_crash.exit", confidence="medium" if known else "low",
             title=f"{upper_first(where(facts, first))} exited first with {what}",
-            detail=(f"The launcher reports {where(facts, first)} exiting with {what} and no traceback in these logs. "
-                    "The other ranks were stopped after it. Its own stderr/log is needed to say why."),
+            detail=(f"The launcher reports {where(facts, first)} exiting with {what}"
+                    + (", after a fault named in these logs (see the other findings): that fault is the likely reason. "
+                       if explained else " and no traceback in these logs. ")
+                    + "The other ranks were stopped after it."
+                    + ("" if explained else " Its own stderr/log is needed to say why.")),
             fix=fix, ranks=ranks_of(root), hosts=hosts_of(root), evidence=evidence(root),
             weight=40 if explained else 60 if known else 30, culprit=first,
         ))

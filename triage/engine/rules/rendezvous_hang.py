@@ -112,8 +112,9 @@ def find(facts: Facts) -> list[Finding]:
         secondary = fault_elsewhere(facts, first, "rendezvous_hang")
         findings.append(Finding(
             cause="rendezvous_hang", rule="rendezvous_hang.store_error", confidence="medium",
-            title="Rendezvous / store error before the job started",
-            detail=f"The distributed store failed ({first.message[:200]}).",
+            title="Rendezvous / store error" + (" after another process failed" if secondary else " before the job started"),
+            detail=f"The distributed store failed ({first.message[:200]})."
+                   + (" Another process had already failed on its own; the store lost it." if secondary else ""),
             fix=FIX, ranks=ranks_of(errors), hosts=hosts_of(errors), evidence=evidence(errors),
             weight=40 if secondary else 55, culprit=first,
         ))
