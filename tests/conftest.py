@@ -90,6 +90,21 @@ def join_team(user: Any, *, team: str | None = None, role: str = "member") -> An
     return user
 
 
+# Debian's chromium under Playwright, as every browser test runs it.
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+
+
+def launch_chromium(playwright: Any, path: str | None) -> Any:
+    return playwright.chromium.launch(executable_path=path, headless=True, args=CHROMIUM_FLAGS)
+
+
+def sign_in(page: Any, username: str = "sre", password: str = "correct horse") -> None:
+    """Fill the login form the page shows and submit it."""
+    page.fill("#id_username", username)
+    page.fill("#id_password", password)
+    page.click("button[type=submit]")
+
+
 @pytest.fixture
 def chromium_path() -> str:
     path = shutil.which("chromium")

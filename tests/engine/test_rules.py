@@ -2,6 +2,8 @@
 rank whose own fault came first, whatever wording or path the fault took to the log."""
 from __future__ import annotations
 
+import functools
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -350,7 +352,18 @@ def _named_faults() -> list[tuple[str, str]]:
     return out
 
 
-@pytest.mark.parametrize(("sig_id", "sample"), _named_faults())
+NAMED_FAULTS = _named_faults()
+
+
+@functools.cache
+def _alone(sample: str) -> tuple[str, str]:
+    """The verdict's (cause, rule) for the line on its own, once per sample for every test below."""
+    with tempfile.TemporaryDirectory() as tmp:
+        top = diagnose(bundle(Path(tmp), {"rank0.log": sample + "\n"})).to_dict()["findings"][0]
+    return top["cause"], top["rule"]
+
+
+@pytest.mark.parametrize(("sig_id", "sample"), NAMED_FAULTS)
 def test_a_named_fault_outranks_other_ranks_timing_out(tmp_path: Path, sig_id: str, sample: str) -> None:
     # NCCL's WARN lines and dmesg's carry no wall-clock time, the watchdog's do: a rank's own fault
     # still comes before 'the others timed out waiting for someone not in these logs'.
@@ -369,17 +382,17 @@ DOWNSTREAM = ("nccl.ib.completion_flush_error", "nccl.socket.connect_refused", "
               "torch.pgnccl.uniqueid_store_timeout", "torch.nccl.error_remote", "torch.pgnccl.watchdog_work_status")
 
 
-@pytest.mark.parametrize(("sig_id", "sample"), _named_faults())
+@pytest.mark.parametrize(("sig_id", "sample"), NAMED_FAULTS)
 def test_a_named_fault_outranks_what_the_other_ranks_print_after_it(tmp_path: Path, sig_id: str, sample: str) -> None:
     from triage.engine.rules.signature import BY_ID
 
-    alone = diagnose(bundle(tmp_path / "alone", {"rank0.log": sample + "\n"})).to_dict()["findings"][0]
+    cause, rule = _alone(sample)
     files = {"rank0.log": sample + "\n"}
     files.update({f"rank{i}.log": BY_ID[s].samples[0] + "\n" for i, s in enumerate(DOWNSTREAM, 1)})
     top = diagnose(bundle(tmp_path / "job", files)).to_dict()["findings"][0]
     # The verdict the fault's line gets on its own (the catalog's cause, or a rule's closer
     # reading of the same line) is still the verdict.
-    assert top["cause"] == alone["cause"], (sig_id, alone["rule"], top["rule"])
+    assert top["cause"] == cause, (sig_id, rule, top["rule"])
 
 
 TORCHRUN_RECORD = """[2026-11-03 10:00:05,000] torch.distributed.elastic.multiprocessing.api: [WARNING] Sending process 4243 closing signal SIGTERM
@@ -396,13 +409,13 @@ Root Cause (first observed failure):
 """
 
 
-@pytest.mark.parametrize(("sig_id", "sample"), _named_faults())
+@pytest.mark.parametrize(("sig_id", "sample"), NAMED_FAULTS)
 def test_a_named_fault_outranks_the_launchers_record_of_the_exit_it_caused(tmp_path: Path, sig_id: str, sample: str) -> None:
     # torchrun's record is timed and the fault's line often is not; exit code 1 only says the
     # process gave up, the line before it says why.
-    alone = diagnose(bundle(tmp_path / "alone", {"rank0.log": sample + "\n"})).to_dict()["findings"][0]
+    cause, rule = _alone(sample)
     top = diagnose(bundle(tmp_path / "job", {"node-a.log": sample + "\n" + TORCHRUN_RECORD})).to_dict()["findings"][0]
-    assert top["cause"] == alone["cause"], (sig_id, alone["rule"], top["rule"])
+    assert top["cause"] == cause, (sig_id, rule, top["rule"])
 
 
 def test_an_exit_nothing_explains_is_still_the_first_failure(tmp_path: Path) -> None:
@@ -417,9 +430,9 @@ WRAPPERS = ("[rank3]:", "[default3]:", "3: ", "node-a: ", "[1,3]<stderr>:", "202
             "(RayWorkerWrapper pid=4242, ip=10.0.0.2) ", "> ", "    ", "\t", "| ")
 
 
-@pytest.mark.parametrize(("sig_id", "sample"), _named_faults())
+@pytest.mark.parametrize(("sig_id", "sample"), NAMED_FAULTS)
 def test_a_named_fault_means_the_same_behind_any_prefix(tmp_path: Path, sig_id: str, sample: str) -> None:
-    alone = diagnose(bundle(tmp_path / "alone", {"rank0.log": sample + "\n"})).to_dict()["findings"][0]
+    cause, _ = _alone(sample)
     for i, prefix in enumerate(WRAPPERS):
         findings = diagnose(bundle(tmp_path / str(i), {"rank0.log": prefix + sample + "\n"})).to_dict()["findings"]
-        assert [f["cause"] for f in findings[:1]] == [alone["cause"]], (sig_id, prefix)
+        assert [f["cause"] for f in findings[:1]] == [cause], (sig_id, prefix)

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from tests.conftest import join_team
+from tests.conftest import join_team, launch_chromium, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -30,16 +30,13 @@ def test_from_the_fleet_to_the_problem_the_host_and_the_gpu(
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     errors: list[str] = []
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium_path, headless=True,
-                                    args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        browser = launch_chromium(p, chromium_path)
         try:
             page = browser.new_page()
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
             page.goto(f"{live_server.url}/fleet/")
-            page.fill("#id_username", "sre")
-            page.fill("#id_password", "correct horse")
-            page.click("button[type=submit]")
+            sign_in(page)
 
             # Fleet: the drained host, problems by count, the cause chart drawn.
             expect(page.locator("#drain")).to_contain_text("node-b")

@@ -19,7 +19,7 @@ def test_the_incident_page_works_under_the_csp(
 ) -> None:
     from playwright.sync_api import sync_playwright
 
-    from tests.conftest import join_team
+    from tests.conftest import join_team, launch_chromium, sign_in
 
     join_team(django_user_model.objects.create_user("sre", password="correct horse"), team="sre")
     incident = team_incident(shm_bundle, team="sre")
@@ -27,10 +27,7 @@ def test_the_incident_page_works_under_the_csp(
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     problems: list[str] = []
     with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=chromium_path, headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
+        browser = launch_chromium(p, chromium_path)
         try:
             context = browser.new_context()
             page = context.new_page()
@@ -38,9 +35,7 @@ def test_the_incident_page_works_under_the_csp(
             page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
             # Chromium reports every CSP refusal as a console error: the list above catches them.
             page.goto(f"{live_server.url}/accounts/login/?next=/incidents/{incident.pk}/")
-            page.fill("#id_username", "sre")
-            page.fill("#id_password", "correct horse")
-            page.click("button[type=submit]")
+            sign_in(page)
             page.wait_for_url(f"**/incidents/{incident.pk}/")
             response = page.request.get(f"{live_server.url}/incidents/{incident.pk}/")
             assert response.headers["content-security-policy"] == settings.TRIAGE_CSP

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import join_team
+from tests.conftest import join_team, launch_chromium, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -25,17 +25,12 @@ def test_upload_see_the_verdict_and_open_the_evidence(
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     errors: list[str] = []
     with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=chromium_path, headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
+        browser = launch_chromium(p, chromium_path)
         try:
             page = browser.new_page()
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto(f"{live_server.url}/upload")
-            page.fill("#id_username", "sre")
-            page.fill("#id_password", "correct horse")
-            page.click("button[type=submit]")
+            sign_in(page)
             expect(page.locator("#dropzone")).to_be_visible()
             expect(page.locator(".hint").first).to_contain_text("MiB per file")
 
@@ -74,17 +69,12 @@ def test_files_chosen_before_the_script_ran_are_listed(
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     errors: list[str] = []
     with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=chromium_path, headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
+        browser = launch_chromium(p, chromium_path)
         try:
             page = browser.new_page()
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto(f"{live_server.url}/upload")
-            page.fill("#id_username", "sre")
-            page.fill("#id_password", "correct horse")
-            page.click("button[type=submit]")
+            sign_in(page)
             expect(page.locator("#dropzone")).to_be_visible()
 
             # The page's own script tag gets an empty body; the real script is added (same

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.conftest import join_team
+from tests.conftest import join_team, launch_chromium, sign_in
 from tests.web import story_bundles
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -49,8 +49,7 @@ def browser(chromium_path_module: str) -> Iterator[Any]:
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     try:
         with sync_playwright() as p:
-            b = p.chromium.launch(executable_path=chromium_path_module, headless=True,
-                                  args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+            b = launch_chromium(p, chromium_path_module)
             yield b
             b.close()
     finally:
@@ -80,9 +79,7 @@ class Session:
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
         self.page.on("response", lambda r: self.server_errors.append(r.url) if r.status >= 500 else None)
         self.page.goto(f"{base}/accounts/login/?next=/")
-        self.page.fill("#id_username", "sre")
-        self.page.fill("#id_password", PASSWORD)
-        self.page.click("button[type=submit]")
+        sign_in(self.page, password=PASSWORD)
         self.page.wait_for_url(re.compile(r"/$"))
 
     def incident(self, incident: Any) -> Any:
