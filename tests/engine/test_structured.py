@@ -35,7 +35,7 @@ FR_DOC = {
 def test_fr_summary():
     s = fr_summary(FR_DOC)
     assert s["last_completed"] == {"0": 11}
-    assert s["stuck"] == {"seq": 12, "op": "nccl:all_reduce", "pg": 0, "sizes": [[4]], "state": "scheduled",
+    assert s["stuck"] == {"seq": 12, "op": "all_reduce", "pg": 0, "sizes": [[4]], "state": "scheduled",
                           "time_ns": 1_700_000_001_000_000_000}
     assert s["last_time_ns"] == 1_700_000_001_000_000_000
 

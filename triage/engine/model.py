@@ -156,12 +156,19 @@ class Diagnosis:
     timeline: dict[str, Any] = field(default_factory=dict)
     snapshots: list[dict[str, Any]] = field(default_factory=list)
     health: list[dict[str, Any]] = field(default_factory=list)  # smoke-check results per host
+    collectives: dict[str, Any] | None = None  # flight-recorder dumps matched across ranks (forensics)
 
     @property
     def verdict(self) -> Finding | None:
         return self.findings[0] if self.findings else None
 
     def to_dict(self) -> dict[str, Any]:
+        out = self._contract()
+        if self.collectives is not None:
+            out["collectives"] = self.collectives
+        return out
+
+    def _contract(self) -> dict[str, Any]:
         return {
             "schema": SCHEMA,
             "summary": self.summary,

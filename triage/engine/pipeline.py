@@ -6,6 +6,7 @@ from .facts import build_facts
 from .model import Diagnosis
 from .partial import PartialState, merge, parse_members
 from .rules import run_rules
+from .rules.flight_recorder import collectives
 from .timeline import build_timeline
 from .verdict import first_failure, notes, rank_findings, set_rank_states, summary
 
@@ -54,6 +55,7 @@ def conclude(states: list[PartialState]) -> Diagnosis:
         timeline=build_timeline(facts, culprit, ff),
         snapshots=[doc for _name, doc in collected.docs.snapshots],
         health=[doc for _name, doc in collected.docs.smoke_results],
+        collectives=collectives(facts),
     )
 
 

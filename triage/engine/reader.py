@@ -13,6 +13,7 @@ from typing import Any
 
 from .bundle import Budget, LimitExceeded, Member, NulFold, Prefixed
 from .demux import Origin, origin_from_name, split_prefix
+from .forensics.flight_recorder import DumpError, is_pickle, looks_like_dump, rank_from_name, read_dump
 from .model import Event
 from .parsers import ALWAYS, EXCLUSIVE
 from .parsers.base import LineCtx, SourceState
@@ -24,7 +25,6 @@ from .structured import (
     StructuredDocs,
     first_line_is_sample,
     parse_json_blob,
-    parse_pickle_blob,
     stream_nvml_samples,
 )
 from .text import clean_line, looks_binary
@@ -107,17 +107,14 @@ def read_member(member: Member, out: Collected, budget: Budget, engine: Prefilte
         info.kind = "empty"
         out.sources.append(info)
         return
-    if head[:1] == b"\x80" and head[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):
+    if looks_like_dump(head) or is_pickle(head):
+        # Flight-recorder dumps (pickle or JSON), recognised by content, read streaming.
         info.kind = "flight_recorder"
-        data = stream.read(MAX_JSON_BYTES + 1)
-        info.bytes = len(data)
-        if len(data) > MAX_JSON_BYTES:
-            budget.note(f"{member.name}: pickle larger than {MAX_JSON_BYTES} bytes, skipped")
-        else:
-            problem = parse_pickle_blob(member.name, data, out.docs)
-            if problem:
-                budget.note(problem)
-                info.kind = "binary"
+        try:
+            out.docs.flight_records.append((member.name, rank_from_name(member.name), read_dump(member.name, stream)))
+        except DumpError as exc:
+            budget.note(str(exc))
+            info.kind = "binary"
         out.sources.append(info)
         return
     if looks_binary(head):

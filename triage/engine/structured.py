@@ -5,37 +5,26 @@ from __future__ import annotations
 
 import io
 import json
-import pickle
 import re
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
+from .forensics.flight_recorder import DumpError, rank_from_name, read_dump, summarize
+from .forensics.plainpickle import RefusedPickle, load_plain
+
+__all__ = ["RefusedPickle", "load_plain_pickle", "parse_pickle_blob", "fr_summary"]
+
 # Whole JSON documents (snapshots, manifests, dumps) are small; bigger JSON-looking files are
 # read as text, so memory stays bounded.
 MAX_JSON_BYTES = 16 * 1024 * 1024
 _SECRET = re.compile(r"token|key|passw|secret|credential", re.I)
-_FR_RANK = re.compile(r"(\d+)(?:\.\w+)?$")
-
-
-class RefusedPickle(pickle.UnpicklingError):
-    pass
-
-
-class PlainDataUnpickler(pickle.Unpickler):
-    """Unpickles only builtin containers and scalars: any class or function reference (the
-    way a hostile pickle runs code) is refused."""
-
-    def find_class(self, module: str, name: str) -> Any:  # noqa: D401
-        raise RefusedPickle(f"pickle refers to {module}.{name}; only plain data is accepted")
-
-    def persistent_load(self, pid: Any) -> Any:
-        raise RefusedPickle("pickle uses persistent ids; only plain data is accepted")
 
 
 def load_plain_pickle(data: bytes) -> Any:
-    return PlainDataUnpickler(io.BytesIO(data)).load()
+    """A pickle of plain data only (forensics.plainpickle); raises RefusedPickle otherwise."""
+    return load_plain(io.BytesIO(data))
 
 
 def redact_env(env: dict[str, Any]) -> dict[str, Any]:
@@ -74,14 +63,13 @@ def classify_json(name: str, doc: Any, docs: StructuredDocs) -> str | Literal[Fa
         docs.elastic_errors.append((name, doc))
         return "elastic_error"
     if "pg_status" in doc or "entries" in doc and "version" in doc:
-        docs.flight_records.append((name, fr_rank(name), doc))
+        docs.flight_records.append((name, fr_rank(name), summarize(name, doc, rank=fr_rank(name))))
         return "flight_recorder"
     return False
 
 
 def fr_rank(name: str) -> int | None:
-    m = _FR_RANK.search(name.rsplit("/", 1)[-1])
-    return int(m.group(1)) if m else None
+    return rank_from_name(name)
 
 
 def is_nvml_sample(doc: Any) -> bool:
@@ -152,14 +140,9 @@ def stream_nvml_samples(name: str, stream: Any, docs: StructuredDocs) -> tuple[i
 def parse_pickle_blob(name: str, data: bytes, docs: StructuredDocs) -> str | None:
     """A flight-recorder pickle; returns a problem text when it is refused or unreadable."""
     try:
-        doc = load_plain_pickle(data)
-    except RefusedPickle as exc:
-        return f"{name}: pickle refused ({exc})"
-    except Exception as exc:  # noqa: BLE001 - any malformed pickle is a problem note, not a crash
-        return f"{name}: unreadable pickle ({type(exc).__name__})"
-    if not isinstance(doc, dict) or not ("pg_status" in doc or "entries" in doc):
-        return f"{name}: pickle is not a flight-recorder dump, skipped"
-    docs.flight_records.append((name, fr_rank(name), doc))
+        docs.flight_records.append((name, fr_rank(name), read_dump(name, io.BufferedReader(io.BytesIO(data)))))
+    except DumpError as exc:
+        return str(exc)
     return None
 
 
@@ -183,27 +166,22 @@ def elastic_error_summary(doc: dict[str, Any]) -> dict[str, Any]:
 
 
 def fr_summary(doc: dict[str, Any]) -> dict[str, Any]:
-    """Per-PG last completed collective and the first collective that did not complete."""
-    status = doc.get("pg_status") or {}
+    """Per-PG last completed collective and the first collective that did not complete, from a
+    dump's summary (forensics.flight_recorder; a raw dump is summarised first)."""
+    if "groups" not in doc:
+        doc = summarize("", doc)
     last_completed: dict[str, int] = {}
-    for pg, st in status.items():
-        if isinstance(st, dict) and isinstance(st.get("last_completed_collective"), int):
-            last_completed[str(pg)] = st["last_completed_collective"]
+    for pg, st in (doc.get("pg_status") or {}).items():
+        if isinstance(st.get("completed"), int):
+            last_completed[str(pg)] = st["completed"]
     stuck: dict[str, Any] | None = None
     last_time_ns: int | None = None
-    for entry in doc.get("entries") or []:
-        if not isinstance(entry, dict):
-            continue
-        t = entry.get("time_discovered_completed_ns") or entry.get("time_created_ns")
-        if isinstance(t, int) and t > 0:
-            last_time_ns = max(last_time_ns or 0, t)
-        if entry.get("state") != "completed" and stuck is None and not entry.get("is_p2p"):
-            stuck = {
-                "seq": entry.get("collective_seq_id"),
-                "op": entry.get("profiling_name"),
-                "pg": entry.get("pg_id"),
-                "sizes": entry.get("input_sizes"),
-                "state": entry.get("state"),
-                "time_ns": entry.get("time_created_ns"),
-            }
+    for group in doc["groups"].values():
+        for entry in group["entries"]:
+            t = entry.get("t_completed") or entry.get("t_created")
+            if isinstance(t, int) and t > 0:
+                last_time_ns = max(last_time_ns or 0, t)
+            if not entry["done"] and stuck is None:
+                stuck = {"seq": entry["seq"], "op": entry["op"], "pg": group["pg_id"], "sizes": entry["in_sizes"],
+                         "state": entry["state"], "time_ns": entry["t_created"]}
     return {"last_completed": last_completed, "stuck": stuck, "last_time_ns": last_time_ns}

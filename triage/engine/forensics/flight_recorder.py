@@ -38,7 +38,7 @@ import re
 from collections import deque
 from typing import IO, Any
 
-from .plainpickle import RefusedPickle, load_plain
+from .plainpickle import MalformedPickle, RefusedPickle, load_plain
 
 KEEP_ENTRIES = 64  # per process group: the tail of the ring buffer, where the ranks stand
 KEEP_POINTS = 240  # per process group: (seq, time) samples for the timeline
@@ -102,11 +102,11 @@ def _frames(frames: Any) -> list[dict[str, Any]]:
     (multiprocessing, runpy) are dropped when user frames remain."""
     if not isinstance(frames, list):
         return []
-    out = []
+    out: list[dict[str, Any]] = []
     for f in frames:
         if isinstance(f, dict):
             out.append({"name": str(f.get("name", "")), "file": str(f.get("filename", "")), "line": _int(f.get("line"))})
-    user = [f for f in out if not _library(f["file"])]
+    user = [f for f in out if not _library(str(f["file"]))]
     return (user or out)[:KEEP_FRAMES]
 
 
@@ -156,7 +156,7 @@ class DumpSummary:
             return
         state = str(entry.get("state") or "")
         done = state == "completed" or entry.get("retired") is True
-        compact = {
+        compact: dict[str, Any] = {
             "seq": seq, "op": op.split(" ")[0], "state": state, "retired": bool(entry.get("retired")), "done": done,
             "in_sizes": _sizes(entry.get("input_sizes")), "out_sizes": _sizes(entry.get("output_sizes")),
             "in_dtypes": _strs(entry.get("input_dtypes")), "out_dtypes": _strs(entry.get("output_dtypes")),
@@ -220,6 +220,14 @@ def _finish(name: str, fmt: str, top: dict[str, Any], summary: DumpSummary, rank
     return out
 
 
+def summarize(name: str, doc: dict[str, Any], *, rank: int | None = None) -> dict[str, Any]:
+    """The summary of a dump already in memory (a small JSON document read whole)."""
+    summary = DumpSummary()
+    for entry in doc.get("entries") or []:
+        summary.add(entry)
+    return _finish(name, "json", doc, summary, rank if rank is not None else rank_from_name(name))
+
+
 def read_dump(name: str, stream: IO[bytes], *, rank: int | None = None) -> dict[str, Any]:
     """Read one dump (pickle or JSON) into its summary; raises DumpError with a clear
     message when it is refused or is not a flight-recorder dump."""
@@ -229,6 +237,8 @@ def read_dump(name: str, stream: IO[bytes], *, rank: int | None = None) -> dict[
     if is_pickle(head):
         try:
             top = load_plain(stream, sink_key="entries", on_item=summary.add, max_bytes=MAX_DUMP_BYTES)
+        except MalformedPickle as exc:
+            raise DumpError(f"{name}: unreadable pickle ({exc})") from None
         except RefusedPickle as exc:
             raise DumpError(f"{name}: pickle refused: {exc}") from None
         if not isinstance(top, dict) or not ({"entries", "pg_config", "pg_status"} & set(top)):

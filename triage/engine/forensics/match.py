@@ -64,6 +64,16 @@ def _where(entry: dict[str, Any] | None) -> str:
     return f"{f['file'].rsplit('/', 1)[-1]}:{f['line']} in {f['name']}"
 
 
+def _last_words(rank: int, view: RankView) -> str:
+    last = view.last or {}
+    text = f"rank {rank} last enqueued {last.get('op', 'nothing')} #{view.last_enqueued}"
+    if last.get("t_created"):
+        text += f" at {_clock(last['t_created'])}"
+    if _where(last):
+        text += f" from {_where(last)}"
+    return text
+
+
 def _signature(e: dict[str, Any]) -> tuple[str, str, str]:
     return (e["op"], repr((e["in_sizes"], e["out_sizes"])), repr((e["in_dtypes"], e["out_dtypes"])))
 
@@ -192,11 +202,7 @@ def match_group(dumps: list[dict[str, Any]], pg: str) -> dict[str, Any]:
         since = f" since {_clock(min(created))}" if created else ""
         tmo = f"; their timeout is {timeout // 1000} s" if timeout else ""
         if missing:
-            lasts = "; ".join(
-                f"rank {r} last enqueued {views[r].last['op'] if views[r].last else 'nothing'} #{views[r].last_enqueued}"
-                + (f" at {_clock(views[r].last.get('t_created'))}" if views[r].last and views[r].last.get("t_created") else "")
-                + (f" from {_where(views[r].last)}" if _where(views[r].last) else "")
-                for r in missing[:4])
+            lasts = "; ".join(_last_words(r, views[r]) for r in missing[:4])
             text = (f"{_label(missing)} never enqueued {op} #{front}; {_label(waiting) if waiting else 'no rank'} "
                     f"waited in it{since}{waited}{tmo}" + (f" ({lasts})" if lasts else ""))
             c = Culprit(kind="missing", pg=pg, seq=front, ranks=missing, waiting=waiting, text=text,

@@ -44,6 +44,11 @@ class _Mark:
 
 _MARK = _Mark()
 
+
+class MalformedPickle(RefusedPickle):
+    """Cut off or not a pickle at all (as opposed to a pickle that asks for too much)."""
+
+
 # Opcodes a plain-data pickle never needs, with what they would do.
 _REFUSED = {
     b"c": "GLOBAL (imports a module attribute)",
@@ -74,7 +79,7 @@ class _Sink(list[Any]):
     def __init__(self, take: Callable[[Any], None]) -> None:
         super().__init__()
         self.take = take
-        self.count = 0
+        self.taken = 0
 
 
 class PlainReader:
@@ -104,7 +109,7 @@ class PlainReader:
         while have < n:
             chunk = self.stream.read(max(CHUNK, n - have))
             if not chunk:
-                raise RefusedPickle(f"pickle truncated at byte {self.offset + have}")
+                raise MalformedPickle(f"pickle truncated at byte {self.offset + have}")
             parts.append(chunk)
             have += len(chunk)
         self.buf = b"".join(parts)
@@ -165,7 +170,7 @@ class PlainReader:
     def _extend(self, target: Any, items: list[Any]) -> None:
         if isinstance(target, _Sink):
             for item in items:
-                target.count += 1
+                target.taken += 1
                 self._forget(item)
                 target.take(item)
         elif isinstance(target, list):
@@ -353,9 +358,9 @@ class PlainReader:
                 raise RefusedPickle(f"pickle uses {what} at byte {self.offset + self.pos - 1}; "
                                     "a flight-recorder dump holds only plain data")
             elif op == b"":
-                raise RefusedPickle(f"pickle truncated at byte {self.offset + self.pos}")
+                raise MalformedPickle(f"pickle truncated at byte {self.offset + self.pos}")
             else:
-                raise RefusedPickle(f"pickle opcode {op!r} at byte {self.offset + self.pos - 1} is not plain data")
+                raise MalformedPickle(f"unknown pickle opcode {op!r} at byte {self.offset + self.pos - 1}")
 
 
 def _key(key: Any) -> Any:
@@ -370,4 +375,4 @@ def load_plain(stream: IO[bytes], *, sink_key: str | None = None,
     try:
         return PlainReader(stream, sink_key=sink_key, on_item=on_item, max_bytes=max_bytes).load()
     except (IndexError, struct.error, UnicodeDecodeError, TypeError) as exc:
-        raise RefusedPickle(f"malformed pickle ({type(exc).__name__})") from None
+        raise MalformedPickle(f"malformed pickle ({type(exc).__name__})") from None

@@ -9,6 +9,7 @@ from ..model import Finding
 from . import (
     collective_timeout_straggler,
     device_ordinal,
+    flight_recorder,
     hardware_fault,
     network,
     oom,
@@ -32,6 +33,7 @@ RULES: tuple[Callable[[Facts], list[Finding]], ...] = (
     network.find,
     p2p_unsupported.find,
     collective_timeout_straggler.find,
+    flight_recorder.find,
     other.find,
     signature.find,
 )

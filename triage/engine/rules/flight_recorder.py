@@ -1,0 +1,98 @@
+"""collective_timeout_straggler from PyTorch Flight Recorder dumps matched across ranks
+(forensics.match): the rank that never enqueued the collective the others wait in, or that ran a
+different op, size or dtype at the same sequence id, or had not started it."""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from ..facts import Facts
+from ..forensics.match import match
+from ..model import Event, Evidence, Finding
+from .collective_timeout_straggler import FIX
+
+RULE = {
+    "missing": "collective_timeout_straggler.flight_recorder_missing_rank",
+    "op_mismatch": "collective_timeout_straggler.flight_recorder_mismatch",
+    "size_mismatch": "collective_timeout_straggler.flight_recorder_mismatch",
+    "dtype_mismatch": "collective_timeout_straggler.flight_recorder_mismatch",
+    "lagging": "collective_timeout_straggler.flight_recorder_lagging_rank",
+    "no_dump": "collective_timeout_straggler.flight_recorder_no_dump",
+}
+TITLE = {
+    "missing": "Straggler (flight recorder): {who} never enqueued {op} #{seq}",
+    "op_mismatch": "Desync (flight recorder): {who} ran a different collective at #{seq}",
+    "size_mismatch": "Desync (flight recorder): {who} ran #{seq} with different sizes",
+    "dtype_mismatch": "Desync (flight recorder): {who} ran #{seq} with different dtypes",
+    "lagging": "Straggler (flight recorder): {who} had not started {op} #{seq}",
+    "no_dump": "Collective hang (flight recorder): {who} left no dump while the others waited in #{seq}",
+}
+FIX_DUMPS = (
+    "\nThe dumps read: python -m torch.distributed.flight_recorder.fr_trace <dump dir> --prefix <prefix> "
+    "(or the 'collectives' panel of this incident)."
+)
+
+_cache: tuple[int, Any, dict[str, Any]] | None = None
+
+
+def collectives(facts: Facts) -> dict[str, Any] | None:
+    """The cross-rank report of the bundle's dumps (None without dumps), ranks taken from the
+    collector manifest where it names the dump's file, else from the writer's file name."""
+    global _cache
+    records = facts.docs.flight_records
+    if not records:
+        return None
+    if _cache is not None and _cache[0] == id(records) and _cache[1] is records:
+        return _cache[2]
+    rank_of = {s.name: s.file_origin.rank for s in facts.sources if s.file_origin.rank is not None}
+    dumps = []
+    for name, rank, summary in records:
+        if not isinstance(summary, dict) or "groups" not in summary:
+            continue
+        own = rank_of.get(name, rank if rank is not None else summary.get("rank"))
+        dumps.append(dict(summary, rank=own))
+    report = match(dumps)
+    _cache = (id(records), records, report)
+    return report
+
+
+def _own_faults(facts: Facts, ranks: list[int]) -> list[Event]:
+    """A fault the culprit rank printed itself (an OOM, a crash, an Xid): that is the story,
+    the dumps only show its consequence."""
+    return [e for e in facts.kind("signature") if e.rank in ranks and e.data.get("role") == "fault"
+            and e.data.get("cause") not in (None, "collective_timeout_straggler", "rendezvous_hang")]
+
+
+def find(facts: Facts) -> list[Finding]:
+    report = collectives(facts)
+    culprit = report["culprit"] if report else None
+    if not culprit:
+        return []
+    kind, ranks, seq = culprit["kind"], culprit["ranks"], culprit["seq"]
+    who = ", ".join(f"rank {r}" for r in ranks[:6]) + (" …" if len(ranks) > 6 else "")
+    op = culprit["text"].split(" never enqueued ", 1)[-1].split(" #", 1)[0] if kind == "missing" else "collective"
+    if kind == "lagging":
+        op = culprit["text"].split(" had not started ", 1)[-1].split(" #", 1)[0]
+    explained = _own_faults(facts, ranks)
+    confidence = "high" if kind in ("missing", "op_mismatch", "size_mismatch", "dtype_mismatch") else "medium"
+    weight = 86 if confidence == "high" else 60
+    detail = culprit["text"][:1].upper() + culprit["text"][1:] + "."
+    if culprit["desc"] and culprit["desc"] not in ("default_pg", "undefined"):
+        detail += f" Process group {culprit['pg']} ({culprit['desc']})."
+    if explained:
+        # The rank's own fault explains why it never got there: that finding leads.
+        confidence, weight = "medium", 55
+        detail += f" Rank {explained[0].rank} had already failed on its own: {explained[0].message[:160]}"
+    evidence = [Evidence(src, 1, text) for src, text in culprit["sources"]][:8]
+    when = datetime.fromtimestamp(culprit["started_ns"] / 1e9) if culprit.get("started_ns") else None
+    first_src = evidence[0].source if evidence else ""
+    event = Event(kind="fr_culprit", source=first_src, line=1, text=culprit["text"][:500], severity="error",
+                  message=culprit["text"][:500], rank=ranks[0] if ranks else None,
+                  host=facts.ranks[ranks[0]].host if ranks and ranks[0] in facts.ranks else None, time=when, seq=seq)
+    return [Finding(
+        cause="collective_timeout_straggler", rule=RULE[kind], confidence=confidence,
+        title=TITLE[kind].format(who=who or "some ranks", op=op, seq=seq),
+        detail=detail, fix=FIX + FIX_DUMPS, ranks=list(ranks),
+        hosts=sorted({facts.ranks[r].host or "" for r in ranks if r in facts.ranks and facts.ranks[r].host}),
+        evidence=evidence, weight=weight, culprit=event if ranks else None,
+    )]
