@@ -164,9 +164,15 @@ def match_group(dumps: list[dict[str, Any]], pg: str) -> dict[str, Any]:
     highest = max(v.last_enqueued for v in views.values())
     out["last_completed_by_all"] = wave
     out["first_incomplete"] = front if highest >= front else None
+    # The first collective some rank never enqueued: a collective cannot succeed without every
+    # rank of its group, so the others were stuck in it (gloo retires, and calls completed, a
+    # collective that failed on its timeout: "done" does not clear them).
+    lowest = min(v.last_enqueued for v in views.values())
+    if highest > lowest:
+        out["first_incomplete"] = front = min(front, lowest + 1)
     for rank, v in sorted(views.items()):
         at = v.by_seq.get(front)
-        stands = at if at is not None and not at["done"] else v.last
+        stands = at if at is not None else v.last
         out["positions"][str(rank)] = {
             "source": v.source, "last_enqueued": v.last_enqueued, "last_completed": v.last_completed,
             "state": (at["state"] or ("done" if at["done"] else "pending")) if at is not None else
@@ -190,7 +196,7 @@ def match_group(dumps: list[dict[str, Any]], pg: str) -> dict[str, Any]:
     if out["first_incomplete"] is not None:
         present = {r: v.by_seq[front] for r, v in views.items() if front in v.by_seq}
         missing = sorted(r for r, v in views.items() if v.last_enqueued < front)
-        waiting = sorted(r for r, e in present.items() if not e["done"])
+        waiting = sorted(r for r, e in present.items() if missing or not e["done"])
         created = [e["t_created"] for e in present.values() if e.get("t_created")]
         latest = max((t for v in views.values() for e in v.by_seq.values()
                       for t in (e.get("t_created"), e.get("t_started"), e.get("t_completed")) if t), default=None)
@@ -209,7 +215,8 @@ def match_group(dumps: list[dict[str, Any]], pg: str) -> dict[str, Any]:
                         started_ns=min(created) if created else None)
             c.sources = [(views[r].source, f"rank {r}: last enqueued #{views[r].last_enqueued}, completed #{views[r].last_completed}")
                          for r in missing[:4]] + [
-                (views[r].source, f"rank {r}: {present[r]['op']} #{front} {present[r]['state'] or 'pending'}, not completed"
+                (views[r].source, f"rank {r}: {present[r]['op']} #{front} {present[r]['state'] or 'pending'}"
+                 + (", ended without the missing rank (error or timeout)" if present[r]["done"] else ", not completed")
                  + (f" at {_where(present[r])}" if _where(present[r]) else "")) for r in waiting[:4]]
             culprits.append(c)
         elif present and len({STATE_ORDER.get(e["state"], 0) + (3 if e["done"] else 0) for e in present.values()}) > 1:

@@ -1,0 +1,102 @@
+"""A small real job for the flight-recorder tests: CPU torch, gloo, N ranks, eight all_reduces.
+
+One rank (`--culprit`) misbehaves at the collective `--step` (1-based):
+  stall   never reaches it (stuck in Python before it)
+  skip    skips it (its later collectives shift by one)
+  op      runs a broadcast where the others run all_reduce
+  shape   runs it on a [2, 512] tensor where the others use [1024] (same bytes: gloo runs it)
+  dtype   runs it on 512 float64 where the others use 1024 float32 (same bytes)
+  healthy does what the others do
+Every rank then dumps its recorder with torch's own `_dump_fr_trace` (pickle) and
+`_dump_fr_trace_json` into `<out>/pickle/fr_trace_<rank>` and `<out>/json/fr_trace_<rank>.json`,
+as TORCH_NCCL_DUMP_ON_TIMEOUT would with TORCH_FR_DUMP_TEMP_FILE=<dir>/fr_trace_, and leaves.
+
+`--torchrun`: run as a torchrun worker (rank from the environment); the waiting ranks time out
+(gloo, 3 s) and raise, as a real hang ends.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from datetime import timedelta
+
+
+def work(rank: int, world: int, args: argparse.Namespace, init: str | None) -> None:
+    os.environ.setdefault("TORCH_FR_BUFFER_SIZE", "2000")
+    import torch
+    import torch.distributed as dist
+    from torch._C._distributed_c10d import _dump_fr_trace, _dump_fr_trace_json
+
+    if init:
+        dist.init_process_group("gloo", init_method=init, rank=rank, world_size=world, timeout=timedelta(seconds=3))
+    else:
+        dist.init_process_group("gloo", timeout=timedelta(seconds=3))
+
+    def dump() -> None:
+        for sub, data, suffix in (("pickle", _dump_fr_trace(), ""), ("json", _dump_fr_trace_json(), ".json")):
+            os.makedirs(os.path.join(args.out, sub), exist_ok=True)
+            with open(os.path.join(args.out, sub, f"fr_trace_{rank}{suffix}"), "wb") as f:
+                f.write(data)
+
+    works = []
+    culprit = rank == args.culprit
+    for i in range(1, 9):
+        tensor = torch.ones(1024)
+        if culprit and i == args.step:
+            if args.scenario == "stall":
+                if args.torchrun:
+                    time.sleep(1)  # stuck a while; it dumps and leaves before the others time out
+                break
+            if args.scenario == "skip":
+                continue
+            if args.scenario == "op":
+                works.append(dist.broadcast(tensor, src=0, async_op=True))
+                continue
+            if args.scenario == "shape":
+                tensor = torch.ones(2, 512)
+            if args.scenario == "dtype":
+                tensor = torch.ones(512, dtype=torch.float64)
+        works.append(dist.all_reduce(tensor, async_op=True))
+        if i < args.step:
+            works[-1].wait()
+    if args.torchrun and not culprit:
+        try:
+            for w in works:
+                w.wait()
+        except Exception:
+            dump()
+            print(f"[rank{rank}] dumped the flight recorder after a timeout", file=sys.stderr, flush=True)
+            raise
+    time.sleep(0.5)
+    dump()
+    sys.stdout.flush()
+    os._exit(0)
+
+
+def _spawned(rank: int, world: int, args: argparse.Namespace, init: str) -> None:
+    work(rank, world, args, init)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("scenario", choices=("healthy", "stall", "skip", "op", "shape", "dtype"))
+    p.add_argument("--world", type=int, default=4)
+    p.add_argument("--culprit", type=int, default=2)
+    p.add_argument("--step", type=int, default=6)
+    p.add_argument("--out", required=True)
+    p.add_argument("--port", type=int, default=29531)
+    p.add_argument("--torchrun", action="store_true")
+    args = p.parse_args()
+    if args.torchrun:
+        work(int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"]), args, None)
+        return
+    import torch.multiprocessing as mp
+
+    mp.start_processes(_spawned, args=(args.world, args, f"tcp://127.0.0.1:{args.port}"), nprocs=args.world,
+                       start_method="fork", join=True)
+
+
+if __name__ == "__main__":
+    main()
