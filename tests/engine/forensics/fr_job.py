@@ -5,7 +5,6 @@ One rank (`--culprit`) misbehaves at the collective `--step` (1-based):
   skip    skips it (its later collectives shift by one)
   op      runs a broadcast where the others run all_reduce
   shape   runs it on a [2, 512] tensor where the others use [1024] (same bytes: gloo runs it)
-  dtype   runs it on 512 float64 where the others use 1024 float32 (same bytes)
   healthy does what the others do
 Every rank then dumps its recorder with torch's own `_dump_fr_trace` (pickle) and
 `_dump_fr_trace_json` into `<out>/pickle/fr_trace_<rank>` and `<out>/json/fr_trace_<rank>.json`,
@@ -56,8 +55,6 @@ def work(rank: int, world: int, args: argparse.Namespace, init: str | None) -> N
                 continue
             if args.scenario == "shape":
                 tensor = torch.ones(2, 512)
-            if args.scenario == "dtype":
-                tensor = torch.ones(512, dtype=torch.float64)
         works.append(dist.all_reduce(tensor, async_op=True))
         if i < args.step:
             works[-1].wait()
@@ -81,7 +78,8 @@ def _spawned(rank: int, world: int, args: argparse.Namespace, init: str) -> None
 
 def main() -> None:
     p = argparse.ArgumentParser()
-    p.add_argument("scenario", choices=("healthy", "stall", "skip", "op", "shape", "dtype"))
+    p.add_argument("scenario", nargs="+", help="NAME or NAME:WORLD:CULPRIT (several: run one after the other, "
+                                                 "each into <out>/NAME-WORLD-CULPRIT)")
     p.add_argument("--world", type=int, default=4)
     p.add_argument("--culprit", type=int, default=2)
     p.add_argument("--step", type=int, default=6)
@@ -90,12 +88,21 @@ def main() -> None:
     p.add_argument("--torchrun", action="store_true")
     args = p.parse_args()
     if args.torchrun:
+        args.scenario = args.scenario[0]
         work(int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"]), args, None)
         return
     import torch.multiprocessing as mp
 
-    mp.start_processes(_spawned, args=(args.world, args, f"tcp://127.0.0.1:{args.port}"), nprocs=args.world,
-                       start_method="fork", join=True)
+    specs = args.scenario
+    root = args.out
+    for i, spec in enumerate(specs):
+        name, _, rest = spec.partition(":")
+        world, _, culprit = rest.partition(":")
+        one = argparse.Namespace(**vars(args))
+        one.scenario, one.world, one.culprit = name, int(world or args.world), int(culprit or args.culprit)
+        one.out = root if len(specs) == 1 and ":" not in spec else os.path.join(root, f"{name}-{one.world}-{one.culprit}")
+        mp.start_processes(_spawned, args=(one.world, one, f"tcp://127.0.0.1:{args.port + i}"), nprocs=one.world,
+                           start_method="fork", join=True)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,128 @@
+"""Real flight-recorder dumps: CPU torch, gloo, a few ranks (fr_job.py), dumped by torch's own
+`_dump_fr_trace` / `_dump_fr_trace_json`; the culprit named each time, healthy dumps quiet."""
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from triage.engine import diagnose
+
+JOB = Path(__file__).with_name("fr_job.py")
+RULE = "collective_timeout_straggler.flight_recorder_"
+
+
+def _port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+SPECS = ("stall:4:2", "stall:2:0", "skip:3:1", "op:4:3", "shape:3:0", "healthy:2:0")
+
+
+@pytest.fixture(scope="module")
+def jobs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Every scenario run once, one after the other in one process (torch imported once)."""
+    out = tmp_path_factory.mktemp("fr-jobs")
+    subprocess.run([sys.executable, str(JOB), *SPECS, "--out", str(out), "--port", str(_port())],
+                   check=True, timeout=300, capture_output=True)
+    return out
+
+
+def run_job(jobs: Path, scenario: str, world: int, culprit: int) -> Path:
+    return jobs / f"{scenario}-{world}-{culprit}"
+
+
+CASES = [
+    # scenario, world, culprit, rule, words in the verdict
+    ("stall", 4, 2, "missing_rank", "rank 2 never enqueued all_reduce #6; ranks 0, 1 and 3 waited in it"),
+    ("stall", 2, 0, "missing_rank", "rank 0 never enqueued all_reduce #6; rank 1 waited in it"),
+    ("skip", 3, 1, "missing_rank", "rank 1 never enqueued all_reduce #8; ranks 0 and 2 waited in it"),
+    ("op", 4, 3, "mismatch", "rank 3 ran broadcast as collective #6 where ranks 0, 1 and 2 ran all_reduce (op mismatch)"),
+    ("shape", 3, 0, "mismatch", "rank 0 ran all_reduce of input [[2, 512]] output [[2, 512]] as collective #6 where "
+                                "ranks 1 and 2 ran all_reduce of input [[1024]] output [[1024]] (sizes mismatch)"),
+]
+
+
+@pytest.mark.parametrize("fmt", ["pickle", "json"])
+@pytest.mark.parametrize(("scenario", "world", "culprit", "rule", "words"), CASES)
+def test_the_culprit_is_named(jobs: Path, fmt: str, scenario: str, world: int, culprit: int, rule: str, words: str) -> None:
+    out = run_job(jobs, scenario, world, culprit)
+    d = diagnose(out / fmt).to_dict()
+    verdict = d["findings"][0]
+    assert verdict["rule"] == RULE + rule
+    assert verdict["cause"] == "collective_timeout_straggler"
+    assert verdict["ranks"] == [culprit]
+    assert verdict["confidence"] == "high"
+    assert words in verdict["detail"].lower()
+    assert d["first_failure"]["rank"] == culprit
+    assert {s["kind"] for s in d["sources"]} == {"flight_recorder"}
+    group = d["collectives"]["groups"][0]
+    assert group["ranks"] == list(range(world)) and group["dumped"] == list(range(world)) and group["no_dump"] == []
+    assert d["collectives"]["culprit"]["ranks"] == [culprit]
+    assert {x["format"] for x in d["collectives"]["dumps"]} == {fmt}
+    # Evidence points at the dumps themselves.
+    assert all(Path(e["source"]).name.startswith("fr_trace_") for e in verdict["evidence"])
+
+
+def test_where_each_rank_stands(jobs: Path) -> None:
+    d = diagnose(run_job(jobs, "stall", 4, 2) / "pickle").to_dict()
+    group = d["collectives"]["groups"][0]
+    assert group["last_completed_by_all"] == 5 and group["first_incomplete"] == 6
+    pos = group["positions"]
+    assert pos["2"]["state"] == "not enqueued" and pos["2"]["last_enqueued"] == 5
+    for r in ("0", "1", "3"):
+        assert pos[r]["seq"] == 6 and pos[r]["op"] == "all_reduce" and pos[r]["last_enqueued"] == 8
+        # The Python frame where the rank enqueued it: the job's own code, not torch's.
+        assert pos[r]["frames"][0]["file"].endswith("fr_job.py") and pos[r]["frames"][0]["name"] == "work"
+    # JSON dumps carry no frames: the positions say so by an empty list.
+    dj = diagnose(run_job(jobs, "stall", 4, 2) / "json").to_dict()
+    assert dj["collectives"]["groups"][0]["positions"]["0"]["frames"] == []
+
+
+@pytest.mark.parametrize("fmt", ["pickle", "json"])
+def test_healthy_dumps_give_no_finding(jobs: Path, fmt: str) -> None:
+    d = diagnose(run_job(jobs, "healthy", 2, 0) / fmt).to_dict()
+    assert d["findings"] == []
+    assert d["collectives"]["culprit"] is None
+    group = d["collectives"]["groups"][0]
+    assert group["mismatches"] == [] and group["first_incomplete"] is None and group["last_completed_by_all"] == 8
+
+
+def test_as_a_tar_gz_the_same(jobs: Path, tmp_path: Path) -> None:
+    out = run_job(jobs, "stall", 4, 2)
+    archive = tmp_path / "bundle.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(out / "pickle", arcname="job/fr")
+    d = diagnose(archive).to_dict()
+    assert d["findings"][0]["rule"] == RULE + "missing_rank" and d["findings"][0]["ranks"] == [2]
+
+
+def test_a_torchrun_job_that_timed_out(tmp_path: Path) -> None:
+    """The issue's case: torchrun, one rank stuck before collective 6, the others time out
+    (gloo, 3 s), dump, raise; torchrun reports a rank that merely timed out as the first
+    failure. The dumps name the rank that never got there."""
+    out = tmp_path / "run"
+    log = tmp_path / "bundle" / "torchrun.log"
+    log.parent.mkdir(parents=True)
+    with log.open("wb") as f:
+        subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "3", "--master-port", str(_port()),
+                        str(JOB), "stall", "--torchrun", "--culprit", "2", "--out", str(out)],
+                       stdout=f, stderr=subprocess.STDOUT, timeout=180, check=False)
+    for dump in (out / "pickle").iterdir():
+        (log.parent / dump.name).write_bytes(dump.read_bytes())
+    assert (log.parent / "fr_trace_2").exists()
+    d = diagnose(log.parent).to_dict()
+    verdict = d["findings"][0]
+    assert verdict["rule"] == RULE + "missing_rank"
+    assert verdict["ranks"] == [2]
+    assert d["first_failure"]["rank"] == 2
+    # The log alone does not say it (the dumps are what names rank 2).
+    alone = diagnose(log).to_dict()
+    assert alone["first_failure"] is None or alone["first_failure"]["rank"] != 2
+    assert all(not f["rule"].startswith(RULE) for f in alone["findings"])
