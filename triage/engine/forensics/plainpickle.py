@@ -31,7 +31,7 @@ MAX_DEPTH = 64  # nested containers (a dump nests 5 deep)
 MAX_LIVE_OBJECTS = 2_000_000  # held at once (handed-over entries are not counted)
 MAX_MEMO = 2_000_000
 MAX_ITEMS = 1_000_000  # in one list or dict kept (the streamed list is not kept)
-CHUNK = 1 << 20
+CHUNK = 1 << 18
 
 
 class RefusedPickle(ValueError):
@@ -94,6 +94,7 @@ class PlainReader:
         self.on_item = on_item
         self.live = 0
         self.pushes = 0
+        self.dropped = 0
         self.memo_next = 0  # MEMOIZE's key: the memo's size, had nothing been dropped
         self.memo: dict[int, Any] = {}
         self.memo_of: dict[int, list[int]] = {}  # id(container) -> memo keys, to drop handed-over items
@@ -157,15 +158,24 @@ class PlainReader:
             raise RefusedPickle("pickle memo too large")
         self.memo[key] = obj
         self.memo_next = max(self.memo_next, key + 1)
-        if isinstance(obj, (list, dict)):
+        if isinstance(obj, (list, dict, tuple)):
             self.memo_of.setdefault(id(obj), []).append(key)
 
     def _forget(self, obj: Any) -> None:
-        """Drop a handed-over item's own memo entries. Its children may be shared with later
-        items (torch memoises each stack frame once), so their entries stay."""
-        if isinstance(obj, (list, dict)):
+        """Drop the memo entries of a handed-over item and of the lists and tuples in it (its
+        sizes, dtypes, group). Its dicts stay: torch memoises each stack frame once and later
+        entries refer back to it; strings stay too (shared names and paths)."""
+        if isinstance(obj, (list, dict, tuple)):
             for key in self.memo_of.pop(id(obj), ()):
                 self.memo.pop(key, None)
+                self.dropped += 1
+            for child in obj.values() if isinstance(obj, dict) else obj:
+                if isinstance(child, (list, tuple)) and id(child) in self.memo_of:
+                    self._forget(child)
+                elif isinstance(child, (list, tuple)) and child:
+                    for grandchild in child:
+                        if isinstance(grandchild, (list, tuple)):
+                            self._forget(grandchild)
 
     def _extend(self, target: Any, items: list[Any]) -> None:
         if isinstance(target, _Sink):
@@ -220,7 +230,8 @@ class PlainReader:
             elif op in (b"h", b"j"):  # BINGET, LONG_BINGET
                 key = self._take(1)[0] if op == b"h" else unpack_from("<I", self._take(4))[0]
                 if key not in self.memo:
-                    raise RefusedPickle(f"pickle refers to memo {key} it never stored")
+                    raise MalformedPickle(f"pickle refers to memo {key} it never stored" + (
+                        " (or to a list inside an entry already read: not a flight-recorder dump's layout)" if self.dropped else ""))
                 stack.append(self.memo[key])
                 self._count()
             elif op == b"J":  # BININT
