@@ -14,6 +14,7 @@ from typing import Any
 from .bundle import Budget, LimitExceeded, Member, NulFold, Prefixed
 from .demux import Origin, origin_from_name, split_prefix
 from .forensics.flight_recorder import DumpError, is_pickle, looks_like_dump, rank_from_name, read_dump
+from .forensics.ras import looks_like_ras, read_ras
 from .model import Event
 from .parsers import ALWAYS, EXCLUSIVE
 from .parsers.base import LineCtx, SourceState
@@ -34,7 +35,7 @@ from .timeparse import Clock, dmesg_uptime, parse_time
 @dataclass
 class SourceInfo:
     name: str
-    kind: str  # log | kernel_log | snapshot | manifest | nvml_samples | elastic_error | flight_recorder | binary | empty
+    kind: str  # log | kernel_log | snapshot | manifest | nvml_samples | elastic_error | flight_recorder | ncclras | binary | empty
     lines: int = 0
     bytes: int = 0
     file_origin: Origin = field(default_factory=Origin)
@@ -117,6 +118,17 @@ def read_member(member: Member, out: Collected, budget: Budget, engine: Prefilte
             info.kind = "binary"
         out.sources.append(info)
         return
+    if looks_like_ras(head):
+        # ncclras output (text or JSON): NCCL's own view of dead ranks and operation counts.
+        data = stream.read(MAX_JSON_BYTES + 1)
+        if len(data) <= MAX_JSON_BYTES:
+            reports = read_ras(member.name, data)
+            if reports:
+                info.kind, info.bytes = "ncclras", len(data)
+                out.docs.ras_reports.extend((member.name, r) for r in reports)
+                out.sources.append(info)
+                return
+        stream = io.BufferedReader(Prefixed(data, stream), buffer_size=1 << 20)
     if looks_binary(head):
         info.kind = "binary"
         budget.note(f"{member.name}: binary file skipped")

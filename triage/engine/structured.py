@@ -39,6 +39,7 @@ class StructuredDocs:
     elastic_errors: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     flight_records: list[tuple[str, int | None, dict[str, Any]]] = field(default_factory=list)
     smoke_results: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    ras_reports: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # ncclras snapshots (forensics.ras)
 
 
 def classify_json(name: str, doc: Any, docs: StructuredDocs) -> str | Literal[False]:

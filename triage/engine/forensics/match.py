@@ -188,7 +188,7 @@ def match_group(dumps: list[dict[str, Any]], pg: str) -> dict[str, Any]:
         found = _mismatch(pg, seq, present)
         if found is not None:
             found.sources = [(views[r].source, f"#{seq} {present[r]['op']} {present[r]['in_sizes']} {present[r]['in_dtypes']}")
-                             for r in sorted(present)][:8]
+                             for r in sorted(present, key=lambda r: (r not in found.ranks, r))][:8]
             out["mismatches"].append({"seq": seq, "kind": found.kind, "ranks": found.ranks, "text": found.text})
             culprits.append(found)
             if len(out["mismatches"]) >= 8:

@@ -11,6 +11,7 @@ from . import (
     device_ordinal,
     flight_recorder,
     hardware_fault,
+    ncclras,
     network,
     oom,
     other,
@@ -34,6 +35,7 @@ RULES: tuple[Callable[[Facts], list[Finding]], ...] = (
     p2p_unsupported.find,
     collective_timeout_straggler.find,
     flight_recorder.find,
+    ncclras.find,
     other.find,
     signature.find,
 )

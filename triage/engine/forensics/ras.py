@@ -1,0 +1,255 @@
+"""NCCL RAS output (`ncclras`, NCCL >= 2.24; JSON with `-f json` from 2.28.7), read by content.
+
+The text is what src/ras/client_support.cc prints (rasOutAppend format strings):
+
+    NCCL version 2.26.2+cuda12.8 compiled with CUDA 12.8
+    Job summary / ===========
+    Communicators... (0.00s) / =============
+    Group     Comms     Nodes     Ranks     Ranks     Ranks    Status  Errors
+        #  in group  per comm  per node  per comm  in group
+        0         1         4       7-8        32        32   RUNNING  INCOMPLETE       "%5d  %8d  %8d  %8s  %8d  %8d  %8s  %6s"
+    Errors / ======
+    INCOMPLETE
+      Missing communicator data from %d job process(es)
+      Process %d on node %s managing GPU(s) %s
+    DEAD
+      %d job process(es is|are) considered dead (unreachable via the RAS network)
+      Process %d on node %s managing GPU(s) %s
+    #%d-%d (%016lx) INCOMPLETE
+      Missing communicator data from %d rank(s)
+      Rank %d -- GPU %s managed by process %d on node %s          ("The missing rank: %d" before 2.26)
+    #%d-%d (%016lx) ERROR
+      Initialization error(s) on %d rank(s) / Asynchronous error(s) on %d rank(s)
+      %d ranks reported %s / Rank %d reported %s -- GPU %s managed by process %d on node %s
+    Warnings / ========
+    TIMEOUT
+      Encountered %d communication timeout(s) while gathering communicator data
+    #%d-%d (%016lx) MISMATCH
+      Communicator ranks have different status | different [<op> ]operation counts
+      %d ranks have status %s | %d ranks have launched up to operation %ld | %d ranks have not launched any operations
+      Rank %d -- GPU %s managed by process %d on node %s          (a member of the group above)
+      Rank %d has launched up to operation %ld -- GPU %s managed by process %d on node %s
+      Rank %d has status %s -- ...
+
+Ranks here are communicator ranks; they are global ranks only in a communicator as large as
+the job. Successive snapshots of one job are diffed: a rank whose launched-operation count did
+not move while others' did, or whose count stayed behind in every snapshot, is stuck.
+"""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+_VERSION = re.compile(r"^NCCL version (\S+)")
+_ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+(?:-\d+)?)\s+(\d+)\s+(\d+)\s+([A-Z]+)\s+([A-Z]+)\s*$")
+_COMM = re.compile(r"^#(\d+)-(\d+) \(([0-9a-f]+)\) (INCOMPLETE|ERROR|MISMATCH)\s*$")
+_PROCESS = re.compile(r"^\s+Process (\d+) on node (\S+) managing GPUs? (.+?)\s*$")
+_RANK_AT = re.compile(r"^\s+Rank (\d+)(?: has launched up to operation (\d+)| has not launched any operations"
+                      r"| has status ([A-Z]+)| reported (.+?))? -- (?:GPU (.+?) managed by process (\d+) on node (\S+)"
+                      r"|\[process information not found\])\s*$")
+_MISSING_OLD = re.compile(r"^\s+The missing rank: (\d+)")
+_GROUP_COUNT = re.compile(r"^\s+(\d+) ranks have (?:launched up to operation (\d+)|(not) launched any operations|status ([A-Z]+))")
+_DIFFERENT = re.compile(r"^\s+Communicator ranks have different (status|(?:(\w+) )?operation counts)")
+_DEAD = re.compile(r"^\s+(\d+) job process(?:es are| is) considered dead")
+_TIMEOUTS = re.compile(r"^\s+Encountered (\d+) communication timeout")
+_SNAPSHOT = re.compile(r"^# ncclras snapshot at (\S+)")
+
+
+def looks_like_ras(head: bytes) -> bool:
+    """ncclras text (its job summary and communicator table) or its JSON (-f json)."""
+    if b"Job summary\n===" in head or b"Group     Comms     Nodes     Ranks" in head:
+        return True
+    return b'"communicators"' in head and b'"nccl_version"' in head and (b'"missing_ranks' in head or b'"ras"' in head)
+
+
+def _rank_info(m: re.Match[str]) -> dict[str, Any]:
+    return {"rank": int(m[1]), "gpu": m[5], "pid": int(m[6]) if m[6] else None, "host": m[7]}
+
+
+def parse_text(text: str, source: str = "") -> list[dict[str, Any]]:
+    """Every report in the text (a file may hold several successive snapshots)."""
+    reports: list[dict[str, Any]] = []
+    report: dict[str, Any] | None = None
+    section = ""
+    comm: dict[str, Any] | None = None
+    count_group: dict[str, Any] | None = None
+    pending_time: str | None = None
+    for lineno, line in enumerate(text.splitlines(), 1):
+        snap = _SNAPSHOT.match(line)
+        if snap:
+            pending_time = snap[1]
+            continue
+        m = _VERSION.match(line)
+        if m or report is None and line.startswith(("Job summary", "Communicators")):
+            report = {"source": source, "line": lineno, "time": pending_time, "nccl_version": m[1] if m else None,
+                      "groups": [], "dead": [], "missing_processes": [], "comms": {}, "timeouts": 0}
+            pending_time = None
+            reports.append(report)
+            section, comm = "", None
+            if m:
+                continue
+        if report is None:
+            continue
+        stripped = line.strip()
+        if stripped in ("Errors", "Warnings", "INCOMPLETE", "DEAD", "TIMEOUT") or stripped.startswith(("Job summary", "Communicators")):
+            section, comm, count_group = stripped.split(" ")[0], None, None
+            continue
+        row = _ROW.match(line)
+        if row and section == "Communicators":
+            report["groups"].append({"group": int(row[1]), "comms": int(row[2]), "nodes": int(row[3]),
+                                     "ranks_per_node": row[4], "ranks_per_comm": int(row[5]),
+                                     "ranks_in_group": int(row[6]), "status": row[7], "errors": row[8]})
+            continue
+        c = _COMM.match(line)
+        if c:
+            key = f"{c[1]}-{c[2]}"
+            comm = report["comms"].setdefault(key, {"id": key, "hash": c[3], "incomplete": None, "missing_ranks": [],
+                                                   "errors": [], "mismatch": [], "line": lineno})
+            section, count_group = c[4], None
+            if c[4] == "MISMATCH":
+                comm["mismatch"].append({"what": None, "op": None, "groups": []})
+            continue
+        p = _PROCESS.match(line)
+        if p and comm is None and section in ("INCOMPLETE", "DEAD"):
+            item = {"pid": int(p[1]), "host": p[2], "gpus": p[3], "line": lineno}
+            report["dead" if section == "DEAD" else "missing_processes"].append(item)
+            continue
+        if section == "DEAD" and (d := _DEAD.match(line)):
+            report["dead_count"] = int(d[1])
+            continue
+        if section == "TIMEOUT" and (t := _TIMEOUTS.match(line)):
+            report["timeouts"] = int(t[1])
+            continue
+        if comm is None:
+            continue
+        if section == "INCOMPLETE":
+            n = re.match(r"^\s+Missing communicator data from (\d+) rank", line)
+            if n:
+                comm["incomplete"] = int(n[1])
+            elif r := _RANK_AT.match(line):
+                comm["missing_ranks"].append(_rank_info(r))
+            elif old := _MISSING_OLD.match(line):
+                comm["missing_ranks"].append({"rank": int(old[1]), "gpu": None, "pid": None, "host": None})
+        elif section == "ERROR":
+            r = _RANK_AT.match(line)
+            if r and r[4]:
+                comm["errors"].append(dict(_rank_info(r), error=r[4]))
+            elif stripped:
+                comm["errors"].append({"text": stripped})
+        elif section == "MISMATCH":
+            mm = comm["mismatch"][-1]
+            diff = _DIFFERENT.match(line)
+            if diff:
+                if mm["what"] is not None:
+                    mm = {"what": None, "op": None, "groups": []}
+                    comm["mismatch"].append(mm)
+                mm["what"] = "status" if diff[1] == "status" else "operation counts"
+                mm["op"] = diff[2]
+                count_group = None
+                continue
+            g = _GROUP_COUNT.match(line)
+            if g:
+                value: Any = g[4] if g[4] else (0 if g[3] else int(g[2]))
+                count_group = {"count": int(g[1]), "value": value, "ranks": []}
+                mm["groups"].append(count_group)
+                continue
+            r = _RANK_AT.match(line)
+            if r:
+                if r[2] is not None or r[3] is not None or "has not launched" in line:
+                    value = r[3] if r[3] else int(r[2]) if r[2] else 0
+                    mm["groups"].append({"count": 1, "value": value, "ranks": [_rank_info(r)]})
+                    count_group = None
+                elif count_group is not None:
+                    count_group["ranks"].append(_rank_info(r))
+    return reports
+
+
+def parse_json(doc: Any, source: str = "") -> dict[str, Any] | None:
+    """`ncclras -f json`: the same report, from the raw per-rank data."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("communicators"), list):
+        return None
+    report: dict[str, Any] = {"source": source, "line": 1, "time": doc.get("timestamp"), "nccl_version": doc.get("nccl_version"),
+                              "groups": [], "dead": [], "missing_processes": [], "comms": {},
+                              "timeouts": (doc.get("ras") or {}).get("timeouts_count", 0)}
+    for i, c in enumerate(doc["communicators"]):
+        if not isinstance(c, dict):
+            continue
+        key = str(c.get("hash", i))
+        ranks = [r for r in c.get("ranks") or [] if isinstance(r, dict)]
+        missing = [r for r in c.get("missing_ranks") or [] if isinstance(r, dict)]
+        comm: dict[str, Any] = {"id": key, "hash": key, "size": c.get("size"), "incomplete": len(missing) or None,
+                                "missing_ranks": [{"rank": r.get("rank"), "gpu": str(r.get("cuda_dev")), "pid": r.get("pid"),
+                                                   "host": r.get("host"), "dead": bool((r.get("status") or {}).get("considered_dead"))}
+                                                  for r in missing],
+                                "errors": [{"rank": r.get("rank"), "error": f"async error {(r.get('status') or {}).get('async_error')}"}
+                                           for r in ranks if (r.get("status") or {}).get("async_error")],
+                                "mismatch": [], "counts": {}, "line": 1}
+        for r in ranks:
+            counts = r.get("collective_counts") or {}
+            comm["counts"][str(r.get("rank"))] = {str(k): int(v) for k, v in counts.items() if isinstance(v, int)}
+        ops = sorted({op for counts in comm["counts"].values() for op in counts})
+        for op in ops:
+            by_value: dict[int, list[dict[str, Any]]] = {}
+            for r in ranks:
+                v = (r.get("collective_counts") or {}).get(op)
+                if isinstance(v, int):
+                    by_value.setdefault(v, []).append({"rank": r.get("rank"), "gpu": str(r.get("cuda_dev")), "pid": r.get("pid"), "host": r.get("host")})
+            if len(by_value) > 1:
+                comm["mismatch"].append({"what": "operation counts", "op": op,
+                                         "groups": [{"count": len(rs), "value": v, "ranks": rs} for v, rs in sorted(by_value.items(), reverse=True)]})
+        report["comms"][key] = comm
+        report["dead"] += [{"pid": r.get("pid"), "host": r.get("host"), "gpus": str(r.get("cuda_dev")), "line": 1}
+                           for r in missing if (r.get("status") or {}).get("considered_dead")]
+    return report
+
+
+def behind(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per communicator with an operation-count mismatch: the ranks at the lowest count."""
+    out = []
+    for comm in report["comms"].values():
+        for mm in comm["mismatch"]:
+            if mm["what"] != "operation counts":
+                continue
+            groups = [g for g in mm["groups"] if isinstance(g["value"], int)]
+            if len(groups) < 2:
+                continue
+            low = min(g["value"] for g in groups)
+            high = max(g["value"] for g in groups)
+            lagging = [r for g in groups if g["value"] == low for r in g["ranks"]]
+            n_low = sum(g["count"] for g in groups if g["value"] == low)
+            out.append({"comm": comm["id"], "hash": comm["hash"], "op": mm["op"], "low": low, "high": high,
+                        "ranks": lagging, "count": n_low, "total": sum(g["count"] for g in groups)})
+    return out
+
+
+def diff(reports: list[dict[str, Any]]) -> dict[str, Any]:
+    """Successive snapshots of one job: per communicator, whether the operation counts moved."""
+    progress: dict[str, Any] = {}
+    for report in reports:
+        for lag in behind(report):
+            key = f"{lag['hash']}:{lag['op']}"
+            seen = progress.setdefault(key, {"comm": lag["comm"], "hash": lag["hash"], "op": lag["op"], "lows": [], "highs": [],
+                                             "ranks": lag["ranks"], "count": lag["count"], "total": lag["total"]})
+            seen["lows"].append(lag["low"])
+            seen["highs"].append(lag["high"])
+            seen["ranks"] = lag["ranks"] or seen["ranks"]
+    for item in progress.values():
+        lows = item["lows"]
+        item["snapshots"] = len(lows)
+        item["stuck"] = len(lows) > 1 and lows[-1] == lows[0]
+        item["others_moved"] = len(lows) > 1 and item["highs"][-1] > item["highs"][0]
+    return {"snapshots": len(reports), "lagging": list(progress.values())}
+
+
+def read_ras(name: str, data: bytes) -> list[dict[str, Any]]:
+    """The RAS reports in one file (text, or the JSON of `-f json`)."""
+    text = data.decode("utf-8", "replace")
+    if text.lstrip().startswith("{"):
+        try:
+            doc = json.loads(text)
+        except ValueError:
+            doc = None
+        report = parse_json(doc, name)
+        return [report] if report else []
+    return parse_text(text, name)
