@@ -93,7 +93,7 @@ def parse_text(text: str, source: str = "") -> list[dict[str, Any]]:
             continue
         stripped = line.strip()
         if stripped in ("Errors", "Warnings", "INCOMPLETE", "DEAD", "TIMEOUT") or stripped.startswith(("Job summary", "Communicators")):
-            section, comm, count_group = stripped.split(" ")[0], None, None
+            section, comm, count_group = stripped.split(" ")[0].rstrip("."), None, None
             continue
         row = _ROW.match(line)
         if row and section == "Communicators":
