@@ -55,6 +55,17 @@ def _json_object(path: Path, head: bytes) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
+_TRAILING_RANK = re.compile(r"(?P<rank>\d+)(?:\.json)?$")
+
+
+def _is_fr_dump(head: bytes) -> bool:
+    """A flight-recorder dump by content: a pickle (protocol 2-5) or JSON object holding the
+    recorder's keys."""
+    if not (re.match(rb"\x80[\x02-\x05]", head) or head.lstrip().startswith(b"{")):
+        return False
+    return b"entries" in head and (b"pg_config" in head or b"profiling_name" in head or b"pg_status" in head)
+
+
 def _local_rank_from_elastic_dir(path: Path) -> int | None:
     """torchelastic writes <log_dir>/<run>/attempt_<n>/<local_rank>/{stdout.log,stderr.log,error.json}."""
     if path.parent.name.isdigit() and path.parent.parent.name.startswith("attempt_"):
@@ -73,8 +84,14 @@ def classify(path: Path) -> dict[str, Any]:
 
     if m := _FR_NAME.search(name):
         return {"kind": "flight_recorder", "rank": int(m["rank"])}
+    if _is_fr_dump(head):
+        # A dump whose prefix is not ours (the user's TORCH_FR_DUMP_TEMP_FILE): torch appends the rank.
+        suffix = _TRAILING_RANK.search(name)
+        return {"kind": "flight_recorder", **({"rank": int(suffix["rank"])} if suffix else {})}
     if not _is_text(head):
         return {"kind": "other", **meta}
+    if b"Job summary\n===" in head or b"Group     Comms     Nodes     Ranks" in head:
+        return {"kind": "ncclras"}
 
     obj = _json_object(path, head)
     if obj is not None:

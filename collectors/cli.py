@@ -82,6 +82,8 @@ def parser() -> argparse.ArgumentParser:
                                                 "folder, removed when the command succeeds")
     p.add_argument("--keep", action="store_true", help="keep the collected files after a success")
     p.add_argument("--sample-interval", type=float, default=5.0, help="seconds between NVML samples (default 5)")
+    p.add_argument("--ras-interval", type=float, default=60.0,
+                   help="seconds between ncclras snapshots where ncclras is on PATH (default 60; 0: none)")
     p.add_argument("cmd", nargs=argparse.REMAINDER, help="the command, after --")
 
     p = sub.add_parser("smoke", help="all-reduce health check of this node; non-zero exit on failure",
@@ -172,7 +174,7 @@ def cmd_run(args: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
         ap.error("run needs a command after --")
     return run(RunOptions(command=command, server=args.server, token=args.token, job=args.job,
                           host=args.host, workdir=args.workdir, keep=args.keep,
-                          sample_interval=args.sample_interval, spool=args.spool, policy=_policy(args)))
+                          sample_interval=args.sample_interval, ras_interval=args.ras_interval, spool=args.spool, policy=_policy(args)))
 
 
 def cmd_smoke(args: argparse.Namespace, ap: argparse.ArgumentParser) -> int:

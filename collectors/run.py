@@ -49,6 +49,15 @@ def diagnostic_env(environ: Mapping[str, str], workdir: Path) -> tuple[dict[str,
         env[name] = value
         added.append(name)
 
+    def both(names: tuple[str, str], value: str) -> None:
+        # torch >= 2.6 reads TORCH_FR_* (gloo's recorder too), older torch TORCH_NCCL_* only:
+        # set both, unless the user set either.
+        if any(n in env for n in names):
+            return
+        for n in names:
+            env[n] = value
+            added.append(n)
+
     default("NCCL_DEBUG", "INFO")
     # %h/%p are expanded by NCCL: one file per process, so ranks never interleave mid-line.
     default("NCCL_DEBUG_FILE", str(workdir / "nccl" / "nccl-%h.%p.log"))
@@ -56,17 +65,62 @@ def diagnostic_env(environ: Mapping[str, str], workdir: Path) -> tuple[dict[str,
     # whose zone the snapshot records. Timestamps on INFO too, not only WARN (the default).
     default("NCCL_DEBUG_TIMESTAMP_FORMAT", "[%F %T.%6f] ")
     default("NCCL_DEBUG_TIMESTAMP_LEVELS", "WARN,INFO")
-    default("TORCH_NCCL_TRACE_BUFFER_SIZE", "2000", "TORCH_FR_BUFFER_SIZE")
-    default("TORCH_NCCL_DUMP_ON_TIMEOUT", "1", "TORCH_FR_DUMP_ON_TIMEOUT")
-    default("TORCH_NCCL_DEBUG_INFO_TEMP_FILE", str(workdir / "fr" / "nccl_trace_rank_"), "TORCH_FR_DUMP_TEMP_FILE")
+    both(("TORCH_NCCL_TRACE_BUFFER_SIZE", "TORCH_FR_BUFFER_SIZE"), "2000")
+    both(("TORCH_NCCL_DUMP_ON_TIMEOUT", "TORCH_FR_DUMP_ON_TIMEOUT"), "1")
+    both(("TORCH_NCCL_DEBUG_INFO_TEMP_FILE", "TORCH_FR_DUMP_TEMP_FILE"), str(workdir / "fr" / "nccl_trace_rank_"))
     default("TORCHELASTIC_ERROR_FILE", str(workdir / "elastic" / "error.json"))
     # torchrun reads its --log-dir from PET_LOG_DIR: per-rank error.json files land in our folder.
     default("PET_LOG_DIR", str(workdir / "torchelastic"))
     # Output of a crashing Python rank is lost in its buffer unless unbuffered.
     default("PYTHONUNBUFFERED", "1")
-    for sub in ("nccl", "fr", "elastic", "torchelastic"):
+    for sub in ("nccl", "fr", "elastic", "torchelastic", "ras"):
         (workdir / sub).mkdir(parents=True, exist_ok=True)
     return env, added
+
+
+RAS_TIMEOUT = 10.0  # ncclras's own default is 5 s; a large job's answer can take longer
+
+
+class RasSampler(threading.Thread):
+    """`ncclras` (NCCL >= 2.24, where it is on PATH) every `interval` seconds while the job runs,
+    and once more on demand (a signal to a hung job): successive snapshots, each headed by
+    '# ncclras snapshot at <time>', appended to ras/ncclras.txt. The engine diffs them."""
+
+    def __init__(self, path: Path, interval: float, environ: Mapping[str, str]) -> None:
+        super().__init__(daemon=True, name="ncclras")
+        self.path = path
+        self.interval = interval
+        self.env = dict(environ)
+        self.binary = shutil.which("ncclras", path=self.env.get("PATH"))
+        self.stopped = threading.Event()
+        self.lock = threading.Lock()
+
+    def start(self) -> RasSampler:  # type: ignore[override]
+        if self.binary and self.interval > 0:
+            super().start()
+        return self
+
+    def run(self) -> None:
+        while not self.stopped.wait(self.interval):
+            self.snapshot()
+
+    def snapshot(self, timeout: float = RAS_TIMEOUT) -> bool:
+        if not self.binary:
+            return False
+        try:
+            out = subprocess.run([self.binary, "-t", str(int(timeout))], capture_output=True, timeout=timeout + 2,
+                                 env=self.env, check=False)
+        except (OSError, subprocess.SubprocessError):
+            return False
+        if out.returncode != 0 or not out.stdout.strip():
+            return False  # no NCCL job listening (not started yet, or gone)
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
+        with self.lock, open(self.path, "ab") as f:
+            f.write(f"# ncclras snapshot at {stamp}\n".encode() + out.stdout.rstrip(b"\n") + b"\n\n")
+        return True
+
+    def stop(self) -> None:
+        self.stopped.set()
 
 
 def exit_status(returncode: int) -> int:
@@ -111,6 +165,7 @@ class RunOptions:
     workdir: Path | None = None
     keep: bool = False
     sample_interval: float = 5.0
+    ras_interval: float = 60.0  # ncclras snapshots; 0: none
     spool: Path | None = None
     policy: RetryPolicy = field(default_factory=RetryPolicy)
 
@@ -189,7 +244,7 @@ def collect(workdir: Path, env: Mapping[str, str], added: list[str], started: fl
     if klog.text is not None:
         (workdir / "dmesg.txt").write_text(klog.text)
     # Empty placeholder folders say nothing; drop them so the manifest lists only evidence.
-    for sub in ("nccl", "fr", "elastic", "torchelastic"):
+    for sub in ("nccl", "fr", "elastic", "torchelastic", "ras"):
         d = workdir / sub
         if d.is_dir() and not any(d.rglob("*")):
             d.rmdir()
@@ -210,19 +265,27 @@ def run(opts: RunOptions) -> int:
 
     started = time.time()
     sampler = NvmlSampler(workdir / "nvml-samples.jsonl", opts.sample_interval, host).start()
+    ras = RasSampler(workdir / "ras" / "ncclras.txt", opts.ras_interval, env).start()
     log = open(workdir / "output.log", "wb")
     try:
         child = subprocess.Popen(opts.command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                  start_new_session=True)
     except OSError as exc:
         sampler.stop()
+        ras.stop()
         log.close()
         _say(f"cannot start {opts.command[0]!r}: {exc}")
         return 127 if isinstance(exc, FileNotFoundError) else 126
 
     # The child leads its own process group, so a terminal's Ctrl-C reaches it once, through us,
     # and torchrun plus all its workers get the signal together.
+    signalled: list[int] = []
+
     def forward(signum: int, _frame: Any) -> None:
+        if not signalled and ras.binary:
+            # A hung job being stopped: NCCL's own view of it, while its processes still answer.
+            ras.snapshot(timeout=5)
+        signalled.append(signum)
         try:
             os.killpg(child.pid, signum)
         except ProcessLookupError:
@@ -242,6 +305,7 @@ def run(opts: RunOptions) -> int:
         # A daemon the job left behind may hold the pipes open; do not wait for it forever.
         t.join(timeout=5)
     sampler.stop()
+    ras.stop()
     log.close()
     status = exit_status(returncode)
 
