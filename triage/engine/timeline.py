@@ -7,7 +7,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from .facts import Facts
+from .forensics.progress import collective_progress
 from .model import Event, Evidence, RankInfo, iso
+from .rules.flight_recorder import collectives, ranked_dumps
 
 MARKER_KINDS = {
     "cuda_oom": "cuda_oom",
@@ -140,6 +142,8 @@ def build_timeline(facts: Facts, culprit: Event | None, ff: dict[str, Any] | Non
         # Finest time step the logs printed: 1 s when every drawn time is whole seconds (torch's
         # C++ logger, NCCL's default), so the figure never spreads them on a millisecond axis.
         "resolution_s": _resolution(rows) if axis == "time" else None,
+        # Flight-recorder dumps: each rank's collectives (seq over time), the wavefront, mismatches.
+        "collectives": collective_progress(collectives(facts), ranked_dumps(facts)),
     }
 
 

@@ -198,7 +198,25 @@ def clean_timeline(timeline: Any) -> dict[str, Any]:
     resolution = _number(timeline.get("resolution_s"))
     return {"axis": _text(timeline.get("axis"), 20) or "position", "ranks": ranks, "events": events,
             "gpu_samples": samples, "first_failure": first,
-            "resolution_s": resolution if resolution and resolution > 0 else None}
+            "resolution_s": resolution if resolution and resolution > 0 else None,
+            "collectives": _collectives(timeline.get("collectives"))}
+
+
+def _collectives(c: Any) -> dict[str, Any] | None:
+    """Flight-recorder progress (engine forensics.progress), every field checked."""
+    if not isinstance(c, dict):
+        return None
+    series = []
+    for s in c.get("series") or [] if isinstance(c.get("series"), list) else []:
+        if not isinstance(s, dict) or _int(s.get("rank")) is None:
+            continue
+        points = []
+        for p in s.get("points") or [] if isinstance(s.get("points"), list) else []:
+            if isinstance(p, list) and len(p) >= 3 and _int(p[1]) is not None:
+                points.append([_text(p[0], 64), _int(p[1]), bool(p[2])] + [_text(x, 60) for x in p[3:5]])
+        series.append({"rank": _int(s.get("rank")), "points": points})
+    mismatched = [m for m in (_int(x) for x in c.get("mismatched") or [] if isinstance(c.get("mismatched"), list)) if m is not None]
+    return {"first_incomplete": _int(c.get("first_incomplete")), "mismatched": mismatched, "series": series}
 
 
 _SCALARS = (str, int, float)

@@ -134,8 +134,16 @@ def build_figure(timeline: dict[str, Any]) -> dict[str, Any]:
     if gpu_samples and gpu is None:
         notes.append("GPU samples could not be placed on a time axis")
 
-    data = spans + rank_points + events + ([seq] if seq else []) + ([gpu] if gpu else [])
+    progress, wavefront = _collective_traces(timeline.get("collectives"), rows, axis)
+    data = spans + rank_points + events + progress + ([seq] if seq else []) + ([gpu] if gpu else [])
     layout = _layout(rows, axis, with_seq=seq is not None, gpu=gpu)
+    if wavefront is not None:
+        layout["shapes"].append({"type": "line", "xref": "x", "yref": "y domain", "x0": wavefront[0], "x1": wavefront[0],
+                                 "y0": 0, "y1": 1, "line": {"color": "#0072B2", "width": 1.5, "dash": "dot"},
+                                 "name": "wavefront"})
+        layout["annotations"].append({"x": wavefront[0], "xref": "x", "y": 1.0, "yref": "y domain", "yanchor": "bottom",
+                                      "text": esc(wavefront[1]), "showarrow": False, "font": {"color": "#0072B2", "size": 10},
+                                      "name": "wavefront"})
     bounds = _fix_x_range(layout, axis, spans, rank_points, event_xs, timeline.get("resolution_s"))
     if seq is not None:
         _integer_ticks(layout["xaxis2"], [x for x in seq.x or [] if x is not None])
@@ -379,6 +387,60 @@ def _event_traces(
             trace.text = [_event_text(p[3]) for p in points]
         traces.append(trace)
     return traces, [p[0] for p in all_points], skipped
+
+
+COLLECTIVE_STYLES = {
+    # kind: (legend, symbol, colour)
+    "done": ("collective completed (flight recorder)", "circle", "#9E9E9E"),
+    "open": ("collective not completed (flight recorder)", "circle-open", "#E69F00"),
+    "mismatch": ("collective mismatched across ranks", "x", "#C00000"),
+}
+
+
+def _collective_traces(progress: Any, rows: _Rows, axis: Axis) -> tuple[list[go.Scattergl], tuple[float, str] | None]:
+    """Each rank's collectives from its flight-recorder dump, on its own row: where the axis is
+    time, at the time it enqueued them; on a sequence axis, at their sequence id. The wavefront
+    (the first collective some rank did not complete) is a dotted line."""
+    if not isinstance(progress, dict) or axis.kind not in ("time", "sequence"):
+        return [], None
+    mismatched = set(progress.get("mismatched") or [])
+    front = progress.get("first_incomplete")
+    by_kind: dict[str, tuple[list[float], list[int], list[str]]] = {k: ([], [], []) for k in COLLECTIVE_STYLES}
+    front_x: list[float] = []
+    for s in progress.get("series") or []:
+        row = rows.find({"rank": s.get("rank")})
+        if row is None:
+            continue
+        for point in s.get("points") or []:
+            when, seq, done = point[0], point[1], point[2]
+            x = axis.x(when) if axis.is_time else axis.x(seq)
+            if x is None:
+                continue
+            kind = "mismatch" if seq in mismatched else "done" if done else "open"
+            op = f"{point[3]} " if len(point) > 3 and point[3] else ""
+            state = f" ({point[4]})" if len(point) > 4 and point[4] else ""
+            xs, ys, texts = by_kind[kind]
+            xs.append(x)
+            ys.append(row)
+            texts.append(esc(f"{op}#{seq}{state}" + ("" if done else ", not completed")))
+            if seq == front:
+                front_x.append(x)
+    traces = []
+    for kind, (xs, ys, texts) in by_kind.items():
+        if not xs:
+            continue
+        label, symbol, colour = COLLECTIVE_STYLES[kind]
+        traces.append(go.Scattergl(
+            x=_f8(xs), y=ys, mode="markers", name=f"{label} ({len(xs)})", legendgroup=f"collective:{kind}",
+            marker={"symbol": symbol, "color": colour, "size": 5 if kind == "done" else 8, "line": {"color": colour, "width": 1}},
+            text=texts, hovertemplate="%{hovertext}<br>%{text}<extra></extra>", meta={"rowhover": True},
+        ))
+    wavefront = None
+    if front is not None and front_x:
+        wavefront = (min(front_x), f"wavefront: #{front} not completed by every rank")
+    elif front is not None and not axis.is_time:
+        wavefront = (float(front), f"wavefront: #{front} not completed by every rank")
+    return traces, wavefront
 
 
 def _event_text(ev: dict[str, Any]) -> str:

@@ -126,3 +126,24 @@ def test_a_torchrun_job_that_timed_out(tmp_path: Path) -> None:
     alone = diagnose(log).to_dict()
     assert alone["first_failure"] is None or alone["first_failure"]["rank"] != 2
     assert all(not f["rule"].startswith(RULE) for f in alone["findings"])
+
+
+def test_the_timeline_draws_each_ranks_collectives_and_the_wavefront(jobs: Path) -> None:
+    from triage.timeline.figure import build_figure
+
+    d = diagnose(run_job(jobs, "op", 4, 3) / "pickle").to_dict()
+    progress = d["timeline"]["collectives"]
+    assert progress["mismatched"] == [6] and progress["culprits"] == [3]
+    assert [s["rank"] for s in progress["series"]] == [0, 1, 2, 3]
+    assert [p[1] for p in progress["series"][3]["points"]] == list(range(1, 9))
+    assert progress["series"][3]["points"][5][3] == "broadcast"
+    fig = build_figure(d["timeline"])
+    names = [t.get("name") for t in fig["data"]]
+    assert "collective mismatched across ranks (4)" in names  # #6 on every rank, marked
+    d = diagnose(run_job(jobs, "stall", 4, 2) / "pickle").to_dict()
+    fig = build_figure(d["timeline"])
+    assert [a["text"] for a in fig["layout"]["annotations"] if a.get("name") == "wavefront"] == [
+        "wavefront: #6 not completed by every rank"]
+    healthy = build_figure(diagnose(run_job(jobs, "healthy", 2, 0) / "pickle").to_dict()["timeline"])
+    assert not [s for s in healthy["layout"]["shapes"] if s.get("name") == "wavefront"]
+    assert not [t for t in healthy["data"] if t.get("name", "").startswith(("collective not completed", "collective mismatched"))]

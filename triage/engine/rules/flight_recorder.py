@@ -32,18 +32,30 @@ FIX_DUMPS = (
     "(or the 'collectives' panel of this incident)."
 )
 
-_cache: tuple[int, Any, dict[str, Any]] | None = None
+_cache: tuple[int, Any, dict[str, Any], list[dict[str, Any]]] | None = None
 
 
 def collectives(facts: Facts) -> dict[str, Any] | None:
     """The cross-rank report of the bundle's dumps (None without dumps), ranks taken from the
     collector manifest where it names the dump's file, else from the writer's file name."""
-    global _cache
     records = facts.docs.flight_records
     if not records:
         return None
     if _cache is not None and _cache[0] == id(records) and _cache[1] is records:
         return _cache[2]
+    report, _dumps = _match(facts)
+    return report
+
+
+def ranked_dumps(facts: Facts) -> list[dict[str, Any]]:
+    """The dump summaries with the rank the report used."""
+    collectives(facts)
+    return _cache[3] if _cache is not None and _cache[1] is facts.docs.flight_records else []
+
+
+def _match(facts: Facts) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    global _cache
+    records = facts.docs.flight_records
     rank_of = {s.name: s.file_origin.rank for s in facts.sources if s.file_origin.rank is not None}
     dumps = []
     for name, rank, summary in records:
@@ -52,8 +64,8 @@ def collectives(facts: Facts) -> dict[str, Any] | None:
         own = rank_of.get(name, rank if rank is not None else summary.get("rank"))
         dumps.append(dict(summary, rank=own))
     report = match(dumps)
-    _cache = (id(records), records, report)
-    return report
+    _cache = (id(records), records, report, dumps)
+    return report, dumps
 
 
 def _own_faults(facts: Facts, ranks: list[int]) -> list[Event]:
