@@ -243,6 +243,8 @@ def match_group(dumps: list[dict[str, Any]], pg: str) -> dict[str, Any]:
         best = min(named, key=lambda c: (c.seq > front if c.kind.endswith("mismatch") else False, c.seq if c.kind.endswith("mismatch") else front, order[c.kind]))
         out["culprit"] = {"kind": best.kind, "seq": best.seq, "ranks": best.ranks, "waiting": best.waiting,
                           "text": best.text, "sources": [list(s) for s in best.sources], "started_ns": best.started_ns}
+        for rank, position in out["positions"].items():
+            position["culprit"] = int(rank) in best.ranks
     elif culprits:
         c = culprits[0]
         out["culprit"] = {"kind": c.kind, "seq": c.seq, "ranks": [], "waiting": c.waiting, "text": c.text,
