@@ -119,10 +119,12 @@ class PlainReader:
             raise RefusedPickle(f"pickle larger than {self.max_bytes} bytes")
 
     def _take(self, n: int) -> bytes:
-        self._need(n)
-        out = self.buf[self.pos:self.pos + n]
-        self.pos += n
-        return out
+        pos = self.pos
+        if pos + n > len(self.buf):
+            self._need(n)
+            pos = self.pos
+        self.pos = pos + n
+        return self.buf[pos:pos + n]
 
     def _line(self) -> bytes:
         out = []
@@ -206,9 +208,12 @@ class PlainReader:
                 self._extend(stack[sink_base - 2], items)
                 self.live -= self.pushes - 1 - item_start
                 item_start = self.pushes - 1
-            self._need(1)
-            op = self.buf[self.pos:self.pos + 1]
-            self.pos += 1
+            pos = self.pos
+            if pos >= len(self.buf):
+                self._need(1)
+                pos = self.pos
+            op = self.buf[pos:pos + 1]
+            self.pos = pos + 1
             if op == b"X":  # BINUNICODE
                 n = self._length(4, "<I", "string", MAX_STR_BYTES)
                 stack.append(self._take(n).decode("utf-8", "surrogatepass"))
