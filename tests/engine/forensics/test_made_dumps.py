@@ -257,3 +257,17 @@ def test_plain_data_of_every_protocol_is_read_as_pickle_reads_it() -> None:
     doc["c"] = b"\x00\x01" * 200  # bytes: protocol 3 and later (2 spells them as a _codecs call)
     for protocol in range(3, 6):
         assert load_plain(io.BytesIO(pickle.dumps(doc, protocol=protocol))) == doc
+
+
+def test_dumps_survive_the_partial_states_of_a_fan_out(tmp_path: Path) -> None:
+    """Bundles parsed by several workers (partial.py) and merged: the same verdict."""
+    from triage.engine.partial import PartialState, parse_members
+    from triage.engine.pipeline import conclude
+
+    docs = {r: dump([entry(s) for s in range(1, 6 if r == 2 else 7)], completed=5, enqueued=5 if r == 2 else 6) for r in range(4)}
+    write(tmp_path / "a", {r: d for r, d in docs.items() if r < 2})
+    write(tmp_path / "b", {r: d for r, d in docs.items() if r >= 2}, fmt="json")
+    states = [PartialState.from_bytes(parse_members(str(tmp_path / part)).to_bytes()) for part in ("a", "b")]
+    d = conclude(states).to_dict()
+    assert (d["findings"][0]["rule"], d["findings"][0]["ranks"]) == (RULE + "missing_rank", [2])
+    assert d["collectives"]["groups"][0]["dumped"] == [0, 1, 2, 3]
