@@ -40,8 +40,8 @@ from typing import IO, Any
 
 from .plainpickle import MalformedPickle, RefusedPickle, load_plain
 
-KEEP_ENTRIES = 64  # per process group: the tail of the ring buffer, where the ranks stand
-KEEP_POINTS = 240  # per process group: (seq, time) samples for the timeline
+KEEP_ENTRIES = 24  # per process group: the tail of the ring buffer, where the ranks stand
+KEEP_POINTS = 96  # per process group: (seq, time) samples for the timeline
 KEEP_FRAMES = 6  # user frames kept per entry
 MAX_DUMP_BYTES = 2 * 1024**3
 _JSON_CHUNK = 1 << 20
