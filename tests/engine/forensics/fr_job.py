@@ -66,6 +66,9 @@ def work(rank: int, world: int, args: argparse.Namespace, init: str | None) -> N
             dump()
             print(f"[rank{rank}] dumped the flight recorder after a timeout", file=sys.stderr, flush=True)
             raise
+    if args.scenario == "healthy":
+        for w in works:
+            w.wait()  # every collective finished before the dump, however loaded the machine
     time.sleep(0.5)
     dump()
     sys.stdout.flush()
