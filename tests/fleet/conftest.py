@@ -44,6 +44,10 @@ def fast_webhooks(monkeypatch: pytest.MonkeyPatch, settings: Any) -> None:
     monkeypatch.setenv("TRIAGE_WEBHOOK_BACKOFF_MS", "200")
     monkeypatch.setenv("TRIAGE_WEBHOOK_MAX_RETRIES", "4")
     monkeypatch.setenv("TRIAGE_WEBHOOK_TIMEOUT", "5")
+    # The receivers here listen on the loopback, which the outbound policy refuses unless the
+    # operator allows it.
+    monkeypatch.setenv("TRIAGE_WEBHOOK_ALLOW_NETWORKS", "127.0.0.1/32")
+    settings.TRIAGE_WEBHOOK_ALLOW_NETWORKS = ["127.0.0.1/32"]
     settings.TRIAGE_WEBHOOK_BACKOFF_MS = 200
     settings.TRIAGE_WEBHOOK_MAX_RETRIES = 4
     settings.TRIAGE_WEBHOOK_TIMEOUT = 5
