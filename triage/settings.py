@@ -91,6 +91,9 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # First, so it sees every error (JSON for the API; 503 when the database is down).
     "triage.api.middleware.ErrorResponseMiddleware",
+    # Second: a NUL, control character or lone surrogate in the path, a query or a form field
+    # is a 400 before anything reads it (triage/api/textgate.py).
+    "triage.api.textgate.TextGateMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
