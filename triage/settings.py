@@ -226,10 +226,13 @@ TRIAGE_DEFAULT_TEAM = env("TRIAGE_DEFAULT_TEAM") or "default"
 TRIAGE_SHARE_MAX_SECONDS = envint("TRIAGE_SHARE_MAX_DAYS", 90, minimum=1) * 86400
 TRIAGE_SHARE_DEFAULT_SECONDS = envint("TRIAGE_SHARE_DEFAULT_DAYS", 7, minimum=0) * 86400
 # Share links one person or token may create per hour (0: no limit), and failed sign-ins per
-# user name and per address within the window before sign-in is refused for its rest.
+# account within the window before it is refused for the window's rest.
 TRIAGE_SHARE_RATE_LIMIT = envint("TRIAGE_SHARE_RATE_LIMIT", 30, minimum=0)
 TRIAGE_LOGIN_FAILURE_LIMIT = envint("TRIAGE_LOGIN_FAILURE_LIMIT", 10, minimum=0)
 TRIAGE_LOGIN_FAILURE_WINDOW = envint("TRIAGE_LOGIN_FAILURE_WINDOW", 900, minimum=1)
+# An address is locked (for the accounts that failed from it) after this many times the limit
+# (triage/accounts/throttle.py); the counts are kept in the database, so they hold without Redis.
+TRIAGE_LOGIN_ADDRESS_FACTOR = envint("TRIAGE_LOGIN_ADDRESS_FACTOR", 5, minimum=1)
 # Incidents older than this many days are deleted with their raw files by the beat job
 # (0: keep forever).
 TRIAGE_RETENTION_DAYS = envint("TRIAGE_RETENTION_DAYS", 0, minimum=0)
