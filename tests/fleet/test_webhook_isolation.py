@@ -229,3 +229,27 @@ def test_only_admins_see_webhook_urls_and_answers_and_a_generated_secret_is_show
     again = admin.post("/fleet/webhooks", {"team": team.pk, "url": "not a url", "format": "generic",
                                            "secret": "typed-secret-1234"})
     assert again.status_code == 400 and "typed-secret-1234" not in again.content.decode()
+
+
+@pytest.mark.django_db
+def test_a_delivery_whose_message_was_lost_is_sent_again_by_the_sweep_and_a_due_one_is_left_alone(
+    settings: Any, receiver: Receiver,
+) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from triage.fleet.tasks import webhook_requeue_task
+
+    settings.TRIAGE_WEBHOOK_ALLOW_NETWORKS = ["127.0.0.1/32"]
+    lost = _delivery_to(receiver.url)  # its task never ran (Redis or PostgreSQL was down)
+    Delivery.objects.filter(pk=lost.pk).update(created_at=timezone.now() - timedelta(minutes=5))
+    waiting = _delivery_to(receiver.url)  # a retry scheduled in the future: not the sweep's
+    Delivery.objects.filter(pk=waiting.pk).update(next_attempt_at=timezone.now() + timedelta(minutes=5),
+                                                  created_at=timezone.now() - timedelta(minutes=5))
+    webhook_requeue_task()  # eager here: the sweep sends at once
+    lost.refresh_from_db()
+    waiting.refresh_from_db()
+    assert (lost.status, lost.attempts) == ("delivered", 1)
+    assert (waiting.status, waiting.attempts) == ("pending", 0)
+    assert [h.headers["X-Triage-Delivery"] for h in receiver.hits] == [str(lost.pk)]
