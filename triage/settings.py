@@ -7,12 +7,12 @@ full stack: Celery workers over Redis, PostgreSQL. A bad value fails at start-up
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from kombu import Queue
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -91,6 +91,9 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # First, so it sees every error (JSON for the API; 503 when the database is down).
     "triage.api.middleware.ErrorResponseMiddleware",
+    # Second: a NUL, control character or lone surrogate in the path, a query or a form field
+    # is a 400 before anything reads it (triage/api/textgate.py).
+    "triage.api.textgate.TextGateMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -223,10 +226,13 @@ TRIAGE_DEFAULT_TEAM = env("TRIAGE_DEFAULT_TEAM") or "default"
 TRIAGE_SHARE_MAX_SECONDS = envint("TRIAGE_SHARE_MAX_DAYS", 90, minimum=1) * 86400
 TRIAGE_SHARE_DEFAULT_SECONDS = envint("TRIAGE_SHARE_DEFAULT_DAYS", 7, minimum=0) * 86400
 # Share links one person or token may create per hour (0: no limit), and failed sign-ins per
-# user name and per address within the window before sign-in is refused for its rest.
+# account within the window before it is refused for the window's rest.
 TRIAGE_SHARE_RATE_LIMIT = envint("TRIAGE_SHARE_RATE_LIMIT", 30, minimum=0)
 TRIAGE_LOGIN_FAILURE_LIMIT = envint("TRIAGE_LOGIN_FAILURE_LIMIT", 10, minimum=0)
 TRIAGE_LOGIN_FAILURE_WINDOW = envint("TRIAGE_LOGIN_FAILURE_WINDOW", 900, minimum=1)
+# An address is locked (for the accounts that failed from it) after this many times the limit
+# (triage/accounts/throttle.py); the counts are kept in the database, so they hold without Redis.
+TRIAGE_LOGIN_ADDRESS_FACTOR = envint("TRIAGE_LOGIN_ADDRESS_FACTOR", 5, minimum=1)
 # Incidents older than this many days are deleted with their raw files by the beat job
 # (0: keep forever).
 TRIAGE_RETENTION_DAYS = envint("TRIAGE_RETENTION_DAYS", 0, minimum=0)
@@ -250,14 +256,48 @@ TRIAGE_DRAIN_WINDOW_DAYS = envint("TRIAGE_DRAIN_WINDOW_DAYS", 7, minimum=1)
 # within this many days, raises "failures wander across nodes".
 TRIAGE_WANDER_MIN_HOSTS = envint("TRIAGE_WANDER_MIN_HOSTS", 3, minimum=2)
 TRIAGE_WANDER_WINDOW_DAYS = envint("TRIAGE_WANDER_WINDOW_DAYS", 14, minimum=1)
-# Webhooks: attempts, first retry delay (doubled each time, capped) and the receiver's timeout.
+# Webhooks (docs/security.md): attempts, first retry delay (doubled each time, capped), then
+# the delivery is `failed` with its reason. Each attempt: connect and read timeouts (seconds),
+# and a total deadline however slowly the receiver trickles its answer.
 TRIAGE_WEBHOOK_MAX_RETRIES = envint("TRIAGE_WEBHOOK_MAX_RETRIES", 6, minimum=0)
 TRIAGE_WEBHOOK_BACKOFF_MS = envint("TRIAGE_WEBHOOK_BACKOFF_MS", 10_000, minimum=1)
 TRIAGE_WEBHOOK_BACKOFF_MAX_MS = envint("TRIAGE_WEBHOOK_BACKOFF_MAX_MS", 600_000, minimum=1)
-TRIAGE_WEBHOOK_TIMEOUT = envint("TRIAGE_WEBHOOK_TIMEOUT", 10, minimum=1)
+TRIAGE_WEBHOOK_CONNECT_TIMEOUT = envint("TRIAGE_WEBHOOK_CONNECT_TIMEOUT", 3, minimum=1)
+TRIAGE_WEBHOOK_TIMEOUT = envint("TRIAGE_WEBHOOK_TIMEOUT", 5, minimum=1)
+TRIAGE_WEBHOOK_DEADLINE = envint("TRIAGE_WEBHOOK_DEADLINE", 15, minimum=1)
+# Receivers may only be public addresses. Private, loopback, link-local (cloud metadata),
+# shared, multicast and reserved ones are refused unless listed here by the operator (never by
+# a team admin): networks such as "10.20.0.0/16" or "127.0.0.1/32".
+TRIAGE_WEBHOOK_ALLOW_NETWORKS = envlist("TRIAGE_WEBHOOK_ALLOW_NETWORKS", [])
 # /metrics: readable with an API token (Authorization: Bearer), or without one from these
 # addresses or networks (e.g. "10.0.0.0/8,127.0.0.1"; empty: token only).
 TRIAGE_METRICS_ALLOW = envlist("TRIAGE_METRICS_ALLOW", [])
+
+# --- Private state (triage/engine/statedir.py) ---------------------------------------------
+# Everything written outside storage that is later loaded (the compiled gate and pattern
+# databases, beat's schedule) lives here: created 0700, checked for owner and mode at every
+# start, and the start refused when another user could write it. Default: the service user's
+# own cache directory ($XDG_CACHE_HOME/nccl-triage, ~/.cache/nccl-triage), never a shared /tmp.
+
+
+def _private_dir(path: Path, name: str) -> Path:
+    from triage.engine.statedir import UnsafeStateDir, ensure_private
+
+    try:
+        return ensure_private(path)
+    except UnsafeStateDir as e:
+        raise ImproperlyConfigured(f"{name}: {e}") from None
+
+
+def _state_dir() -> Path:
+    from triage.engine import statedir
+
+    return Path(env("TRIAGE_STATE_DIR") or statedir.configured_dir())
+
+
+TRIAGE_STATE_DIR = _private_dir(_state_dir(), "TRIAGE_STATE_DIR")
+# The engine has no Django: it finds the directory in its environment (so do worker children).
+os.environ["NCCL_TRIAGE_STATE_DIR"] = str(TRIAGE_STATE_DIR)
 
 # --- Celery --------------------------------------------------------------------------------
 # Longest a parse may run. The soft limit raises inside the task so it can record a reason;
@@ -339,8 +379,16 @@ CELERY_TASK_TIME_LIMIT = TRIAGE_PARSE_TIME_LIMIT
 CELERY_WORKER_MAX_MEMORY_PER_CHILD = envint("CELERY_WORKER_MAX_MEMORY_PER_CHILD_KB", 2_000_000)
 # Report "started" so `celery inspect active` shows what a worker is parsing.
 CELERY_TASK_TRACK_STARTED = True
-# One queue for everything; a test run or a second deployment can pick its own name.
+# Parses on one queue, webhook deliveries on their own, so a slow receiver never holds a parse
+# worker: deployments run `celery worker -Q <CELERY_QUEUE>` for parsing and a separate
+# `celery worker -Q <CELERY_WEBHOOK_QUEUE>` for deliveries (docker-compose.yml, deploy/k8s). A
+# plain `celery worker` (development) consumes both. A test run or a second deployment can
+# pick its own names.
+# https://docs.celeryq.dev/en/stable/userguide/routing.html#manual-routing
 CELERY_TASK_DEFAULT_QUEUE = env("CELERY_QUEUE") or "triage"
+CELERY_WEBHOOK_QUEUE = env("CELERY_WEBHOOK_QUEUE") or f"{CELERY_TASK_DEFAULT_QUEUE}-webhooks"
+CELERY_TASK_QUEUES = (Queue(CELERY_TASK_DEFAULT_QUEUE), Queue(CELERY_WEBHOOK_QUEUE))
+CELERY_TASK_ROUTES = {"triage.fleet.tasks.webhook_deliver_task": {"queue": CELERY_WEBHOOK_QUEUE}}
 CELERY_TIMEZONE = "UTC"
 # The beat sweeper: nothing stays `parsing` forever.
 # https://docs.celeryq.dev/en/stable/userguide/periodic-tasks.html
@@ -359,12 +407,22 @@ CELERY_BEAT_SCHEDULE = {
         "task": "triage.incidents.tasks.incident_prune_task",
         "schedule": 3600.0,
     },
+    # Deliveries whose task was lost (Redis or PostgreSQL down at the wrong moment) are sent
+    # again; nothing stays `pending` forever.
+    "webhooks-requeue": {
+        "task": "triage.fleet.tasks.webhook_requeue_task",
+        "schedule": 60.0,
+    },
 }
 
-# beat's own state (last run times): never in the working directory, i.e. the repository.
-CELERY_BEAT_SCHEDULE_FILENAME = env("CELERY_BEAT_SCHEDULE_FILE") or str(
-    Path(tempfile.gettempdir()) / f"nccl-triage-celerybeat-schedule-{os.getuid()}"
-)
+# beat's own state (last run times) is a pickle-backed shelve: whoever can write it runs code
+# as beat. So it lives in the private state directory (above), never in a shared /tmp; a file
+# named by CELERY_BEAT_SCHEDULE_FILE must be in a directory as private.
+# https://docs.celeryq.dev/en/stable/userguide/configuration.html#beat-schedule-filename
+_beat_file = env("CELERY_BEAT_SCHEDULE_FILE")
+if _beat_file:
+    _private_dir(Path(_beat_file).parent, "CELERY_BEAT_SCHEDULE_FILE")
+CELERY_BEAT_SCHEDULE_FILENAME = _beat_file or str(TRIAGE_STATE_DIR / "celerybeat-schedule")
 # An upload must not hang on a broker that is down: try briefly, then leave the incident
 # `queued` for the sweep (triage.incidents.services.incident_notify_worker).
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}

@@ -44,6 +44,10 @@ def fast_webhooks(monkeypatch: pytest.MonkeyPatch, settings: Any) -> None:
     monkeypatch.setenv("TRIAGE_WEBHOOK_BACKOFF_MS", "200")
     monkeypatch.setenv("TRIAGE_WEBHOOK_MAX_RETRIES", "4")
     monkeypatch.setenv("TRIAGE_WEBHOOK_TIMEOUT", "5")
+    # The receivers here listen on the loopback, which the outbound policy refuses unless the
+    # operator allows it.
+    monkeypatch.setenv("TRIAGE_WEBHOOK_ALLOW_NETWORKS", "127.0.0.1/32")
+    settings.TRIAGE_WEBHOOK_ALLOW_NETWORKS = ["127.0.0.1/32"]
     settings.TRIAGE_WEBHOOK_BACKOFF_MS = 200
     settings.TRIAGE_WEBHOOK_MAX_RETRIES = 4
     settings.TRIAGE_WEBHOOK_TIMEOUT = 5
@@ -65,6 +69,8 @@ class Receiver:
     """A real HTTP server on a free loopback port, answering `fail_first` requests with 500."""
 
     fail_first: int = 0
+    redirect_to: str = ""  # answer every POST with a 302 to this URL
+    bind: str = "127.0.0.1"
     hits: list[Hit] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     httpd: ThreadingHTTPServer | None = None
@@ -85,13 +91,16 @@ class Receiver:
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
                 with receiver.lock:
                     status = 500 if len(receiver.hits) < receiver.fail_first else 200
+                    status = 302 if receiver.redirect_to else status
                     receiver.hits.append(Hit(self.path, dict(self.headers.items()), body, status))
                 self.send_response(status)
+                if receiver.redirect_to:
+                    self.send_header("Location", receiver.redirect_to)
                 self.send_header("Content-Length", "0")
                 self.end_headers()
 
         # Port 0: the kernel picks a free one.
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = ThreadingHTTPServer((self.bind, 0), Handler)
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
         return self
 

@@ -2,38 +2,30 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
 from django.core.exceptions import ValidationError
 
-from .ratelimit import rate_check
+from .throttle import login_failure_record, login_lockout
 
 
 class RateLimitedAuthenticationForm(AuthenticationForm):
-    """Sign-in that stops guessing: after TRIAGE_LOGIN_FAILURE_LIMIT failures within
-    TRIAGE_LOGIN_FAILURE_WINDOW seconds, for one user name or from one address, every attempt
-    (the right password too) is refused until the window ends."""
+    """Sign-in that stops guessing (triage.accounts.throttle): a locked account, or an account
+    that failed from an address locked for spraying, is refused (the right password too) until
+    the window ends, with a message that says so."""
 
     rate_limited = False
 
-    def _keys(self) -> list[str]:
-        username = (self.data.get("username") or "").strip().lower()[:150]
+    def _who(self) -> dict[str, str]:
         address = self.request.META.get("REMOTE_ADDR", "") if self.request is not None else ""
-        return [f"login-user:{username}", f"login-ip:{address}"]
-
-    def _check(self, *, count: bool) -> int:
-        """Seconds to wait when over the limit, else 0 (count=True records one failure)."""
-        limit, window = settings.TRIAGE_LOGIN_FAILURE_LIMIT, settings.TRIAGE_LOGIN_FAILURE_WINDOW
-        waits = [rate_check(key=key, limit=limit, window=window, count=count) for key in self._keys()]
-        return max((d.retry_after for d in waits if not d.allowed), default=0)
+        return {"username": self.data.get("username") or "", "address": address}
 
     def clean(self) -> dict[str, Any]:
-        wait = self._check(count=False)
-        if wait:
+        lockout = login_lockout(**self._who())
+        if lockout is not None:
             self.rate_limited = True
-            raise ValidationError(f"Too many failed sign-ins; try again in {wait} s.", code="rate_limited")
+            raise ValidationError(lockout.message, code="rate_limited")
         try:
             return super().clean()
         except ValidationError:
-            self._check(count=True)
+            login_failure_record(**self._who())
             raise

@@ -144,3 +144,16 @@ class ShareAccess(models.Model):
     class Meta:
         ordering = ["-at"]
         verbose_name_plural = "share accesses"
+
+
+class LoginFailure(models.Model):
+    """Failed sign-ins counted per key ("user:<name>", "addr:<address>", "pair:<address> <name>")
+    and fixed window (triage.accounts.throttle). Kept in the database, not the cache: the lock
+    must hold while Redis is down, and sign-in needs the database anyway."""
+
+    key = models.CharField(max_length=250)
+    window = models.BigIntegerField()  # unix time // TRIAGE_LOGIN_FAILURE_WINDOW
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["key", "window"], name="loginfailure_unique_key_window")]

@@ -24,6 +24,8 @@ from django.utils.html import escape
 
 from triage.incidents.storage import StorageUnavailable
 
+from .textgate import BadText, bad_text_response
+
 log = logging.getLogger(__name__)
 
 OUTAGE_ERRORS = (OperationalError, InterfaceError, StorageUnavailable)
@@ -92,6 +94,8 @@ def _known_error(request: HttpRequest, exc: BaseException) -> HttpResponse | Non
     if isinstance(exc, OUTAGE_ERRORS):
         log.warning("%s %s: %s", request.method, request.path, exc)
         return outage_response(request, exc)
+    if isinstance(exc, BadText):
+        return bad_text_response(request, exc)
     if isinstance(exc, MultiPartParserError):
         # A body cut off or framed wrong is the client's error; Django makes it a 500.
         message = f"malformed multipart body: {exc}"

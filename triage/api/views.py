@@ -30,6 +30,7 @@ from triage.incidents.uploads import too_large
 
 from .auth import api_error, token_required
 from .ratelimit import RateDecision, upload_rate_check
+from .textgate import BadText, check_post, text_gate_in_view
 
 # Room for the multipart framing and the small fields around the file.
 MULTIPART_OVERHEAD = 64 * 1024
@@ -57,6 +58,7 @@ def _with_headers(response: HttpResponse, headers: dict[str, str]) -> HttpRespon
     return response
 
 
+@text_gate_in_view  # after the rate and size checks below, which come before reading the body
 @require_POST
 @token_required("upload")
 def bundle_upload(request: HttpRequest) -> HttpResponse:
@@ -86,6 +88,10 @@ def bundle_upload(request: HttpRequest) -> HttpResponse:
     exceeded = too_large(request)
     if exceeded is not None:
         return api_error(413, str(exceeded), **headers)
+    try:
+        check_post(request)
+    except BadText as e:
+        return api_error(400, str(e), **headers)
     if upload is None:
         return api_error(400, "multipart field 'file' is missing", **headers)
     try:

@@ -1,7 +1,18 @@
 """Human-readable rendering of a diagnosis for the terminal (no Django needed)."""
 from __future__ import annotations
 
+import re
 from typing import Any
+
+# Control characters (a newline, ANSI escapes) and lone surrogates in text that came from a
+# bundle (member names, log lines): printed escaped, so they can neither forge terminal lines
+# nor recolour or clear the screen.
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def terminal_safe(text: str) -> str:
+    """`text` with every control character written as its escape (\\n, \\x1b ...)."""
+    return _UNPRINTABLE.sub(lambda m: m.group().encode("unicode_escape", "backslashreplace").decode("ascii"), text)
 
 
 def render_text(d: dict[str, Any]) -> str:
@@ -39,4 +50,4 @@ def render_text(d: dict[str, Any]) -> str:
         lines.append("")
         lines.append("COULD NOT READ")
         lines.extend(f"  - {p}" for p in problems)
-    return "\n".join(lines) + "\n"
+    return "\n".join(terminal_safe(line) for line in lines) + "\n"

@@ -28,6 +28,8 @@ from typing import BinaryIO, Literal, Protocol, Union, cast, runtime_checkable
 
 import zstandard
 
+from .encoding import as_utf8
+
 GZIP_MAGIC = b"\x1f\x8b"
 ZIP_MAGIC = b"PK\x03\x04"
 ZIP_EMPTY = b"PK\x05\x06"
@@ -353,8 +355,9 @@ HEAD_BUFFER = 64 * 1024
 
 
 def _member_stream(reader: BinaryIO | io.RawIOBase, head: bytes) -> BinaryIO:
-    """A member as handed to readers: NUL runs folded, except in a pickle (where they are data)."""
-    raw = reader if _PICKLE.match(head) else NulFold(reader)
+    """A member as handed to readers: NUL runs folded, except in a pickle (where they are data);
+    UTF-16/32 text decoded and a UTF-8 byte-order mark dropped first (encoding.py)."""
+    raw = reader if _PICKLE.match(head) else NulFold(as_utf8(reader, head))
     return io.BufferedReader(cast(io.RawIOBase, raw), buffer_size=HEAD_BUFFER)
 
 

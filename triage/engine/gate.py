@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from pathlib import Path
 
+from . import statedir
 from .signatures.literals import MIN_LITERAL, needed_sets
 
 # Lines any healthy run prints, drawn from the formats of NCCL, PyTorch and the launchers
@@ -119,6 +121,26 @@ Using device: cuda:1, world size 64, backend nccl
 Saving checkpoint to /checkpoints/step_1200 ... done in 12.3 s
 | distributed init (rank 1): env://, gpu 1
 """
+
+def state_dir() -> Path:
+    """The private directory the compiled gate and databases are kept in (statedir.py):
+    NCCL_TRIAGE_STATE_DIR, else $XDG_CACHE_HOME/nccl-triage; created 0700 and checked for
+    owner and mode. Raises statedir.UnsafeStateDir when another user could write it."""
+    return statedir.state_dir()
+
+
+def build_cache() -> str:
+    """Compile the gate cover and the pattern databases of every available engine now and keep
+    them in state_dir() (an install or image build step, so the first parse does not pay for
+    it). Returns the name of the engine the scanner will use. Each cache file is named by, and
+    loaded only if its header matches, a hash of what it was compiled from."""
+    from . import scan
+    from .signatures.matcher import matcher
+
+    statedir.state_dir()  # refuse loudly here rather than skip the cache quietly
+    matcher()
+    return scan.prefilter().engine
+
 
 _PLAIN_WORD = re.compile(r"[a-z]{1,9}")
 # A literal needs this many letters to be selective at all.

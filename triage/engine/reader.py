@@ -106,6 +106,9 @@ def read_member(member: Member, out: Collected, budget: Budget, engine: Prefilte
     info = SourceInfo(name=member.name, kind="log", file_origin=origin_from_name(member.name))
     if not head:
         info.kind = "empty"
+        if member.size:
+            # Bytes, but no text once a byte-order mark is dropped and NUL runs folded.
+            budget.note(f"{member.name}: empty file (nothing in it but a byte-order mark or NUL bytes)")
         out.sources.append(info)
         return
     if looks_like_dump(head) or is_pickle(head):

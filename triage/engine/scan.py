@@ -23,9 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-import tempfile
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -33,6 +31,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
+
+from . import statedir
 
 BLOCK_BYTES = 4 * 1024 * 1024
 LEARN_WINDOW = 16 * 1024
@@ -295,11 +295,6 @@ class Prefilter:
     learn: Callable[[bytes, int, int], list[int]]
 
 
-def _cache_dir() -> Path:
-    base = os.environ.get("NCCL_TRIAGE_CACHE") or os.path.join(tempfile.gettempdir(), f"nccl-triage-{os.getuid()}")
-    return Path(base)
-
-
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
@@ -308,23 +303,39 @@ T = TypeVar("T")
 
 
 def _disk_cached(name: str, load: Callable[[bytes], T], build: Callable[[], T], dump: Callable[[T], bytes]) -> T:
-    """`build()`, kept in the cache folder under `name` (a content hash) and loaded from there
-    next time; an absent, stale or unreadable file is built again, a cache that cannot be
-    written is only a missed saving."""
-    path = _cache_dir() / name
+    """`build()`, kept in the private state directory (statedir.py) under `name` (a content
+    hash of what it is built from) and loaded from there next time. A file is loaded only if
+    its header names that same hash and its payload's sha256 matches; an absent, stale or
+    unreadable file is built again, a cache that cannot be written is only a missed saving. A
+    state directory that is not private is never read nor written (the service refuses to
+    start on it: triage.settings)."""
     try:
-        return load(path.read_bytes())
-    except Exception:  # noqa: BLE001 - absent, stale or unreadable: build it
-        pass
+        directory: Path | None = statedir.state_dir()
+    except (statedir.UnsafeStateDir, OSError) as e:
+        _warn_once(str(e))
+        directory = None
+    if directory is not None:
+        data = statedir.read_private(directory, name)
+        payload = statedir.unpack(name, data) if data is not None else None
+        if payload is not None:
+            try:
+                return load(payload)
+            except Exception:  # noqa: BLE001 - stale or unreadable: build it
+                pass
     value = build()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(dump(value))
-        os.replace(tmp, path)
-    except OSError:
-        pass
+    if directory is not None:
+        try:
+            statedir.write_private(directory, name, statedir.pack(name, dump(value)))
+        except OSError:
+            pass
     return value
+
+
+@lru_cache(maxsize=None)
+def _warn_once(message: str) -> None:
+    import logging
+
+    logging.getLogger(__name__).warning("compiled patterns not cached: %s", message)
 
 
 def hyperscan_db(hyperscan: object, patterns: list[str], flags: list[int]) -> Any:

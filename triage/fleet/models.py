@@ -220,6 +220,9 @@ class Delivery(models.Model):
     error = models.TextField(blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     delivered_at = models.DateTimeField(null=True, blank=True)
+    # When the next attempt is due (a retry's backoff, or the end of a running attempt's
+    # budget): a pending delivery overdue by a minute lost its message and is sent again.
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]

@@ -17,7 +17,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Max, Min
+from django.db.models import Count, Max, Min, Q
 from django.utils import timezone
 
 from triage.incidents.models import Bundle, Incident
@@ -402,42 +402,97 @@ def webhook_signature(*, secret: str, body: bytes) -> str:
 class DeliveryFailed(Exception):
     """The receiver did not take it (non-2xx, refused, timed out): worth another try."""
 
+    def __init__(self, message: str, *, retry_in: float) -> None:
+        super().__init__(message)
+        self.retry_in = retry_in
 
-def delivery_attempt(*, delivery_id: int, final: bool) -> Delivery | None:
-    """POST the delivery once. Raises DeliveryFailed on failure (the caller retries); when
-    `final`, records the failure for good instead."""
-    import urllib.error
-    import urllib.request
+
+def delivery_backoff_seconds(*, attempts: int) -> float:
+    """Wait before the next attempt after `attempts` failed ones: doubled each time, capped."""
+    delay_ms = min(settings.TRIAGE_WEBHOOK_BACKOFF_MS * 2 ** max(0, attempts - 1), settings.TRIAGE_WEBHOOK_BACKOFF_MAX_MS)
+    return delay_ms / 1000
+
+
+def _attempt_budget() -> timedelta:
+    """Longest one attempt can hold its claim: connect, deadline and a margin."""
+    return timedelta(seconds=settings.TRIAGE_WEBHOOK_CONNECT_TIMEOUT + settings.TRIAGE_WEBHOOK_DEADLINE + 30)
+
+
+def delivery_attempt(*, delivery_id: int, final: bool = False) -> Delivery | None:
+    """POST the delivery once, under the outbound policy (outbound.py). On a failure worth
+    another try raises DeliveryFailed (the caller retries after `retry_in`); after the last
+    attempt (TRIAGE_WEBHOOK_MAX_RETRIES retries, or `final`), or when the policy refuses the
+    target or the receiver redirects, the delivery is `failed` with the reason in `error`.
+
+    The attempt is claimed with a conditional UPDATE on the attempt count, so a requeued
+    message and a retry never send the same attempt twice."""
+    from . import outbound
 
     delivery = Delivery.objects.select_related("webhook").filter(pk=delivery_id).first()
-    if delivery is None or delivery.status == Delivery.Status.DELIVERED:
+    if delivery is None or delivery.status != Delivery.Status.PENDING:
         return delivery
+    now = timezone.now()
+    attempt = delivery.attempts + 1
+    claimed = Delivery.objects.filter(pk=delivery.pk, status=Delivery.Status.PENDING, attempts=delivery.attempts).update(
+        attempts=attempt, next_attempt_at=now + _attempt_budget(),
+    )
+    if not claimed:
+        return delivery  # another worker is on it
+    final = final or attempt > settings.TRIAGE_WEBHOOK_MAX_RETRIES
     body = json.dumps(delivery.payload, separators=(",", ":")).encode()
-    request = urllib.request.Request(delivery.webhook.url, data=body, method="POST", headers={
+    headers = {
         "Content-Type": "application/json",
         "User-Agent": "nccl-triage-webhook/1",
         "X-Triage-Event": delivery.event,
         "X-Triage-Delivery": str(delivery.pk),
         "X-Triage-Signature": webhook_signature(secret=delivery.webhook.secret, body=body),
-    })
-    code, error = None, ""
+    }
+    code, error, retry = None, "", True
     try:
-        with urllib.request.urlopen(request, timeout=settings.TRIAGE_WEBHOOK_TIMEOUT) as response:  # noqa: S310 - admin-set URL
-            code = response.status
-    except urllib.error.HTTPError as e:
-        code, error = e.code, f"HTTP {e.code}"
-    except (urllib.error.URLError, OSError, ValueError) as e:
-        error = f"{type(e).__name__}: {getattr(e, 'reason', e)}"
+        code = outbound.post(
+            delivery.webhook.url, body, headers, allow=settings.TRIAGE_WEBHOOK_ALLOW_NETWORKS,
+            connect_timeout=settings.TRIAGE_WEBHOOK_CONNECT_TIMEOUT, read_timeout=settings.TRIAGE_WEBHOOK_TIMEOUT,
+            deadline=settings.TRIAGE_WEBHOOK_DEADLINE,
+        )
+    except outbound.Refused as e:
+        error, retry = f"refused by the outbound policy: {e}", False
+    except outbound.SendError as e:
+        error = str(e)
     ok = code is not None and 200 <= code < 300
+    if code is not None and not ok:
+        error = f"HTTP {code}"
+        if 300 <= code < 400:
+            error, retry = f"HTTP {code}: redirects are not followed", False
+    failed = not ok and (final or not retry)
+    if failed:
+        error = f"{error} (gave up after {attempt} attempt{'s' if attempt > 1 else ''})"
+    retry_in = delivery_backoff_seconds(attempts=attempt)
     Delivery.objects.filter(pk=delivery.pk).update(
-        attempts=delivery.attempts + 1, response_code=code, error=error[:500],
-        status=Delivery.Status.DELIVERED if ok else (Delivery.Status.FAILED if final else Delivery.Status.PENDING),
+        response_code=code, error=error[:500],
+        status=Delivery.Status.DELIVERED if ok else (Delivery.Status.FAILED if failed else Delivery.Status.PENDING),
         delivered_at=timezone.now() if ok else None,
+        next_attempt_at=None if ok or failed else timezone.now() + timedelta(seconds=retry_in),
     )
-    if not ok and not final:
-        raise DeliveryFailed(error or f"HTTP {code}")
+    if not ok and not failed:
+        raise DeliveryFailed(error, retry_in=retry_in)
     delivery.refresh_from_db()
     return delivery
+
+
+def deliveries_requeue() -> list[int]:
+    """Pending deliveries whose next attempt is overdue (their message lost with Redis, their
+    worker killed): their ids, each claimed by moving its next attempt on, to be sent again."""
+    cutoff = timezone.now() - timedelta(seconds=60)
+    due = Delivery.objects.filter(status=Delivery.Status.PENDING).filter(
+        Q(next_attempt_at__lt=cutoff) | Q(next_attempt_at__isnull=True, created_at__lt=cutoff)
+    )
+    ids = []
+    for pk, next_at in due.values_list("pk", "next_attempt_at")[:500]:
+        if Delivery.objects.filter(pk=pk, status=Delivery.Status.PENDING, next_attempt_at=next_at).update(
+            next_attempt_at=timezone.now() + _attempt_budget()
+        ):
+            ids.append(pk)
+    return ids
 
 
 def webhook_add(*, team: Any, url: str, secret: str = "", events: list[str] | None = None,
@@ -446,10 +501,17 @@ def webhook_add(*, team: Any, url: str, secret: str = "", events: list[str] | No
     from django.core.exceptions import ValidationError
     from django.core.validators import URLValidator
 
+    from .outbound import Refused, check_static
+
     try:
         URLValidator(schemes=["http", "https"])(url)
     except ValidationError:
         raise ValueError(f"{url!r} is not an http(s) URL") from None
+    try:
+        # Host names are checked again, resolved, at every delivery (DNS can change).
+        check_static(url, settings.TRIAGE_WEBHOOK_ALLOW_NETWORKS)
+    except Refused as e:
+        raise ValueError(str(e)) from None
     events = list(events or [])
     unknown = sorted(set(events) - set(Event.values))
     if unknown:

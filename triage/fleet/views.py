@@ -99,13 +99,16 @@ class WebhookForm(forms.Form):
     format = forms.ChoiceField(choices=Webhook.Format.choices)
     events = forms.MultipleChoiceField(choices=Event.choices, required=False, widget=forms.CheckboxSelectMultiple,
                                        help_text="None ticked: every event.")
-    secret = forms.CharField(max_length=200, required=False, help_text="Empty: a random one is made.")
+    # Never rendered back into the page (a form shown again after an error has it empty).
+    secret = forms.CharField(max_length=200, required=False, widget=forms.PasswordInput(render_value=False),
+                             help_text="Empty: a random one is made and shown once.")
 
     def __init__(self, *args: Any, teams: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["team"].queryset = teams
 
 
+@never_cache  # it may show a new secret
 @require_http_methods(["GET", "POST"])
 def webhooks_view(request: HttpRequest) -> HttpResponse:
     admin_teams = Team.objects.filter(pk__in=_teams(request, Role.ADMIN))
@@ -115,7 +118,7 @@ def webhooks_view(request: HttpRequest) -> HttpResponse:
             raise PermissionDenied("managing webhooks needs the admin role in a team")
         if form.is_valid():
             try:
-                services.webhook_add(
+                webhook = services.webhook_add(
                     team=form.cleaned_data["team"], url=form.cleaned_data["url"], secret=form.cleaned_data["secret"],
                     events=form.cleaned_data["events"], format=form.cleaned_data["format"],
                 )
@@ -123,14 +126,43 @@ def webhooks_view(request: HttpRequest) -> HttpResponse:
                 form.add_error(None, str(e))
             else:
                 messages.info(request, "Webhook added.")
+                if not form.cleaned_data["secret"]:
+                    # Shown on the next page only: kept in the (server-side) session, not in a
+                    # message cookie, and removed from it as it is shown.
+                    request.session[NEW_SECRET_KEY] = {"id": webhook.pk, "secret": webhook.secret}
                 return redirect("fleet:webhooks")
     teams = _teams(request)
+    admin_team_ids = list(admin_teams.values_list("pk", flat=True))
+    webhooks = selectors.webhooks_of(team_ids=teams)
+    deliveries = selectors.deliveries_of(team_ids=teams)
+    # A webhook URL is often its own credential (Slack): only the team's admins see it whole;
+    # likewise the receiver's answers (status codes, errors) are for admins only.
+    for w in webhooks:
+        w.shown_url = w.url if w.team_id in admin_team_ids else mask_url(w.url)  # type: ignore[attr-defined]
+    for d in deliveries:
+        d.is_admin = d.webhook.team_id in admin_team_ids  # type: ignore[attr-defined]
+        d.shown_url = d.webhook.url if d.is_admin else mask_url(d.webhook.url)  # type: ignore[attr-defined]
+    new_secret = request.session.pop(NEW_SECRET_KEY, None) if request.method == "GET" else None
     return render(request, "fleet/webhooks.html", {
         "form": form, "can_admin": admin_teams.exists(),
-        "webhooks": selectors.webhooks_of(team_ids=teams),
-        "deliveries": selectors.deliveries_of(team_ids=teams),
-        "admin_team_ids": list(admin_teams.values_list("pk", flat=True)),
+        "webhooks": webhooks, "deliveries": deliveries, "admin_team_ids": admin_team_ids,
+        "new_secret": new_secret,
     }, status=400 if request.method == "POST" else 200)
+
+
+NEW_SECRET_KEY = "webhook-new-secret"
+
+
+def mask_url(url: str) -> str:
+    """The URL's scheme and host only: its path and query are often the credential."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+    except ValueError:
+        return "…"
+    return f"{parts.scheme}://{host}/…"
 
 
 @require_POST

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from triage.cli.render import render_text
+from triage.cli.render import render_text, terminal_safe
 from triage.engine import BundleError, diagnose
 
 
@@ -24,7 +24,7 @@ class Command(BaseCommand):
         try:
             result = diagnose(options["path"]).to_dict()
         except BundleError as exc:
-            sys.stderr.write(f"error: {exc}\n")
+            sys.stderr.write(f"error: {terminal_safe(str(exc))}\n")
             sys.exit(2)
         if options["json"]:
             self.stdout.write(json.dumps(result, ensure_ascii=False))
