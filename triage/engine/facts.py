@@ -2,7 +2,6 @@
 rank did last, versions per host, and the structured documents of the bundle."""
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -14,7 +13,6 @@ from .reader import Collected, SourceInfo
 from .structured import StructuredDocs, elastic_error_summary, fr_summary
 
 LOCAL_NAMES = {"localhost", "localhost.localdomain", "127.0.0.1", "::1"}
-GENERIC_DIRS = {"logs", "log", "output", "outputs", "bundle", "ranks", "nccl", "tmp", "data", "run", "job"}
 
 
 def short_host(host: str | None) -> str | None:
@@ -41,6 +39,8 @@ class Facts:
     has_nccl: bool = False
     # (source, line) -> what the catalog says that line means (a "signature" event)
     meaning: dict[tuple[str, int], Event] = field(default_factory=dict)
+    # Kernel logs that name no host in a bundle of several hosts: source -> the candidates.
+    host_unknown: dict[str, list[str]] = field(default_factory=dict)
 
     def meaning_of(self, ev: Event) -> Event | None:
         return self.meaning.get((ev.source, ev.line))
@@ -76,6 +76,7 @@ def build_facts(collected: Collected, problems: list[str]) -> Facts:
     _apply_dir_hosts(facts)
     _normalise_hosts(facts)
     _identify(facts)
+    _only_host(facts)
     _add_structured_events(facts)
     _resolve_uptimes(facts)
     for ev in facts.events:
@@ -137,15 +138,24 @@ def _apply_manifests(facts: Facts) -> None:
             src.file_origin.host = src.file_origin.host or meta["host"]
 
 
+# Lines that speak of another process than the writer's (the kernel, a launcher's report).
+LAUNCHER_KINDS = ("xid", "host_oom_kill", "iommu_fault", "pcie_aer", "elastic_failure", "process_exit")
+
+
 def _apply_dir_hosts(facts: Facts) -> None:
     """Which host wrote a file with no host on its lines (a traceback, a launcher log)? The host
-    its own NCCL lines name, else the one NCCL names in sibling files, else the folder's name
-    (`node-b/rank3.log`: a folder per host is the common way to lay out a multi-node bundle)."""
+    its own NCCL lines name, else the one NCCL names in the other files of its folder (a
+    collector writes one folder per host). A folder's or file's name is never taken for a host:
+    the same bundle renamed or packed under another name must say the same. What is still
+    unplaced belongs to the bundle's only host, when it has one (see `_only_host`)."""
 
     named: dict[str, Counter[str]] = defaultdict(Counter)
+    procs: dict[str, set[int]] = defaultdict(set)
     for ev in facts.events:
         if ev.kind.startswith("nccl") and ev.host:
             named[ev.source][ev.host] += 1
+            if ev.pid is not None:
+                procs[ev.source].add(ev.pid)
     by_dir: dict[str, Counter[str]] = defaultdict(Counter)
     for source, counts in named.items():
         by_dir[source.rsplit("/", 1)[0] if "/" in source else ""].update(counts)
@@ -158,16 +168,11 @@ def _apply_dir_hosts(facts: Facts) -> None:
             # One host in the file's NCCL lines: the file is that host's. Several: unknown.
             if len(own) == 1:
                 src.file_origin.host = next(iter(own))
+                # ... and one process in them: the file is that process's own log.
+                if len(procs[src.name]) == 1 and src.file_origin.pid is None:
+                    src.file_origin.pid = next(iter(procs[src.name]))
         elif siblings and len(siblings) == 1:
             src.file_origin.host = next(iter(siblings))
-        elif folder:
-            candidate = folder.rsplit("/", 1)[-1]
-            # torchrun's log dir is <run_id>/attempt_N/<local_rank>/: none of it names a host,
-            # and neither does any pure number (a rank, a step, a job id).
-            torchrun = re.search(r"(?:^|/)attempt_\d+(?:/\d+)?$", folder)
-            if (not torchrun and not candidate.isdigit() and candidate.lower() not in GENERIC_DIRS
-                    and not candidate.startswith(".") and "." not in candidate[-4:]):
-                src.file_origin.host = candidate
     hosts = {s.name: s.file_origin.host for s in facts.sources if s.file_origin.host}
     # 'localhost' (torchelastic's failure block on many machines) names no machine: the file's
     # own host stands for it, else the bundle's only host.
@@ -179,16 +184,42 @@ def _apply_dir_hosts(facts: Facts) -> None:
             if ev.host is None and len(real) == 1:
                 ev.host = next(iter(real))
     ranks = {s.name: s.file_origin.rank for s in facts.sources if s.file_origin.rank is not None}
+    pids = {s.name: s.file_origin.pid for s in facts.sources if s.file_origin.pid is not None}
     for ev in facts.events:
         if ev.host is None and ev.source in hosts:
             ev.host = hosts[ev.source]
-        if ev.rank is None and ev.source in ranks and ev.kind not in ("xid", "host_oom_kill", "iommu_fault", "elastic_failure", "process_exit"):
+        if ev.pid is None and ev.source in pids and ev.host == hosts.get(ev.source) and ev.kind not in LAUNCHER_KINDS:
+            ev.pid = pids[ev.source]
+        if ev.rank is None and ev.source in ranks and ev.kind not in LAUNCHER_KINDS:
             ev.rank = ranks[ev.source]
 
 
 def _normalise_hosts(facts: Facts) -> None:
     for ev in facts.events:
         ev.host = short_host(ev.host)
+
+
+KERNEL_KINDS = ("xid", "host_oom_kill", "iommu_fault", "pcie_aer")
+
+
+def _only_host(facts: Facts) -> None:
+    """Lines no content places on a host (a dmesg capture, a bare traceback) belong to the
+    bundle's only host when it has exactly one; with several, a kernel log's host is unknown
+    and the candidates are kept for the notes (never the file's or folder's name)."""
+    hosts = sorted({ev.host for ev in facts.events if ev.host and ev.host.lower() not in LOCAL_NAMES}
+                   | {short_host(str((doc.get("host") or {}).get("hostname"))) or "" for _n, doc in facts.docs.snapshots
+                      if (doc.get("host") or {}).get("hostname")} - {""})
+    if len(hosts) == 1:
+        for ev in facts.events:
+            if ev.host is None:
+                ev.host = hosts[0]
+        for src in facts.sources:
+            src.file_origin.host = src.file_origin.host or hosts[0]
+        return
+    if len(hosts) > 1:
+        for ev in facts.events:
+            if ev.host is None and ev.kind in KERNEL_KINDS:
+                facts.host_unknown.setdefault(ev.source, hosts)
 
 
 def _identify(facts: Facts) -> None:
@@ -228,6 +259,10 @@ def _identify(facts: Facts) -> None:
         if ev.host is None and ev.rank is not None and ev.rank in rank_host:
             ev.host = rank_host[ev.rank]
     _apply_local_ranks(facts, mapping)
+    for src in facts.sources:
+        o = src.file_origin
+        if o.rank is None and o.host and o.pid is not None and (short_host(o.host), o.pid) in mapping:
+            o.rank = mapping[(short_host(o.host) or "", o.pid)]
     # Elastic agent lines name the child pid: that pid's rank is the failed rank.
     pid_rank: dict[int, int] = {}
     for (host, known_pid), rank in mapping.items():

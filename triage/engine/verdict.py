@@ -324,6 +324,9 @@ def notes(facts: Facts, findings: list[Finding]) -> list[str]:
             "TORCH_DISTRIBUTED_DEBUG=DETAIL for c10d, and `dmesg -T` plus `nvidia-smi -q` of each host "
             "(python -m collectors snapshot does the last two)."
         )
+    for source, candidates in sorted(facts.host_unknown.items()):
+        out.append(f"{source} names no host and the bundle has several: host unknown (one of {', '.join(candidates[:8])}"
+                   + (" …" if len(candidates) > 8 else "") + "). Collect it with the collector, which records the host.")
     if facts.problems:
         out.append(f"Parts of the bundle could not be read ({len(facts.problems)} problem(s)); the diagnosis uses what could be read.")
     return out
