@@ -41,6 +41,37 @@ class Facts:
     meaning: dict[tuple[str, int], Event] = field(default_factory=dict)
     # Kernel logs that name no host in a bundle of several hosts: source -> the candidates.
     host_unknown: dict[str, list[str]] = field(default_factory=dict)
+    # (host, local rank) -> global rank, from the launcher's failure table or NCCL's cudaDev.
+    local_ranks: dict[tuple[str, int], int] = field(default_factory=dict)
+    local_offsets: dict[str, set[int]] = field(default_factory=dict)
+
+    def global_rank(self, host: str | None, local_rank: int) -> int | None:
+        if host is None:
+            return None
+        if (host, local_rank) in self.local_ranks:
+            return self.local_ranks[(host, local_rank)]
+        offsets = self.local_offsets.get(host) or set()
+        return local_rank + next(iter(offsets)) if len(offsets) == 1 else None
+
+    def last_words(self, rank: int) -> tuple[Evidence, datetime | None] | None:
+        """The last line rank `rank` printed itself, and the time of its last timed line: from
+        its own files and from its prefixed lines in combined logs (never the launcher's
+        report about it)."""
+        best: tuple[tuple[Any, ...], Evidence, datetime | None] | None = None
+        for src in self.sources:
+            found: list[tuple[int, str, datetime | None]] = []
+            if src.file_origin.rank == rank and src.last_line is not None:
+                found.append((src.last_line[0], src.last_line[1], src.last_time))
+            for writer, (line, text, when) in src.last_by_writer.items():
+                kind, _, num = writer.partition(":")
+                who = int(num) if kind == "rank" else self.global_rank(short_host(src.file_origin.host), int(num))
+                if who == rank:
+                    found.append((line, text, when))
+            for line, text, when in found:
+                key = (when is not None, when or datetime.min, src.file_origin.rank == rank)
+                if best is None or key > best[0]:
+                    best = (key, Evidence(src.name, line, text), when)
+        return (best[1], best[2]) if best else None
 
     def meaning_of(self, ev: Event) -> Event | None:
         return self.meaning.get((ev.source, ev.line))
@@ -286,6 +317,7 @@ def _apply_local_ranks(facts: Facts, mapping: dict[tuple[str, int], int]) -> Non
     for ev in facts.events:
         if ev.kind == "nccl_init" and ev.host and ev.pid is not None and (ev.host, ev.pid) in mapping:
             offsets[ev.host].add(mapping[(ev.host, ev.pid)] - ev.data["cuda_dev"])
+    facts.local_ranks, facts.local_offsets = pairs, dict(offsets)
     for ev in facts.events:
         lr = ev.data.get("local_rank")
         if ev.rank is not None or lr is None or not ev.host or ev.kind in ("process_exit", "elastic_failure"):
@@ -505,6 +537,10 @@ def _rank_table(facts: Facts) -> None:
             info.last_line = Evidence(ev.source, ev.line, ev.text)
         if ev.kind in ("watchdog_progress", "fr_status") and ev.seq is not None:
             info.last_seq = ev.seq if info.last_seq is None else min(info.last_seq, ev.seq)
+    # torchrun's failure table pairs each failed rank with its worker's pid.
+    for ev in facts.events:
+        if ev.kind == "elastic_failure" and ev.rank in ranks and ev.pid is not None and ranks[ev.rank].pid is None:
+            ranks[ev.rank].pid = ev.pid
     # A rank's own file: its last line and times are the file's.
     for src in facts.sources:
         r = src.file_origin.rank

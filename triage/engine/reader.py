@@ -41,6 +41,10 @@ class SourceInfo:
     last_line: tuple[int, str] | None = None  # the last non-empty line (for "last words")
     first_time: Any = None
     last_time: Any = None
+    # The last line each writer named by a launcher prefix printed here: "rank:N" ([rankN]:,
+    # srun -l, mpirun tags) or "local:N" ([defaultN]:, torchrun's log dir) -> [line, text, time]
+    # (the time of its last timed line). What a silent rank said last, in a combined log.
+    last_by_writer: dict[str, list[Any]] = field(default_factory=dict)
 
 
 @dataclass
@@ -93,6 +97,14 @@ class EventCap:
             self.kept.extend(tail)
         self.kept.sort(key=lambda ev: ev.order)
         return self.kept
+
+
+def _writer(origin: Origin, file_origin: Origin) -> str | None:
+    """Who a launcher prefix (or torchrun's log dir) says printed the line, before any
+    failure-block ownership is applied (the launcher's report is not the rank's own words)."""
+    rank = origin.rank if origin.rank is not None else file_origin.rank
+    local = origin.local_rank if origin.local_rank is not None else file_origin.local_rank
+    return f"rank:{rank}" if rank is not None else f"local:{local}" if local is not None else None
 
 
 def read_member(member: Member, out: Collected, budget: Budget, engine: Prefilter, clock: Clock) -> None:
@@ -257,6 +269,7 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                     info.last_time = when
                 continue
             origin, body = split_prefix(text)
+            writer = _writer(origin, file_origin)
             owner = state.extra.get("block_owner")
             if owner is not None and body[:1].isspace() and origin.rank is None:
                 origin.rank, origin.host = owner[0], origin.host or owner[1]
@@ -270,6 +283,9 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                     out.years_seen.append(when.year)
                 info.first_time = info.first_time or when
                 info.last_time = when
+            if writer is not None:
+                before = info.last_by_writer.get(writer)
+                info.last_by_writer[writer] = [lineno, text, when if when is not None else (before[2] if before else None)]
             out.order += 1
             ctx = LineCtx(source=info.name, lineno=lineno, text=text, body=body, origin=origin, time=when, order=out.order)
             events = ALWAYS[0](ctx, state)

@@ -162,15 +162,20 @@ def first_failure(facts: Facts, findings: list[Finding]) -> tuple[dict[str, Any]
     ev = verdict.culprit
     if ev is None and len(set(verdict.ranks)) == 1 and verdict.ranks[0] in facts.ranks:
         # One rank named but no line of its own (a straggler known by absence): its last line.
+        # The time shown is that line's own (its last timed line), never the launcher's later
+        # report about the rank.
         info = facts.ranks[verdict.ranks[0]]
-        if info.last_line is not None:
+        words = facts.last_words(verdict.ranks[0])
+        line, when = words if words is not None else (info.last_line, info.last_time)
+        if line is not None:
             return _with_process({
                 "rank": info.rank,
                 "host": info.host,
-                "time": iso(info.last_time),
-                "source": info.last_line.source,
-                "line": info.last_line.line,
-                "text": info.last_line.text,
+                "time": iso(when),
+                "source": line.source,
+                "line": line.line,
+                "text": line.text,
+                "rank_from": "absent",
             }, facts, None), None
     if ev is None:
         # No single culprit (mutual conflict, unknown straggler): point at the first evidence line.

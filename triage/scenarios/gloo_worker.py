@@ -47,8 +47,9 @@ def _train(mode: str, fail_rank: int, fail_step: int, steps: int) -> None:
         if rank == fail_rank and step == fail_step:
             # Give the other ranks time to enter the all_reduce of this step first.
             time.sleep(0.5)
-            log.info("step %d: failing on purpose (%s)", step, mode)
-            sys.stdout.flush()
+            if mode in ("exception", "sigkill"):
+                log.info("step %d: failing on purpose (%s)", step, mode)
+                sys.stdout.flush()
             if mode == "sigkill":
                 os.kill(os.getpid(), signal.SIGKILL)
             if mode == "stall":
