@@ -271,7 +271,9 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
             origin, body = split_prefix(text)
             writer = _writer(origin, file_origin)
             owner = state.extra.get("block_owner")
+            reported = False
             if owner is not None and body[:1].isspace() and origin.rank is None:
+                reported = True
                 origin.rank, origin.host = owner[0], origin.host or owner[1]
             origin.merge(file_origin)
             when, yearless = parse_time(origin.time_text or body, clock)
@@ -310,6 +312,8 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                         if ev.rank is None:
                             ev.rank = int(tag.group(1))
             uptime = dmesg_uptime(body) if when is None and events else None
+            # The launcher's failure table speaks of a rank: its lines are not the rank's words.
+            reported = reported or any(e.kind == "elastic_failure" for e in events)
             for ev in events:
                 if uptime is not None:
                     ev.data["uptime_s"] = uptime
@@ -319,6 +323,8 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                     ev.data["_yearless"] = True
                 if ev.kind in ("xid", "host_oom_kill", "iommu_fault"):
                     kernel_hits += 1
+                if reported:
+                    ev.data["launcher_report"] = True  # the launcher's words about the rank, not its own
             for ev in events:
                 cap.add(ev)
     finally:

@@ -241,7 +241,8 @@ def _with_process(ff: dict[str, Any], facts: Facts, ev: Event | None) -> dict[st
     return ff
 
 
-def set_rank_states(facts: Facts, findings: list[Finding], culprit: Event | None) -> None:
+def set_rank_states(facts: Facts, findings: list[Finding], culprit: Event | None,
+                    ff: dict[str, Any] | None = None) -> None:
 
     # Crashed: a real fault of the rank's own (not the NCCL teardown a victim goes through).
     crashed = {e.rank for e in crash_events(facts) + exit_events(facts) if e.rank is not None}
@@ -252,6 +253,17 @@ def set_rank_states(facts: Facts, findings: list[Finding], culprit: Event | None
     errored = {e.rank for e in facts.events if e.rank is not None and e.severity in ("error", "fatal")} - crashed
     if culprit is not None and culprit.rank is not None and findings and findings[0].cause != "collective_timeout_straggler":
         crashed.add(culprit.rank)
+    named = ff.get("rank") if ff else None
+    if named is not None and findings and findings[0].cause != "collective_timeout_straggler":
+        # The first failure's rank, however it was found: never "ok" beside the card naming it.
+        crashed.add(named)
+    if named is not None and ff is not None:
+        # One record per process: what the card knows of it and the ranks table say the same.
+        info = facts.ranks.setdefault(named, RankInfo(rank=named))
+        info.host = info.host or ff.get("host")
+        info.pid = info.pid if info.pid is not None else ff.get("pid")
+        info.device = info.device if info.device is not None else ff.get("device")
+        info.bus_id = info.bus_id or ff.get("bus_id")
     silent: set[int] = set()
     if findings and findings[0].rule in ("collective_timeout_straggler.laggard", "collective_timeout_straggler.idle_gpu"):
         # The ranks that fell behind or whose GPU went idle. A desync's or a mismatch's ranks did

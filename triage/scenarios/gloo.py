@@ -110,7 +110,7 @@ def _torchrun(bundle: Path, *, nproc: int, mode: str, fail_rank: int, job: str,
 def run_exception(out_dir: Path, *, nproc: int = 3, fail_rank: int = 1,
                   timeout_s: int = RUN_TIMEOUT_S) -> RunResult:
     """One rank raises ValueError while the others wait in all_reduce (→ rank_crash)."""
-    bundle = Path(out_dir) / "gloo-exception"
+    bundle = Path(out_dir) / f"gloo-exception-{nproc}-{fail_rank}"
     return _torchrun(bundle, nproc=nproc, mode="exception", fail_rank=fail_rank,
                      job="gloo-exception", timeout_s=timeout_s,
                      expected={"cause": "rank_crash", "rank": fail_rank})
@@ -119,7 +119,7 @@ def run_exception(out_dir: Path, *, nproc: int = 3, fail_rank: int = 1,
 def run_sigkill(out_dir: Path, *, nproc: int = 3, fail_rank: int = 2,
                 timeout_s: int = RUN_TIMEOUT_S) -> RunResult:
     """One rank SIGKILLs itself mid-training (→ rank_crash, exitcode -9)."""
-    bundle = Path(out_dir) / "gloo-sigkill"
+    bundle = Path(out_dir) / f"gloo-sigkill-{nproc}-{fail_rank}"
     return _torchrun(bundle, nproc=nproc, mode="sigkill", fail_rank=fail_rank,
                      job="gloo-sigkill", timeout_s=timeout_s,
                      expected={"cause": "rank_crash", "rank": fail_rank})

@@ -34,6 +34,10 @@ class SilentRank:
     last_line: Evidence | None
     last_time: datetime | None
     waiting: list[int] = field(default_factory=list)  # the ranks that reported it
+    # The torch.distributed call it failed in when that differs from the group's (it skipped
+    # or reordered a collective: the others wait in all_reduce, it in barrier).
+    elsewhere: str | None = None
+    group_call: str | None = None
 
 
 def waiting_events(facts: Facts) -> list[Event]:
@@ -42,7 +46,28 @@ def waiting_events(facts: Facts) -> list[Event]:
     'Timed out waiting Nms for recv', whatever the backend words it)."""
     return facts.kind("watchdog_timeout", "heartbeat_timeout") + [
         e for e in facts.kind("signature")
-        if e.data.get("cause") == "collective_timeout_straggler" and e.data.get("role") == "symptom"]
+        if e.data.get("cause") == "collective_timeout_straggler" and e.data.get("role") == "symptom"
+        # A line naming the peer that timed out ('dump signal from rank 3') tells of that
+        # peer's timeout, not of its printer's.
+        and not _tells_of_a_peer(e)]
+
+
+def _tells_of_a_peer(ev: Event) -> bool:
+    from .signature import BY_ID
+
+    sig = BY_ID.get(str(ev.data.get("sig")))
+    return sig is not None and sig.extract is not None and "(?P<peer>" in sig.extract
+
+
+def failed_in_group(facts: Facts) -> list[Event]:
+    """What a rank of the group prints when the collective it is in fails: it gave up waiting
+    (`waiting_events`), or its peer went away under it (what the catalog calls a symptom of a
+    crashed rank: gloo's 'Connection closed by peer' once a waiting peer gave up and exited).
+    Never the launcher's report about a rank (its failure table)."""
+    return waiting_events(facts) + [
+        e for e in facts.kind("signature")
+        if e.data.get("role") == "symptom" and e.data.get("cause") == "rank_crash"
+        and not e.data.get("launcher_report")]
 
 
 def silent_ranks(facts: Facts, reported: list[Event]) -> list[SilentRank]:
@@ -53,7 +78,22 @@ def silent_ranks(facts: Facts, reported: list[Event]) -> list[SilentRank]:
     world is silent (then nothing singles one out) or the world is not known. Reusable by any
     rule that has a set of lines "every healthy rank printed" (flight-recorder dumps,
     desync reports)."""
-    waiting = {e.rank for e in reported if e.rank is not None}
+    waiting = {e.rank for e in reported if e.rank is not None and not e.data.get("launcher_report")}
+    # A rank whose failure was in another torch.distributed call than the one every rank that
+    # gave up waiting was in is not of the group: it was elsewhere (its peers left under it).
+    calls: dict[int, set[str]] = defaultdict(set)
+    for ev in facts.kind("exception"):
+        if ev.rank is not None and ev.data.get("dist_call") and not ev.data.get("launcher_report"):
+            calls[ev.rank].add(str(ev.data["dist_call"]))
+    timed_out = {e.rank for e in waiting_events(facts) if e.rank is not None}
+    group_calls = {c for r in timed_out for c in calls.get(r, ())}
+    elsewhere: dict[int, str] = {}
+    if len(group_calls) == 1 and len(timed_out) >= 2:
+        group_call = next(iter(group_calls))
+        for r in sorted(waiting - timed_out):
+            if calls.get(r) and group_call not in calls[r]:
+                elsewhere[r] = sorted(calls[r])[0]
+        waiting -= set(elsewhere)
     if not waiting:
         return []
     known = set(facts.ranks)
@@ -69,7 +109,8 @@ def silent_ranks(facts: Facts, reported: list[Event]) -> list[SilentRank]:
     for r in silent:
         words = facts.last_words(r)
         out.append(SilentRank(rank=r, last_line=words[0] if words else None,
-                              last_time=words[1] if words else None, waiting=sorted(waiting)))
+                              last_time=words[1] if words else None, waiting=sorted(waiting),
+                              elsewhere=elsewhere.get(r), group_call=next(iter(group_calls)) if elsewhere else None))
     return out
 
 
@@ -134,7 +175,7 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
             fix=FIX, ranks=[first.data["rank_a"], first.data["rank_b"]], hosts=hosts_of(mismatch), evidence=evidence(mismatch), weight=82, culprit=first,
         ))
     desync = _desync(timeouts)
-    laggards, reason, laggard_events = _laggards(facts, timeouts, progress + fr, desync_reports, waited)
+    laggards, reason, laggard_events = _laggards(facts, timeouts, progress + fr, desync_reports, failed_in_group(facts))
     all_events = timeouts + progress + fr + desync_reports + heartbeat + [e for e in waited if e not in timeouts + heartbeat]
     tmo = next((e.data.get("timeout_ms") for e in timeouts if e.data.get("timeout_ms")), None)
     seq: int | None  # the desync's sequence number, else the first timeout's
@@ -259,6 +300,10 @@ def _laggard_detail(reason: str, laggards: list[int], facts: Facts, tmo: int | N
     text = (f"{who} never reported the timeout that {', '.join(f'rank {r}' for r in waiting[:6])} reported: "
             "it was stuck elsewhere (a data loader, I/O, a branch only it runs) or already gone. This is inferred "
             "from absence.")
+    for silent in silent_ranks(facts, failed_in_group(facts)):
+        if silent.elsewhere:
+            text += (f" Rank {silent.rank} failed in {silent.elsewhere}() while the others waited in "
+                     f"{silent.group_call}(): it skipped or reordered a collective.")
     for r in laggards[:3]:
         words = facts.last_words(r)
         if words is not None:
