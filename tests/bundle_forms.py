@@ -18,6 +18,10 @@ NOT_SENT = ("expected.json", "meta.json")
 
 
 def random_name(rng: random.Random) -> str:
+    return _random_name(rng)
+
+
+def _random_name(rng: random.Random) -> str:
     return "".join(rng.choice(string.ascii_lowercase + string.digits) for _ in range(rng.randint(3, 10)))
 
 
@@ -35,9 +39,16 @@ def files_of(bundle: Path) -> list[Path]:
     return sorted(p for p in bundle.rglob("*") if p.is_file() and p.name not in NOT_SENT)
 
 
-def forms(bundle: Path, out: Path, rng: random.Random) -> Iterator[tuple[str, Path]]:
-    """(form, path) for each form of `bundle` (a folder or one log file), written under `out`."""
+def forms(bundle: Path, out: Path, rng: random.Random, used: list[str] | None = None) -> Iterator[tuple[str, Path]]:
+    """(form, path) for each form of `bundle` (a folder or one log file), written under `out`;
+    the random names it packed it under are appended to `used`."""
     out.mkdir(parents=True, exist_ok=True)
+    used = used if used is not None else []
+
+    def random_name(rng: random.Random) -> str:
+        used.append(_random_name(rng))
+        return used[-1]
+
     root = bundle if bundle.is_dir() else bundle.parent
     files = files_of(bundle)
     top = out / random_name(rng)

@@ -43,7 +43,7 @@ def _upload(bundle: Path, out: Path, rng: random.Random) -> tuple[Incident, str]
 def _card(page: str, field: str) -> str:
     m = re.search(rf'<dd id="ff-{field}">(.*?)</dd>', page, re.S)
     assert m, field
-    return html.unescape(re.sub(r"<[^>]+>", " ", m.group(1)))
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", m.group(1))).split())
 
 
 @pytest.mark.parametrize("cause", SCENARIO_CAUSES + EXTRA_SCENARIOS)
