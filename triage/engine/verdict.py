@@ -194,6 +194,11 @@ def first_failure(facts: Facts, findings: list[Finding]) -> tuple[dict[str, Any]
     rank, rank_from = infer_rank(facts, ev, verdict.cause)
     if rank is not None and not _names_failing_rank(facts, verdict, ev, rank_from):
         rank, rank_from = None, None
+    own = facts.host_pid_rank.get((ev.host, ev.pid)) if ev.host and ev.pid is not None else None
+    if own is not None and rank is not None and own != rank and rank_from != "log":
+        # The quoted line's own process is a known rank: the card names that one, so its pid
+        # and the rank's agree.
+        rank, rank_from = own, "the line's process"
     host = ev.host or (facts.ranks[rank].host if rank in facts.ranks else None)
     if rank is not None and rank not in verdict.ranks:
         verdict.ranks.append(rank)
