@@ -76,3 +76,21 @@ def test_a_kernel_log_with_no_host_among_several_hosts_is_host_unknown(tmp_path:
     assert d["first_failure"]["host"] is None and d["first_failure"]["rank"] is None, d["first_failure"]
     note = next(n for n in d["notes"] if "names no host" in n)
     assert "node-b/dmesg.txt" in note and "node-a, node-b" in note
+
+
+@pytest.mark.parametrize("line", [
+    "Dec  4 10:00:01 node-b kernel: NVRM: Xid (PCI:0000:3d:00): 79, pid=200, name=python, GPU has fallen off the bus.",
+    "2026-12-04T10:00:01.123456+00:00 node-b kernel: NVRM: Xid (PCI:0000:3d:00): 79, pid=200, name=python, GPU has fallen off the bus.",
+])
+def test_the_syslog_or_journal_host_field_places_a_kernel_line(tmp_path: Path, line: str) -> None:
+    # Both hosts have their GPU on bus 3d:00: only the line's host field says whose GPU failed.
+    for host, pid, rank in (("node-a", 100, 0), ("node-b", 200, 1)):
+        (tmp_path / f"{host}.log").write_text(
+            f"{host}:{pid}:{pid + 1} [0] NCCL INFO ncclCommInitRank comm 0x1 rank {rank} nranks 2 cudaDev 0 nvmlDev 0 "
+            "busId 3d000 commId 0x1 - Init COMPLETE\n")
+    (tmp_path / "node-a").mkdir()  # the folder's name says nothing
+    (tmp_path / "node-a" / "kern.log").write_text(line + "\n")
+    d = diagnose(str(tmp_path)).to_dict()
+    ff = d["first_failure"]
+    assert (ff["rank"], ff["host"], ff["pid"], ff["bus_id"]) == (1, "node-b", 200, "3d000"), ff
+    assert not any("names no host" in n for n in d["notes"])

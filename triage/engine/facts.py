@@ -41,6 +41,7 @@ class Facts:
     meaning: dict[tuple[str, int], Event] = field(default_factory=dict)
     # Kernel logs that name no host in a bundle of several hosts: source -> the candidates.
     host_unknown: dict[str, list[str]] = field(default_factory=dict)
+    host_candidates: list[str] = field(default_factory=list)
     # (host, local rank) -> global rank, from the launcher's failure table or NCCL's cudaDev.
     local_ranks: dict[tuple[str, int], int] = field(default_factory=dict)
     local_offsets: dict[str, set[int]] = field(default_factory=dict)
@@ -109,6 +110,7 @@ def build_facts(collected: Collected, problems: list[str]) -> Facts:
     _identify(facts)
     _only_host(facts)
     _add_structured_events(facts)
+    _hosts_unknown(facts)
     _resolve_uptimes(facts)
     for ev in facts.events:
         facts.by_kind[ev.kind].append(ev)
@@ -247,10 +249,15 @@ def _only_host(facts: Facts) -> None:
         for src in facts.sources:
             src.file_origin.host = src.file_origin.host or hosts[0]
         return
-    if len(hosts) > 1:
+    facts.host_candidates = hosts
+
+
+def _hosts_unknown(facts: Facts) -> None:
+    """After every join: kernel lines still on no host, in a bundle of several hosts."""
+    if len(facts.host_candidates) > 1:
         for ev in facts.events:
             if ev.host is None and ev.kind in KERNEL_KINDS:
-                facts.host_unknown.setdefault(ev.source, hosts)
+                facts.host_unknown.setdefault(ev.source, facts.host_candidates)
 
 
 def _identify(facts: Facts) -> None:
@@ -438,8 +445,11 @@ def _add_structured_events(facts: Facts) -> None:
         if ev.kind == "xid" and ev.rank is None and ev.data.get("bus"):
             rank = bus_rank.get((ev.host, ev.data["bus"]))
             if rank is None:
-                matches = [r for (h, b), r in bus_rank.items() if b == ev.data["bus"]]
-                rank = matches[0] if len(matches) == 1 and ev.host is None else None
+                # No host on the line: the one process in the bundle on that bus, if only one
+                # (identical machines put GPUs on the same buses: then it stays unknown).
+                matches = [(h, r) for (h, b), r in bus_rank.items() if b == ev.data["bus"]]
+                if len(matches) == 1 and ev.host is None:
+                    ev.host, rank = matches[0]
             ev.rank = rank
 
 
