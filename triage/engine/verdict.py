@@ -160,11 +160,12 @@ def first_failure(facts: Facts, findings: list[Finding]) -> tuple[dict[str, Any]
         return None, None
     verdict = findings[0]
     ev = verdict.culprit
-    if ev is None and len(set(verdict.ranks)) == 1 and verdict.ranks[0] in facts.ranks:
+    if ev is None and len(set(verdict.ranks)) == 1 and (verdict.ranks[0] in facts.ranks
+                                                         or facts.last_words(verdict.ranks[0]) is not None):
         # One rank named but no line of its own (a straggler known by absence): its last line.
         # The time shown is that line's own (its last timed line), never the launcher's later
         # report about the rank.
-        info = facts.ranks[verdict.ranks[0]]
+        info = facts.ranks.get(verdict.ranks[0]) or RankInfo(rank=verdict.ranks[0])
         words = facts.last_words(verdict.ranks[0])
         line, when = words if words is not None else (info.last_line, info.last_time)
         if line is not None:

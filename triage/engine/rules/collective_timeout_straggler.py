@@ -85,18 +85,28 @@ def silent_ranks(facts: Facts, reported: list[Event]) -> list[SilentRank]:
     for ev in facts.kind("exception"):
         if ev.rank is not None and ev.data.get("dist_call") and not ev.data.get("launcher_report"):
             calls[ev.rank].add(str(ev.data["dist_call"]))
-    timed_out = {e.rank for e in waiting_events(facts) if e.rank is not None}
-    group_calls = {c for r in timed_out for c in calls.get(r, ())}
+    # The group's call is the one most of the reporting ranks failed in (at least two of them,
+    # more than in any other call); a rank whose failure was only in other calls was elsewhere,
+    # whether it then timed out itself or saw its peers leave.
+    in_call: dict[str, set[int]] = defaultdict(set)
+    for r in waiting:
+        for c in calls.get(r, ()):
+            in_call[c].add(r)
+    sizes = sorted((len(rs), c) for c, rs in in_call.items())
     elsewhere: dict[int, str] = {}
-    if len(group_calls) == 1 and len(timed_out) >= 2:
-        group_call = next(iter(group_calls))
-        for r in sorted(waiting - timed_out):
+    group_calls: set[str] = set()
+    if sizes and sizes[-1][0] >= 2 and (len(sizes) == 1 or sizes[-1][0] > sizes[-2][0]):
+        group_call = sizes[-1][1]
+        group_calls = {group_call}
+        for r in sorted(waiting):
             if calls.get(r) and group_call not in calls[r]:
                 elsewhere[r] = sorted(calls[r])[0]
         waiting -= set(elsewhere)
     if not waiting:
         return []
-    known = set(facts.ranks)
+    # Every rank something names: the rank table, and the writers of prefixed lines ('[rank2]:').
+    known = set(facts.ranks) | {int(w.split(":", 1)[1]) for src in facts.sources for w in src.last_by_writer
+                                if w.startswith("rank:")}
     world = facts.world_size
     if world is None and known and known == set(range(max(known) + 1)):
         world = max(known) + 1
