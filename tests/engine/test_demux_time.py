@@ -118,21 +118,26 @@ def test_ordinary_lines_are_not_pdsh_hosts(line):
 
 
 @pytest.mark.parametrize(
-    "name,rank,host,pid",
+    "name,rank,local_rank,host,pid",
     [
-        ("rank3.log", 3, None, None),
-        ("worker-3.log", 3, None, None),
-        ("nccl_node-a_4242.log", None, "node-a", 4242),
-        ("node-b/rank7.log", 7, None, None),
-        ("logs/train.log", None, None, None),
+        # Names people give files say nothing about the writer.
+        ("rank3.log", None, None, None, None),
+        ("worker-3.log", None, None, None, None),
+        ("node-b/rank7.log", None, None, None, None),
+        ("logs/train.log", None, None, None, None),
+        # NCCL_DEBUG_FILE's %h / %p, and torchrun's --log-dir layout (a local rank).
+        ("nccl_node-a_4242.log", None, None, "node-a", 4242),
+        ("run-1/attempt_0/3/stderr.log", None, 3, None, None),
+        ("x/none_abc/attempt_2/0/error.json", None, 0, None, None),
+        ("attempt_0/3/notes.log", None, None, None, None),
     ],
 )
-def test_origin_from_name(name, rank, host, pid):
+def test_origin_from_name(name, rank, local_rank, host, pid):
     o = origin_from_name(name)
-    assert (o.rank, o.host, o.pid) == (rank, host, pid)
+    assert (o.rank, o.local_rank, o.host, o.pid) == (rank, local_rank, host, pid)
 
 
-def test_directory_name_gives_the_host(tmp_path):
+def test_a_directory_name_is_not_a_host(tmp_path):
     (tmp_path / "node-b").mkdir()
     (tmp_path / "node-b" / "rank7.log").write_text(
         "[rank7]: Traceback (most recent call last):\n[rank7]: RuntimeError: CUDA error: invalid device ordinal\n"
@@ -140,7 +145,8 @@ def test_directory_name_gives_the_host(tmp_path):
     d = diagnose(tmp_path)
     ranks = {r.rank: r for r in d.ranks}
     assert 7 in ranks
-    assert ranks[7].host == "node-b"
+    assert ranks[7].host is None
+    assert d.to_dict()["first_failure"]["host"] is None
 
 
 # --- times ----------------------------------------------------------------------------------

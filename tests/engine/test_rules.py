@@ -195,10 +195,10 @@ def test_connect_retries_that_never_get_through_are_an_unreachable_store(tmp_pat
 def test_connect_retries_before_the_master_listens_are_part_of_a_healthy_start(tmp_path: Path) -> None:
     # c10d warns on every retry while the master starts; NCCL setting up its communicator
     # afterwards shows the store was reached (the unique id goes through it).
-    d = diagnose(bundle(tmp_path, {"rank3.log": "\n".join(RETRIES + P2P_RUN[:2]) + "\n"})).to_dict()
+    d = diagnose(bundle(tmp_path, {"rank3.log": "\n".join(f"[rank0]:{line}" for line in RETRIES + P2P_RUN[:2]) + "\n"})).to_dict()
     assert [f["rule"] for f in d["findings"] if f["cause"] == "rendezvous_hang"] == []
     # The retries are c10d warnings ([W...]): the rank is not drawn as failed either.
-    assert [r["state"] for r in d["ranks"] if r["rank"] == 3] == ["ok"]
+    assert [r["state"] for r in d["ranks"] if r["rank"] == 0] == ["ok"]
 
 
 def test_connect_retries_followed_by_a_long_run_without_nccl_lines_got_through(tmp_path: Path) -> None:
@@ -220,7 +220,7 @@ def test_tcpstore_retries_are_retries_not_store_errors(tmp_path: Path) -> None:
     assert _rules(bundle(tmp_path / "hang", {"rank3.log": "\n".join(TCPSTORE_RETRIES) + "\n"}))[:1] == [
         ("rendezvous_hang.store_unreachable", "high")]
     bootstrap = "node-b:4242:4242 [3] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>"
-    d = diagnose(bundle(tmp_path / "ok", {"rank3.log": "\n".join(TCPSTORE_RETRIES + [bootstrap]) + "\n"})).to_dict()
+    d = diagnose(bundle(tmp_path / "ok", {"rank3.log": "\n".join(f"[rank3]:{line}" for line in TCPSTORE_RETRIES + [bootstrap]) + "\n"})).to_dict()
     assert d["findings"] == []
     assert [r["state"] for r in d["ranks"] if r["rank"] == 3] == ["ok"]
 

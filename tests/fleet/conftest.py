@@ -6,6 +6,7 @@ import tarfile
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Callable
@@ -24,16 +25,18 @@ def scenario_bundle(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, 
     from triage.scenarios import build
 
     root = tmp_path_factory.mktemp("scenarios")
-    built: dict[tuple[str, int], Path] = {}
+    built: dict[tuple[str, int, int], Path] = {}
 
-    def make(cause: str, seed: int) -> Path:
-        if (cause, seed) not in built:
-            folder = build(cause, root / f"{cause}-{seed}", seed=seed)
-            archive = root / f"{cause}-{seed}.tar.gz"
+    def make(cause: str, seed: int, day: int = 0) -> Path:
+        """`day` > 0: the same cluster failing the same way on another day (a distinct failure)."""
+        if (cause, seed, day) not in built:
+            start = datetime(2026, 6, day, 8, 0, tzinfo=timezone.utc) if day else None
+            folder = build(cause, root / f"{cause}-{seed}-{day}", seed=seed, start=start)
+            archive = root / f"{cause}-{seed}-{day}.tar.gz"
             with tarfile.open(archive, "w:gz") as tar:
                 tar.add(folder, arcname=folder.name)
-            built[(cause, seed)] = archive
-        return built[(cause, seed)]
+            built[(cause, seed, day)] = archive
+        return built[(cause, seed, day)]
 
     return make
 

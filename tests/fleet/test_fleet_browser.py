@@ -21,7 +21,7 @@ def test_from_the_fleet_to_the_problem_the_host_and_the_gpu(
     from playwright.sync_api import expect, sync_playwright
 
     ids = []
-    for job, bundle in [(f"b-{n}", scenario_bundle("hardware_fault", 0)) for n in range(3)] + [("b-net", scenario_bundle("network", 2))]:
+    for job, bundle in [(f"b-{n}", scenario_bundle("hardware_fault", 0, n + 1)) for n in range(3)] + [("b-net", scenario_bundle("network", 2))]:
         with bundle.open("rb") as f:
             response = client.post("/api/v1/bundles", {"file": f, "job": job}, headers={"Authorization": f"Bearer {api_token}"})
         assert response.status_code == 202

@@ -45,8 +45,9 @@ def test_three_incidents_on_one_gpu_are_one_problem_the_host_is_drained_and_webh
     webhook_add(team=team_default(), url=receiver.url, secret="shared-secret")
     receiver.fail_first = 1  # the very first POST is answered 500 and must be tried again
     worker.start()
-    bundle = scenario_bundle("hardware_fault", 0)  # Xid 79 on node-b GPU 3
-    ids = [diagnosed(client, api_token, worker, bundle, job=f"llm-pretrain-{n}", host="node-b") for n in range(3)]
+    # Xid 79 on node-b GPU 3, three distinct failures (three days): three incidents for drain.
+    ids = [diagnosed(client, api_token, worker, scenario_bundle("hardware_fault", 0, day), job=f"llm-pretrain-{n}")
+           for n, day in enumerate((1, 3, 5))]
     eventually(lambda: Occurrence.objects.filter(pk__in=ids).count() == 3, worker)
 
     problem = Problem.objects.get()
@@ -82,11 +83,59 @@ def test_three_incidents_on_one_gpu_are_one_problem_the_host_is_drained_and_webh
 
     # Resolved, then the same fault again: the problem reopens as a regression.
     problem_resolve(problem=problem)
-    ids.append(diagnosed(client, api_token, worker, bundle, job="llm-pretrain-3", host="node-b"))
+    ids.append(diagnosed(client, api_token, worker, scenario_bundle("hardware_fault", 0, 7), job="llm-pretrain-3"))
     eventually(lambda: Problem.objects.get(pk=problem.pk).regression, worker)
     problem.refresh_from_db()
     assert problem.status == "open" and problem.count == 4
     eventually(lambda: "problem.regression" in receiver.events(), worker)
+
+
+def test_one_bundle_uploaded_three_times_is_one_failure_not_a_drain(
+    client: Client, api_token: str, worker: Worker, scenario_bundle: Callable[[str, int], Path], tmp_path: Path,
+    django_user_model: Any,
+) -> None:
+    """The same bundle sent again (same sha256), and again repacked under another name (same
+    first-failure line and time on the same host): linked to the first incident, counted once."""
+    import shutil
+    import tarfile
+    import zipfile
+
+    worker.start()
+    bundle = scenario_bundle("hardware_fault", 0, 2)
+    unpacked = tmp_path / "unpacked"
+    with tarfile.open(bundle) as tar:
+        tar.extractall(unpacked, filter="data")
+    repacked = tmp_path / "qz7-upload.zip"
+    with zipfile.ZipFile(repacked, "w") as z:
+        for p in sorted(unpacked.rglob("*")):
+            if p.is_file() and p.name != "expected.json":
+                z.write(p, p.relative_to(unpacked).as_posix())
+    again = tmp_path / "x.tgz"
+    shutil.copyfile(bundle, again)
+    ids = [diagnosed(client, api_token, worker, path, job=f"retry-{n}") for n, path in enumerate((bundle, again, repacked))]
+    eventually(lambda: Occurrence.objects.filter(pk__in=ids).count() == 3, worker)
+
+    occurrences = {o.incident_id: o for o in Occurrence.objects.filter(pk__in=ids)}
+    assert occurrences[ids[0]].duplicate_of_id is None
+    assert occurrences[ids[1]].duplicate_of_id == ids[0] and occurrences[ids[2]].duplicate_of_id == ids[0]
+    assert {o.host for o in occurrences.values()} == {"node-b"}  # never "x" or "qz7-upload"
+    assert Problem.objects.get().count == 1
+    auth = {"Authorization": f"Bearer {api_token}"}
+    host = client.get("/api/v1/hosts/node-b", headers=auth).json()
+    assert host["incidents"] == 1 and host["drain"]["recommended"] is False
+    for name in ("x", "qz7-upload"):
+        assert client.get(f"/api/v1/hosts/{name}", headers=auth).json()["incidents"] == 0
+
+    client.force_login(join_team(django_user_model.objects.create_user("sre")))
+    assert "Uploaded 3 times" in client.get(f"/incidents/{ids[0]}/").content.decode()
+    copy = client.get(f"/incidents/{ids[1]}/").content.decode()
+    assert "The same failure as incident" in copy and f"/incidents/{ids[0]}/" in copy
+
+    # A third distinct failure of that GPU after two more: now it is drained.
+    for day in (4, 6):
+        ids.append(diagnosed(client, api_token, worker, scenario_bundle("hardware_fault", 0, day), job=f"later-{day}"))
+    eventually(lambda: client.get("/api/v1/hosts/node-b", headers=auth).json()["drain"]["recommended"], worker)
+    assert client.get("/api/v1/hosts/node-b", headers=auth).json()["incidents"] == 3
 
 
 def test_one_job_failing_on_four_different_hosts_raises_the_wander_flag(

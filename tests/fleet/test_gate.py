@@ -28,8 +28,8 @@ def gate(*args: str, token: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture
 def drained_node_b(client: Client, api_token: str, media_root: Path, scenario_bundle: Callable[[str, int], Path]) -> None:
-    for n in range(3):  # Xid 79 on node-b GPU 3, three times: drain recommended
-        with scenario_bundle("hardware_fault", 0).open("rb") as f:
+    for n in range(3):  # Xid 79 on node-b GPU 3, three distinct failures: drain recommended
+        with scenario_bundle("hardware_fault", 0, n + 1).open("rb") as f:
             response = client.post("/api/v1/bundles", {"file": f, "job": f"gate-{n}"},
                                    headers={"Authorization": f"Bearer {api_token}"})
         assert response.status_code == 202

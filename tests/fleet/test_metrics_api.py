@@ -36,8 +36,8 @@ def metrics(client: Client, **headers: str) -> dict[str, Any]:
 def test_metrics_parse_with_prometheus_client_and_count_what_happened(
     client: Client, api_token: str, media_root: Path, scenario_bundle: Callable[[str, int], Path],
 ) -> None:
-    for n in range(3):
-        post(client, api_token, scenario_bundle("hardware_fault", 0), job=f"m-{n}")
+    for n in range(3):  # three distinct failures (days) of node-b GPU 3
+        post(client, api_token, scenario_bundle("hardware_fault", 0, n + 1), job=f"m-{n}")
     post(client, api_token, scenario_bundle("network", 1), job="m-net")
 
     families = metrics(client, Authorization=f"Bearer {api_token}")
@@ -123,7 +123,7 @@ def test_fleet_rebuild_regroups_incidents_diagnosed_before_the_fleet(
     client: Client, api_token: str, media_root: Path, scenario_bundle: Callable[[str, int], Path],
 ) -> None:
     for n in range(2):
-        post(client, api_token, scenario_bundle("hardware_fault", 0), job=f"old-{n}")
+        post(client, api_token, scenario_bundle("hardware_fault", 0, n + 1), job=f"old-{n}")
     Problem.objects.all().delete()
     Occurrence.objects.all().delete()
     out = StringIO()
@@ -142,7 +142,7 @@ def test_pruned_incidents_leave_their_problems(
     from triage.incidents.models import Incident
     from triage.incidents.services import incident_prune
 
-    ids = [post(client, api_token, scenario_bundle("hardware_fault", 0), job=f"p-{n}") for n in range(2)]
+    ids = [post(client, api_token, scenario_bundle("hardware_fault", 0, n + 1), job=f"p-{n}") for n in range(2)]
     Incident.objects.filter(pk=ids[0]).update(created_at=timezone.now() - timedelta(days=40))
     assert incident_prune(older_than_days=30) == [ids[0]]
     assert Problem.objects.get().count == 1

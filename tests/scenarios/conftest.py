@@ -35,4 +35,10 @@ def gloo_runs(tmp_path_factory) -> dict[str, gloo.RunResult]:
         "exception": gloo.run_exception(out),
         "sigkill": gloo.run_sigkill(out),
         "rendezvous": gloo.run_rendezvous(out),
+        # One rank stops (data loader) or skips a collective: the rank named is the silent one,
+        # whatever torchrun's "first observed failure" says. Several ranks and world sizes.
+        "stall-4-2": gloo.run_stall(out, nproc=4, fail_rank=2),
+        "stall-2-0": gloo.run_stall(out, nproc=2, fail_rank=0),
+        "skip-3-1": gloo.run_skip(out, nproc=3, fail_rank=1),
+        "exception-2-0": gloo.run_exception(out, nproc=2, fail_rank=0),
     }

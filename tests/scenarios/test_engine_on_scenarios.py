@@ -51,9 +51,31 @@ def test_unknown_has_nothing_above_low(built, seed):
     assert any("NCCL_DEBUG" in note for note in d["notes"]), d["notes"]
 
 
-@pytest.mark.parametrize("name", ["exception", "sigkill", "rendezvous"])
+@pytest.mark.parametrize("name", ["exception", "sigkill", "rendezvous", "stall-4-2", "stall-2-0", "skip-3-1", "exception-2-0"])
 def test_real_gloo_run(gloo_runs, name):
     check(gloo_runs[name].bundle)
+
+
+@pytest.mark.parametrize("name", ["stall-4-2", "stall-2-0", "skip-3-1"])
+def test_the_silent_rank_is_named_with_its_last_line(gloo_runs, name):
+    """The others time out in the same collective; the rank that did not is the straggler, and
+    the card quotes its own last line and that line's time (not the launcher's report)."""
+    bundle = gloo_runs[name].bundle
+    expected = json.loads((bundle / "expected.json").read_text())
+    d = diagnose_dict(bundle)
+    top = d["findings"][0]
+    assert top["rule"] == "collective_timeout_straggler.laggard", explain(d)
+    assert top["ranks"] == [expected["rank"]], explain(d)
+    ff = d["first_failure"]
+    assert ff["rank"] == expected["rank"] and ff["host"] == expected["host"], explain(d)
+    assert f"[rank{expected['rank']}]" in ff["text"] and ff["time"] and ff["time"][11:19] in ff["text"], explain(d)
+    assert f"rank {expected['rank']}" in top["detail"] and "last line" in top["detail"]
+    root = gloo_runs[name].output.split("Root Cause (first observed failure):", 1)[1]
+    if f"rank      : {expected['rank']} " not in root:
+        assert "only timed out waiting" in top["detail"], top["detail"]
+    ranks = {r["rank"]: r for r in d["ranks"]}
+    assert ranks[expected["rank"]]["state"] == "silent"
+    assert all(r["pid"] for r in d["ranks"]), d["ranks"]  # torchrun's failure table names every pid
 
 
 def test_scale_bundle(tmp_path):

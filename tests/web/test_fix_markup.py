@@ -43,3 +43,12 @@ def test_known_values_fill_the_placeholders_and_unknown_ones_stay() -> None:
     assert 'data-copy="nvidia-smi --query-compute-apps=pid --format=csv -i 3"' in html
     plain = fix_markup("Dump it:\npy-spy dump --pid <pid of the lagging rank>", {})
     assert 'data-copy="py-spy dump --pid &lt;pid of the lagging rank&gt;"' in plain
+
+
+def test_a_placeholder_takes_only_a_value_of_its_own_kind() -> None:
+    # The pid is unknown, the rank is known: '<pid of the lagging rank>' must not become the rank.
+    html = fix_markup("Dump it:\npy-spy dump --pid <pid of the lagging rank>", {"rank": 6, "host": "node-b"})
+    assert 'data-copy="py-spy dump --pid &lt;pid of the lagging rank&gt;"' in html and "--pid 6" not in html
+    # A local rank is not the global rank either.
+    local = fix_markup("$ LOCAL_RANK=<local_rank> python train.py\n$ ssh <host>", {"rank": 6, "host": "node-b"})
+    assert 'data-copy="LOCAL_RANK=&lt;local_rank&gt; python train.py"' in local and 'data-copy="ssh node-b"' in local

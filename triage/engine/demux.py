@@ -3,8 +3,11 @@
 Launchers glue prefixes in front of every line of a combined log (torchrun `[rank3]:`,
 `[default3]:`, Slurm `srun -l` `3: `, pdsh `host: `, vLLM `(VllmWorker rank=3 pid=42)`, sglang
 `[... TP3]`). `split_prefix` peels them off, in any nesting order, and returns what they said
-about the writer plus the body the format parsers read. The file name can say it too
-(`rank3.log`, `*-3.log`, NCCL_DEBUG_FILE `nccl_<host>_<pid>.log`).
+about the writer plus the body the format parsers read. A file name says who wrote it only
+where a program chose it and it says what it is: NCCL_DEBUG_FILE's `%h`/`%p`
+(`nccl_<host>_<pid>.log`) and torchrun's log dir (`<run>/attempt_N/<local_rank>/stdout.log`).
+Names people give files (`rank3.log`, `node-b/`, the upload's archive name) say nothing: the
+same bundle renamed or repacked must give the same answer.
 """
 from __future__ import annotations
 
@@ -35,8 +38,9 @@ _BUILDKITE = re.compile(r"^\s*\|\s{1,2}")
 # Loki/kubectl --timestamps): ISO 8601 with a 'T', then a space.
 _CI_TIME = re.compile(r"^(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?) (?=\S)")
 
-_RANK_FILE = re.compile(r"(?:^|[/_.-])(?:rank|r|proc|worker|process)[_-]?(?P<rank>\d{1,5})(?:\.|_|-|$)", re.I)
-_TRAILING_NUM = re.compile(r"[-_.](?P<rank>\d{1,5})\.(?:log|txt|out|err)$", re.I)
+# torchrun --log-dir (torch.distributed.elastic.multiprocessing): <run>/attempt_<n>/<local_rank>/
+# with stdout.log, stderr.log and error.json in it.
+_TORCHRUN_DIR = re.compile(r"(?:^|/)attempt_\d+/(?P<lrank>\d{1,5})/(?:stdout\.log|stderr\.log|error\.json)$")
 _NCCL_FILE = re.compile(r"nccl[_-]?(?:debug)?[_.-]?(?P<host>[A-Za-z0-9][\w-]*?)[_.](?P<pid>\d{2,8})(?:\.log|\.txt)?$", re.I)
 
 
@@ -130,7 +134,9 @@ def _is_nccl_prefix(body: str) -> bool:
 
 
 def origin_from_name(name: str) -> Origin:
-    """What a file name says about its writer: rank3.log, worker-3.log, nccl_node-a_4242.log."""
+    """What a program-written file name says about its writer: NCCL_DEBUG_FILE
+    (nccl_node-a_4242.log: host and pid) and torchrun's log dir (attempt_0/3/stderr.log: local
+    rank 3). Any other name says nothing (see the module docstring)."""
     origin = Origin()
     base = name.rsplit("/", 1)[-1]
     m = _NCCL_FILE.search(base)
@@ -138,7 +144,7 @@ def origin_from_name(name: str) -> Origin:
         origin.host = m["host"]
         origin.pid = int(m["pid"])
         return origin
-    m = _RANK_FILE.search(base) or _TRAILING_NUM.search(base)
+    m = _TORCHRUN_DIR.search(name)
     if m:
-        origin.rank = int(m["rank"])
+        origin.local_rank = int(m["lrank"])
     return origin

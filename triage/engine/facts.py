@@ -2,7 +2,6 @@
 rank did last, versions per host, and the structured documents of the bundle."""
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -14,7 +13,6 @@ from .reader import Collected, SourceInfo
 from .structured import StructuredDocs, elastic_error_summary, fr_summary
 
 LOCAL_NAMES = {"localhost", "localhost.localdomain", "127.0.0.1", "::1"}
-GENERIC_DIRS = {"logs", "log", "output", "outputs", "bundle", "ranks", "nccl", "tmp", "data", "run", "job"}
 
 
 def short_host(host: str | None) -> str | None:
@@ -41,6 +39,40 @@ class Facts:
     has_nccl: bool = False
     # (source, line) -> what the catalog says that line means (a "signature" event)
     meaning: dict[tuple[str, int], Event] = field(default_factory=dict)
+    # Kernel logs that name no host in a bundle of several hosts: source -> the candidates.
+    host_unknown: dict[str, list[str]] = field(default_factory=dict)
+    host_candidates: list[str] = field(default_factory=list)
+    # (host, local rank) -> global rank, from the launcher's failure table or NCCL's cudaDev.
+    local_ranks: dict[tuple[str, int], int] = field(default_factory=dict)
+    local_offsets: dict[str, set[int]] = field(default_factory=dict)
+
+    def global_rank(self, host: str | None, local_rank: int) -> int | None:
+        if host is None:
+            return None
+        if (host, local_rank) in self.local_ranks:
+            return self.local_ranks[(host, local_rank)]
+        offsets = self.local_offsets.get(host) or set()
+        return local_rank + next(iter(offsets)) if len(offsets) == 1 else None
+
+    def last_words(self, rank: int) -> tuple[Evidence, datetime | None] | None:
+        """The last line rank `rank` printed itself, and the time of its last timed line: from
+        its own files and from its prefixed lines in combined logs (never the launcher's
+        report about it)."""
+        best: tuple[tuple[Any, ...], Evidence, datetime | None] | None = None
+        for src in self.sources:
+            found: list[tuple[int, str, datetime | None]] = []
+            if src.file_origin.rank == rank and src.last_line is not None:
+                found.append((src.last_line[0], src.last_line[1], src.last_time))
+            for writer, (line, text, when) in src.last_by_writer.items():
+                kind, _, num = writer.partition(":")
+                who = int(num) if kind == "rank" else self.global_rank(short_host(src.file_origin.host), int(num))
+                if who == rank:
+                    found.append((line, text, when))
+            for line, text, when in found:
+                key = (when is not None, when or datetime.min, src.file_origin.rank == rank)
+                if best is None or key > best[0]:
+                    best = (key, Evidence(src.name, line, text), when)
+        return (best[1], best[2]) if best else None
 
     def meaning_of(self, ev: Event) -> Event | None:
         return self.meaning.get((ev.source, ev.line))
@@ -76,7 +108,9 @@ def build_facts(collected: Collected, problems: list[str]) -> Facts:
     _apply_dir_hosts(facts)
     _normalise_hosts(facts)
     _identify(facts)
+    _only_host(facts)
     _add_structured_events(facts)
+    _hosts_unknown(facts)
     _resolve_uptimes(facts)
     for ev in facts.events:
         facts.by_kind[ev.kind].append(ev)
@@ -137,15 +171,24 @@ def _apply_manifests(facts: Facts) -> None:
             src.file_origin.host = src.file_origin.host or meta["host"]
 
 
+# Lines that speak of another process than the writer's (the kernel, a launcher's report).
+LAUNCHER_KINDS = ("xid", "host_oom_kill", "iommu_fault", "pcie_aer", "elastic_failure", "process_exit")
+
+
 def _apply_dir_hosts(facts: Facts) -> None:
     """Which host wrote a file with no host on its lines (a traceback, a launcher log)? The host
-    its own NCCL lines name, else the one NCCL names in sibling files, else the folder's name
-    (`node-b/rank3.log`: a folder per host is the common way to lay out a multi-node bundle)."""
+    its own NCCL lines name, else the one NCCL names in the other files of its folder (a
+    collector writes one folder per host). A folder's or file's name is never taken for a host:
+    the same bundle renamed or packed under another name must say the same. What is still
+    unplaced belongs to the bundle's only host, when it has one (see `_only_host`)."""
 
     named: dict[str, Counter[str]] = defaultdict(Counter)
+    procs: dict[str, set[int]] = defaultdict(set)
     for ev in facts.events:
         if ev.kind.startswith("nccl") and ev.host:
             named[ev.source][ev.host] += 1
+            if ev.pid is not None:
+                procs[ev.source].add(ev.pid)
     by_dir: dict[str, Counter[str]] = defaultdict(Counter)
     for source, counts in named.items():
         by_dir[source.rsplit("/", 1)[0] if "/" in source else ""].update(counts)
@@ -158,16 +201,11 @@ def _apply_dir_hosts(facts: Facts) -> None:
             # One host in the file's NCCL lines: the file is that host's. Several: unknown.
             if len(own) == 1:
                 src.file_origin.host = next(iter(own))
+                # ... and one process in them: the file is that process's own log.
+                if len(procs[src.name]) == 1 and src.file_origin.pid is None:
+                    src.file_origin.pid = next(iter(procs[src.name]))
         elif siblings and len(siblings) == 1:
             src.file_origin.host = next(iter(siblings))
-        elif folder:
-            candidate = folder.rsplit("/", 1)[-1]
-            # torchrun's log dir is <run_id>/attempt_N/<local_rank>/: none of it names a host,
-            # and neither does any pure number (a rank, a step, a job id).
-            torchrun = re.search(r"(?:^|/)attempt_\d+(?:/\d+)?$", folder)
-            if (not torchrun and not candidate.isdigit() and candidate.lower() not in GENERIC_DIRS
-                    and not candidate.startswith(".") and "." not in candidate[-4:]):
-                src.file_origin.host = candidate
     hosts = {s.name: s.file_origin.host for s in facts.sources if s.file_origin.host}
     # 'localhost' (torchelastic's failure block on many machines) names no machine: the file's
     # own host stands for it, else the bundle's only host.
@@ -179,16 +217,47 @@ def _apply_dir_hosts(facts: Facts) -> None:
             if ev.host is None and len(real) == 1:
                 ev.host = next(iter(real))
     ranks = {s.name: s.file_origin.rank for s in facts.sources if s.file_origin.rank is not None}
+    pids = {s.name: s.file_origin.pid for s in facts.sources if s.file_origin.pid is not None}
     for ev in facts.events:
         if ev.host is None and ev.source in hosts:
             ev.host = hosts[ev.source]
-        if ev.rank is None and ev.source in ranks and ev.kind not in ("xid", "host_oom_kill", "iommu_fault", "elastic_failure", "process_exit"):
+        if ev.pid is None and ev.source in pids and ev.host == hosts.get(ev.source) and ev.kind not in LAUNCHER_KINDS:
+            ev.pid = pids[ev.source]
+        if ev.rank is None and ev.source in ranks and ev.kind not in LAUNCHER_KINDS:
             ev.rank = ranks[ev.source]
 
 
 def _normalise_hosts(facts: Facts) -> None:
     for ev in facts.events:
         ev.host = short_host(ev.host)
+
+
+KERNEL_KINDS = ("xid", "host_oom_kill", "iommu_fault", "pcie_aer")
+
+
+def _only_host(facts: Facts) -> None:
+    """Lines no content places on a host (a dmesg capture, a bare traceback) belong to the
+    bundle's only host when it has exactly one; with several, a kernel log's host is unknown
+    and the candidates are kept for the notes (never the file's or folder's name)."""
+    hosts = sorted({ev.host for ev in facts.events if ev.host and ev.host.lower() not in LOCAL_NAMES}
+                   | {short_host(str((doc.get("host") or {}).get("hostname"))) or "" for _n, doc in facts.docs.snapshots
+                      if (doc.get("host") or {}).get("hostname")} - {""})
+    if len(hosts) == 1:
+        for ev in facts.events:
+            if ev.host is None:
+                ev.host = hosts[0]
+        for src in facts.sources:
+            src.file_origin.host = src.file_origin.host or hosts[0]
+        return
+    facts.host_candidates = hosts
+
+
+def _hosts_unknown(facts: Facts) -> None:
+    """After every join: kernel lines still on no host, in a bundle of several hosts."""
+    if len(facts.host_candidates) > 1:
+        for ev in facts.events:
+            if ev.host is None and ev.kind in KERNEL_KINDS:
+                facts.host_unknown.setdefault(ev.source, facts.host_candidates)
 
 
 def _identify(facts: Facts) -> None:
@@ -228,6 +297,10 @@ def _identify(facts: Facts) -> None:
         if ev.host is None and ev.rank is not None and ev.rank in rank_host:
             ev.host = rank_host[ev.rank]
     _apply_local_ranks(facts, mapping)
+    for src in facts.sources:
+        o = src.file_origin
+        if o.rank is None and o.host and o.pid is not None and (short_host(o.host), o.pid) in mapping:
+            o.rank = mapping[(short_host(o.host) or "", o.pid)]
     # Elastic agent lines name the child pid: that pid's rank is the failed rank.
     pid_rank: dict[int, int] = {}
     for (host, known_pid), rank in mapping.items():
@@ -251,6 +324,7 @@ def _apply_local_ranks(facts: Facts, mapping: dict[tuple[str, int], int]) -> Non
     for ev in facts.events:
         if ev.kind == "nccl_init" and ev.host and ev.pid is not None and (ev.host, ev.pid) in mapping:
             offsets[ev.host].add(mapping[(ev.host, ev.pid)] - ev.data["cuda_dev"])
+    facts.local_ranks, facts.local_offsets = pairs, dict(offsets)
     for ev in facts.events:
         lr = ev.data.get("local_rank")
         if ev.rank is not None or lr is None or not ev.host or ev.kind in ("process_exit", "elastic_failure"):
@@ -371,8 +445,11 @@ def _add_structured_events(facts: Facts) -> None:
         if ev.kind == "xid" and ev.rank is None and ev.data.get("bus"):
             rank = bus_rank.get((ev.host, ev.data["bus"]))
             if rank is None:
-                matches = [r for (h, b), r in bus_rank.items() if b == ev.data["bus"]]
-                rank = matches[0] if len(matches) == 1 and ev.host is None else None
+                # No host on the line: the one process in the bundle on that bus, if only one
+                # (identical machines put GPUs on the same buses: then it stays unknown).
+                matches = [(h, r) for (h, b), r in bus_rank.items() if b == ev.data["bus"]]
+                if len(matches) == 1 and ev.host is None:
+                    ev.host, rank = matches[0]
             ev.rank = rank
 
 
@@ -470,6 +547,10 @@ def _rank_table(facts: Facts) -> None:
             info.last_line = Evidence(ev.source, ev.line, ev.text)
         if ev.kind in ("watchdog_progress", "fr_status") and ev.seq is not None:
             info.last_seq = ev.seq if info.last_seq is None else min(info.last_seq, ev.seq)
+    # torchrun's failure table pairs each failed rank with its worker's pid.
+    for ev in facts.events:
+        if ev.kind == "elastic_failure" and ev.rank in ranks and ev.pid is not None and ranks[ev.rank].pid is None:
+            ranks[ev.rank].pid = ev.pid
     # A rank's own file: its last line and times are the file's.
     for src in facts.sources:
         r = src.file_origin.rank

@@ -32,7 +32,7 @@ def conclude(states: list[PartialState]) -> Diagnosis:
     facts = build_facts(collected, problems)
     findings = rank_findings(run_rules(facts))
     ff, culprit = first_failure(facts, findings)
-    set_rank_states(facts, findings, culprit)
+    set_rank_states(facts, findings, culprit, ff)
     return Diagnosis(
         summary=summary(facts, findings, culprit),
         findings=findings,

@@ -42,6 +42,10 @@ class SourceInfo:
     last_line: tuple[int, str] | None = None  # the last non-empty line (for "last words")
     first_time: Any = None
     last_time: Any = None
+    # The last line each writer named by a launcher prefix printed here: "rank:N" ([rankN]:,
+    # srun -l, mpirun tags) or "local:N" ([defaultN]:, torchrun's log dir) -> [line, text, time]
+    # (the time of its last timed line). What a silent rank said last, in a combined log.
+    last_by_writer: dict[str, list[Any]] = field(default_factory=dict)
 
 
 @dataclass
@@ -94,6 +98,14 @@ class EventCap:
             self.kept.extend(tail)
         self.kept.sort(key=lambda ev: ev.order)
         return self.kept
+
+
+def _writer(origin: Origin, file_origin: Origin) -> str | None:
+    """Who a launcher prefix (or torchrun's log dir) says printed the line, before any
+    failure-block ownership is applied (the launcher's report is not the rank's own words)."""
+    rank = origin.rank if origin.rank is not None else file_origin.rank
+    local = origin.local_rank if origin.local_rank is not None else file_origin.local_rank
+    return f"rank:{rank}" if rank is not None else f"local:{local}" if local is not None else None
 
 
 def read_member(member: Member, out: Collected, budget: Budget, engine: Prefilter, clock: Clock) -> None:
@@ -269,8 +281,11 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                     info.last_time = when
                 continue
             origin, body = split_prefix(text)
+            writer = _writer(origin, file_origin)
             owner = state.extra.get("block_owner")
+            reported = False
             if owner is not None and body[:1].isspace() and origin.rank is None:
+                reported = True
                 origin.rank, origin.host = owner[0], origin.host or owner[1]
             origin.merge(file_origin)
             when, yearless = parse_time(origin.time_text or body, clock)
@@ -282,6 +297,9 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                     out.years_seen.append(when.year)
                 info.first_time = info.first_time or when
                 info.last_time = when
+            if writer is not None:
+                before = info.last_by_writer.get(writer)
+                info.last_by_writer[writer] = [lineno, text, when if when is not None else (before[2] if before else None)]
             out.order += 1
             ctx = LineCtx(source=info.name, lineno=lineno, text=text, body=body, origin=origin, time=when, order=out.order)
             events = ALWAYS[0](ctx, state)
@@ -306,6 +324,8 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                         if ev.rank is None:
                             ev.rank = int(tag.group(1))
             uptime = dmesg_uptime(body) if when is None and events else None
+            # The launcher's failure table speaks of a rank: its lines are not the rank's words.
+            reported = reported or any(e.kind == "elastic_failure" for e in events)
             for ev in events:
                 if uptime is not None:
                     ev.data["uptime_s"] = uptime
@@ -315,6 +335,8 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                     ev.data["_yearless"] = True
                 if ev.kind in ("xid", "host_oom_kill", "iommu_fault"):
                     kernel_hits += 1
+                if reported:
+                    ev.data["launcher_report"] = True  # the launcher's words about the rank, not its own
             for ev in events:
                 cap.add(ev)
     finally:

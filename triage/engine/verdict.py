@@ -160,17 +160,23 @@ def first_failure(facts: Facts, findings: list[Finding]) -> tuple[dict[str, Any]
         return None, None
     verdict = findings[0]
     ev = verdict.culprit
-    if ev is None and len(set(verdict.ranks)) == 1 and verdict.ranks[0] in facts.ranks:
+    if ev is None and len(set(verdict.ranks)) == 1 and (verdict.ranks[0] in facts.ranks
+                                                         or facts.last_words(verdict.ranks[0]) is not None):
         # One rank named but no line of its own (a straggler known by absence): its last line.
-        info = facts.ranks[verdict.ranks[0]]
-        if info.last_line is not None:
+        # The time shown is that line's own (its last timed line), never the launcher's later
+        # report about the rank.
+        info = facts.ranks.get(verdict.ranks[0]) or RankInfo(rank=verdict.ranks[0])
+        words = facts.last_words(verdict.ranks[0])
+        line, when = words if words is not None else (info.last_line, info.last_time)
+        if line is not None:
             return _with_process({
                 "rank": info.rank,
                 "host": info.host,
-                "time": iso(info.last_time),
-                "source": info.last_line.source,
-                "line": info.last_line.line,
-                "text": info.last_line.text,
+                "time": iso(when),
+                "source": line.source,
+                "line": line.line,
+                "text": line.text,
+                "rank_from": "absent",
             }, facts, None), None
     if ev is None:
         # No single culprit (mutual conflict, unknown straggler): point at the first evidence line.
@@ -189,6 +195,11 @@ def first_failure(facts: Facts, findings: list[Finding]) -> tuple[dict[str, Any]
     rank, rank_from = infer_rank(facts, ev, verdict.cause)
     if rank is not None and not _names_failing_rank(facts, verdict, ev, rank_from):
         rank, rank_from = None, None
+    own = facts.host_pid_rank.get((ev.host, ev.pid)) if ev.host and ev.pid is not None else None
+    if own is not None and rank is not None and own != rank and rank_from != "log":
+        # The quoted line's own process is a known rank: the card names that one, so its pid
+        # and the rank's agree.
+        rank, rank_from = own, "the line's process"
     host = ev.host or (facts.ranks[rank].host if rank in facts.ranks else None)
     if rank is not None and rank not in verdict.ranks:
         verdict.ranks.append(rank)
@@ -236,7 +247,8 @@ def _with_process(ff: dict[str, Any], facts: Facts, ev: Event | None) -> dict[st
     return ff
 
 
-def set_rank_states(facts: Facts, findings: list[Finding], culprit: Event | None) -> None:
+def set_rank_states(facts: Facts, findings: list[Finding], culprit: Event | None,
+                    ff: dict[str, Any] | None = None) -> None:
 
     # Crashed: a real fault of the rank's own (not the NCCL teardown a victim goes through).
     crashed = {e.rank for e in crash_events(facts) + exit_events(facts) if e.rank is not None}
@@ -247,6 +259,17 @@ def set_rank_states(facts: Facts, findings: list[Finding], culprit: Event | None
     errored = {e.rank for e in facts.events if e.rank is not None and e.severity in ("error", "fatal")} - crashed
     if culprit is not None and culprit.rank is not None and findings and findings[0].cause != "collective_timeout_straggler":
         crashed.add(culprit.rank)
+    named = ff.get("rank") if ff else None
+    if named is not None and findings and findings[0].cause != "collective_timeout_straggler":
+        # The first failure's rank, however it was found: never "ok" beside the card naming it.
+        crashed.add(named)
+    if named is not None and ff is not None:
+        # One record per process: what the card knows of it and the ranks table say the same.
+        info = facts.ranks.setdefault(named, RankInfo(rank=named))
+        info.host = info.host or ff.get("host")
+        info.pid = info.pid if info.pid is not None else ff.get("pid")
+        info.device = info.device if info.device is not None else ff.get("device")
+        info.bus_id = info.bus_id or ff.get("bus_id")
     silent: set[int] = set()
     if findings and findings[0].rule in ("collective_timeout_straggler.laggard", "collective_timeout_straggler.idle_gpu"):
         # The ranks that fell behind or whose GPU went idle. A desync's or a mismatch's ranks did
@@ -324,6 +347,9 @@ def notes(facts: Facts, findings: list[Finding]) -> list[str]:
             "TORCH_DISTRIBUTED_DEBUG=DETAIL for c10d, and `dmesg -T` plus `nvidia-smi -q` of each host "
             "(python -m collectors snapshot does the last two)."
         )
+    for source, candidates in sorted(facts.host_unknown.items()):
+        out.append(f"{source} names no host and the bundle has several: host unknown (one of {', '.join(candidates[:8])}"
+                   + (" …" if len(candidates) > 8 else "") + "). Collect it with the collector, which records the host.")
     if facts.problems:
         out.append(f"Parts of the bundle could not be read ({len(facts.problems)} problem(s)); the diagnosis uses what could be read.")
     return out

@@ -61,6 +61,17 @@ _PREFIXES = re.compile(r"^(?:\[(?:default|rank)\d+\]:\s*)+")
 _NCCL_HOST_PREFIX = re.compile(r"^(?:\[[^\]]*\]\s*)?\S+:\d+:\d+\s+\[\d+\]\s*")
 
 
+def failure_key(diagnosis: dict[str, Any]) -> str:
+    """The same failure reported again: its host, its first-failure line and that line's own
+    time. Two uploads of one job's logs (repacked, renamed, with a file more) share it; two
+    failures never do, since the time differs. Empty when the line has no host or no time."""
+    ff = diagnosis.get("first_failure") or {}
+    host, when, text = ff.get("host"), ff.get("time"), str(ff.get("text") or "").strip()
+    if not host or not when or not text:
+        return ""
+    return hashlib.sha256("\x1f".join((str(host), str(when), text)).encode()).hexdigest()[:40]
+
+
 @dataclass(frozen=True)
 class Fingerprint:
     cause: str

@@ -105,6 +105,13 @@ class Occurrence(FingerprintParts):
     machine_fault = models.BooleanField(default=False)
     machine_reason = models.CharField(max_length=100, blank=True, default="")
     seen_at = models.DateTimeField(db_index=True)  # when the incident was reported
+    # The same failure uploaded again (a bundle with the same sha256, or the same first-failure
+    # line and time on the same host): linked to the first incident that reported it, and not
+    # counted again by the drain rule, problems or wander flags.
+    failure_key = models.CharField(max_length=40, blank=True, default="", db_index=True)
+    duplicate_of = models.ForeignKey(
+        "incidents.Incident", on_delete=models.SET_NULL, null=True, blank=True, related_name="duplicates"
+    )
 
     class Meta:
         ordering = ["-seen_at"]

@@ -36,7 +36,9 @@ def host_drain(*, team_id: int | list[int], host: str) -> DrainDecision:
     teams = team_id if isinstance(team_id, list) else [team_id]
     days, threshold = settings.TRIAGE_DRAIN_WINDOW_DAYS, settings.TRIAGE_DRAIN_THRESHOLD
     rows = list(
-        Occurrence.objects.filter(team_id__in=teams, host=host, machine_fault=True, seen_at__gte=_window_start(days))
+        # Distinct failures only: the same bundle (or failure) uploaded again is not counted.
+        Occurrence.objects.filter(team_id__in=teams, host=host, machine_fault=True, seen_at__gte=_window_start(days),
+                                  duplicate_of__isnull=True)
         .order_by("seen_at")
         .values("incident_id", "gpu", "gpu_label", "machine_reason")
     )
@@ -59,7 +61,7 @@ def drained_hosts(*, team_ids: list[int]) -> list[DrainDecision]:
     """Every host with a drain recommendation now (one grouped query, then one per such host)."""
     cutoff = _window_start(settings.TRIAGE_DRAIN_WINDOW_DAYS)
     candidates = (
-        Occurrence.objects.filter(team_id__in=team_ids, machine_fault=True, seen_at__gte=cutoff)
+        Occurrence.objects.filter(team_id__in=team_ids, machine_fault=True, seen_at__gte=cutoff, duplicate_of__isnull=True)
         .values("host").annotate(n=Count("pk")).filter(n__gte=settings.TRIAGE_DRAIN_THRESHOLD).order_by("-n", "host")
     )
     return [host_drain(team_id=team_ids, host=row["host"]) for row in candidates]
@@ -77,7 +79,8 @@ def host_summary(*, team_id: int, host: str) -> dict[str, Any]:
         "host": host,
         "window_days": settings.TRIAGE_DRAIN_WINDOW_DAYS,
         "incidents": Occurrence.objects.filter(
-            team_id=team_id, host=host, seen_at__gte=_window_start(settings.TRIAGE_DRAIN_WINDOW_DAYS)
+            team_id=team_id, host=host, seen_at__gte=_window_start(settings.TRIAGE_DRAIN_WINDOW_DAYS),
+            duplicate_of__isnull=True,
         ).count(),
         "machine_fault_incidents": decision.incidents,
         "drain": {"recommended": decision.recommended, "reason": decision.reason},
@@ -173,6 +176,7 @@ def fleet_overview(*, team_ids: list[int], days: int = 30, limit: int = 50) -> d
 
 def host_detail(*, team_ids: list[int], host: str) -> dict[str, Any]:
     mine = Occurrence.objects.filter(team_id__in=team_ids, host=host)
+    distinct = mine.filter(duplicate_of__isnull=True)
     gpus: dict[str, dict[str, Any]] = {}
     for record in GpuRecord.objects.filter(team_id__in=team_ids, host=host).order_by("seen_at"):
         row = gpus.setdefault(record.gpu, {"gpu": record.gpu, "index": record.index, "pci": record.pci,
@@ -182,9 +186,13 @@ def host_detail(*, team_ids: list[int], host: str) -> dict[str, Any]:
                    remapped_rows=record.remapped_rows, last_seen=record.seen_at)
         row["records"] += 1
         row["xids"] += len(record.xids or [])
-    for gpu, n in mine.exclude(gpu="").values_list("gpu").annotate(n=Count("pk")).order_by():
+    for gpu, n in distinct.exclude(gpu="").values_list("gpu").annotate(n=Count("pk")).order_by():
         gpus.setdefault(gpu, {"gpu": gpu, "index": None, "pci": "", "uuid": "", "name": "",
                               "records": 0, "xids": 0, "incidents": 0})["incidents"] = n
+    # An Xid the kernel log named (the incident's culprit) is an Xid seen, snapshot or not.
+    for gpu, n in (distinct.exclude(gpu="").filter(machine_reason__startswith="Xid")
+                   .values_list("gpu").annotate(n=Count("pk")).order_by()):
+        gpus[gpu]["xids"] = max(gpus[gpu]["xids"], n)
     return {
         "host": host,
         "occurrences": _table(mine),
@@ -224,6 +232,12 @@ def gpu_canonical(*, team_ids: list[int], host: str, gpu: str) -> str | None:
 
 def incident_fleet(*, incident_id: str) -> Occurrence | None:
     return Occurrence.objects.select_related("problem", "wander", "cluster_wander").filter(pk=incident_id).first()
+
+
+def incident_uploads(*, incident_id: str) -> int:
+    """How many times this incident's failure was uploaded: itself and the incidents linked to
+    it as the same failure reported again."""
+    return 1 + Occurrence.objects.filter(duplicate_of_id=incident_id).count()
 
 
 def webhooks_of(*, team_ids: list[int]) -> list[Webhook]:

@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from triage.incidents.models import Bundle, Incident
 
-from .fingerprint import Fingerprint, fingerprint_of, gpu_key, host_snapshot, job_family, pci_short, snapshot_gpus
+from .fingerprint import Fingerprint, failure_key, fingerprint_of, gpu_key, host_snapshot, job_family, pci_short, snapshot_gpus
 from .models import Delivery, Event, GpuRecord, HealthRecord, HostState, Occurrence, Problem, WanderFlag, Webhook
 from .selectors import host_drain
 
@@ -50,8 +50,9 @@ def _problem_refresh(problem_id: int | None) -> dict[str, Any]:
     """Count, first and last seen of a problem, from its occurrences; an empty one goes away."""
     if problem_id is None:
         return {}
+    # A failure uploaded again is not seen again: the count is of distinct failures.
     stats = Occurrence.objects.filter(problem_id=problem_id).aggregate(
-        count=Count("pk"), first_seen=Min("seen_at"), last_seen=Max("seen_at")
+        count=Count("pk", filter=Q(duplicate_of__isnull=True)), first_seen=Min("seen_at"), last_seen=Max("seen_at")
     )
     if not stats["count"]:
         Problem.objects.filter(pk=problem_id).delete()
@@ -195,7 +196,14 @@ def fleet_incident_update(*, incident_id: str) -> Occurrence | None:
         occurrence.machine_fault = fp.machine_fault
         occurrence.machine_reason = fp.machine_reason[:100]
         occurrence.seen_at = incident.created_at
+        occurrence.failure_key = failure_key(data)
+        occurrence.duplicate_of_id = _first_report(incident, occurrence.failure_key)
         occurrence.save(force_insert=existing is None)
+        if occurrence.duplicate_of_id is None:
+            # Diagnosed after a later upload of the same failure: that one is the copy.
+            for copy in _same_failure(incident, occurrence.failure_key).filter(_after(incident)):
+                copy.duplicate_of = incident
+                copy.save(update_fields=["duplicate_of"])
         for name, value in _problem_refresh(problem.pk).items():
             setattr(problem, name, value)
         if old_problem and old_problem != problem.pk:
@@ -233,6 +241,30 @@ def fleet_incident_update(*, incident_id: str) -> Occurrence | None:
         for event, payload in events:
             webhooks_notify(webhooks=webhooks, event=event, data=payload)
     return occurrence
+
+
+def _same_failure(incident: Incident, key: str) -> Any:
+    """Other occurrences of the team that report this incident's failure: a bundle with the
+    same content (sha256), or the same host, first-failure line and time."""
+    shas = list(Bundle.objects.filter(incident=incident).values_list("sha256", flat=True))
+    same = Q(incident__bundles__sha256__in=shas)
+    if key:
+        same |= Q(failure_key=key)
+    return Occurrence.objects.filter(team_id=incident.team_id).filter(same).exclude(pk=incident.pk).distinct()
+
+
+def _after(incident: Incident) -> Q:
+    return Q(seen_at__gt=incident.created_at) | Q(seen_at=incident.created_at, pk__gt=incident.pk)
+
+
+def _first_report(incident: Incident, key: str) -> Any:
+    """The incident that first reported this failure, when this one reports it again; None
+    when this is the first (or only) report."""
+    earlier = (_same_failure(incident, key).exclude(_after(incident)).order_by("seen_at", "pk")
+               .values("incident_id", "duplicate_of_id").first())
+    if earlier is None:
+        return None
+    return earlier["duplicate_of_id"] or earlier["incident_id"]
 
 
 def problem_resolve(*, problem: Problem) -> Problem:
@@ -291,7 +323,7 @@ def _wander_update(*, team_id: int, key: str, label: str, members: dict[str, str
     notification payload when newly raised. `link` is the occurrence field pointing at it."""
     cutoff = timezone.now() - timedelta(days=settings.TRIAGE_WANDER_WINDOW_DAYS)
     rows = list(
-        Occurrence.objects.filter(team_id=team_id, seen_at__gte=cutoff, **members)
+        Occurrence.objects.filter(team_id=team_id, seen_at__gte=cutoff, duplicate_of__isnull=True, **members)
         .exclude(host="")
         .order_by("seen_at")
         .values("incident_id", "host", "transport", "family", "switch", "cause")

@@ -64,7 +64,7 @@ def _manifest(host_dir: Path, host: str, job: str, files: list[dict]) -> None:
 
 
 def _torchrun(bundle: Path, *, nproc: int, mode: str, fail_rank: int, job: str,
-              expected: dict, timeout_s: int) -> RunResult:
+              expected: dict, timeout_s: int, pg_timeout_s: int = 20) -> RunResult:
     host = _host()
     host_dir = bundle / host
     host_dir.mkdir(parents=True, exist_ok=True)
@@ -75,7 +75,7 @@ def _torchrun(bundle: Path, *, nproc: int, mode: str, fail_rank: int, job: str,
                "--master-port", str(free_port()), "--max-restarts", "0",
                "--log-dir", str(log_dir), "--tee", "3", str(WORKER)]
         env = _env({"SCENARIO_MODE": mode, "FAIL_RANK": str(fail_rank), "FAIL_STEP": "3",
-                    "STEPS": "6", "PG_TIMEOUT_S": "20"})
+                    "STEPS": "6", "PG_TIMEOUT_S": str(pg_timeout_s)})
         proc = subprocess.run(cmd, env=env, cwd=tmp, capture_output=True, text=True,
                               timeout=timeout_s)
         # stdout and stderr of torchrun are kept apart: interleaving them after the fact would
@@ -110,7 +110,7 @@ def _torchrun(bundle: Path, *, nproc: int, mode: str, fail_rank: int, job: str,
 def run_exception(out_dir: Path, *, nproc: int = 3, fail_rank: int = 1,
                   timeout_s: int = RUN_TIMEOUT_S) -> RunResult:
     """One rank raises ValueError while the others wait in all_reduce (→ rank_crash)."""
-    bundle = Path(out_dir) / "gloo-exception"
+    bundle = Path(out_dir) / f"gloo-exception-{nproc}-{fail_rank}"
     return _torchrun(bundle, nproc=nproc, mode="exception", fail_rank=fail_rank,
                      job="gloo-exception", timeout_s=timeout_s,
                      expected={"cause": "rank_crash", "rank": fail_rank})
@@ -119,10 +119,31 @@ def run_exception(out_dir: Path, *, nproc: int = 3, fail_rank: int = 1,
 def run_sigkill(out_dir: Path, *, nproc: int = 3, fail_rank: int = 2,
                 timeout_s: int = RUN_TIMEOUT_S) -> RunResult:
     """One rank SIGKILLs itself mid-training (→ rank_crash, exitcode -9)."""
-    bundle = Path(out_dir) / "gloo-sigkill"
+    bundle = Path(out_dir) / f"gloo-sigkill-{nproc}-{fail_rank}"
     return _torchrun(bundle, nproc=nproc, mode="sigkill", fail_rank=fail_rank,
                      job="gloo-sigkill", timeout_s=timeout_s,
                      expected={"cause": "rank_crash", "rank": fail_rank})
+
+
+def run_stall(out_dir: Path, *, nproc: int = 4, fail_rank: int = 2, pg_timeout_s: int = 4,
+              timeout_s: int = RUN_TIMEOUT_S) -> RunResult:
+    """One rank stops in its data loader; the others time out in the same all_reduce and
+    torchrun's "first observed failure" is one of them (→ collective_timeout_straggler, the
+    silent rank)."""
+    bundle = Path(out_dir) / f"gloo-stall-{nproc}-{fail_rank}"
+    return _torchrun(bundle, nproc=nproc, mode="stall", fail_rank=fail_rank, job="gloo-stall",
+                     timeout_s=timeout_s, pg_timeout_s=pg_timeout_s,
+                     expected={"cause": "collective_timeout_straggler", "rank": fail_rank})
+
+
+def run_skip(out_dir: Path, *, nproc: int = 3, fail_rank: int = 0, pg_timeout_s: int = 4,
+             timeout_s: int = RUN_TIMEOUT_S) -> RunResult:
+    """One rank skips an all_reduce and waits in a barrier the others never reach (→
+    collective_timeout_straggler: the rank in a different collective)."""
+    bundle = Path(out_dir) / f"gloo-skip-{nproc}-{fail_rank}"
+    return _torchrun(bundle, nproc=nproc, mode="skip", fail_rank=fail_rank, job="gloo-skip",
+                     timeout_s=timeout_s, pg_timeout_s=pg_timeout_s,
+                     expected={"cause": "collective_timeout_straggler", "rank": fail_rank})
 
 
 def run_rendezvous(out_dir: Path, *, world_size: int = 3, started: int = 2,

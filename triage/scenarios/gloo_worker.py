@@ -9,6 +9,10 @@ Modes:
   sigkill    rank FAIL_RANK sends itself SIGKILL at step FAIL_STEP.
   rendezvous plain init_process_group with WORLD_SIZE larger than the processes started,
              so the TCPStore barrier times out.
+  stall      rank FAIL_RANK stops in its data loader at step FAIL_STEP (sleeps past the
+             process group timeout) while the others wait in all_reduce and time out.
+  skip       rank FAIL_RANK skips the all_reduce of step FAIL_STEP (a branch on rank) and then
+             blocks in a barrier the others never reach.
 """
 from __future__ import annotations
 
@@ -43,10 +47,20 @@ def _train(mode: str, fail_rank: int, fail_step: int, steps: int) -> None:
         if rank == fail_rank and step == fail_step:
             # Give the other ranks time to enter the all_reduce of this step first.
             time.sleep(0.5)
-            log.info("step %d: failing on purpose (%s)", step, mode)
-            sys.stdout.flush()
+            if mode in ("exception", "sigkill"):
+                log.info("step %d: failing on purpose (%s)", step, mode)
+                sys.stdout.flush()
             if mode == "sigkill":
                 os.kill(os.getpid(), signal.SIGKILL)
+            if mode == "stall":
+                log.info("step %d: loading the next batch", step)
+                sys.stdout.flush()
+                time.sleep(3600)  # torchrun stops it once the others time out
+            if mode == "skip":
+                log.info("step %d: skipping all_reduce on this rank", step)
+                sys.stdout.flush()
+                dist.barrier()
+                continue
             raise ValueError(f"loss is NaN at step {step} (injected failure on rank {rank})")
         dist.all_reduce(tensor)
         log.info("step %d all_reduce done sum=%.1f", step, float(tensor[0]))

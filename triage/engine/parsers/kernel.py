@@ -74,7 +74,24 @@ def bus_key(bdf: str) -> str:
     return f"{int(bus, 16):02x}:{int(dev, 16):02x}"
 
 
+# The host field of a syslog line ('Dec  4 10:00:01 node-b kernel: ...', RFC 3164) or of
+# journalctl's short / short-iso output ('2026-12-04T10:00:01+0000 node-b kernel: ...').
+_SYSLOG_HOST = re.compile(
+    r"^(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?) "
+    r"(?P<host>[A-Za-z0-9][\w.-]*) kernel: ")
+
+
 def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
+    events = _parse(ctx)
+    if events and ctx.origin.host is None:
+        m = _SYSLOG_HOST.match(ctx.text) or _SYSLOG_HOST.match(ctx.body)
+        if m:
+            for ev in events:
+                ev.host = m["host"]
+    return events
+
+
+def _parse(ctx: LineCtx) -> list[Event]:
     body = ctx.body
     if "NVRM" in body:
         m = _XID.search(body)

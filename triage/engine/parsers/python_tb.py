@@ -61,6 +61,10 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
     # 'RuntimeError    : x' is two tracebacks spliced together: still an exception line.
     tb = tbs.pop(key, None)
     frame = tb["frames"][-1] if tb and tb["frames"] else None
+    # The torch.distributed call the process was in (all_reduce, barrier ...): its frame in
+    # the public API module, which every collective goes through.
+    call = next((f.rsplit(" in ", 1)[1] for f in reversed(tb["frames"]) if "distributed_c10d.py:" in f),
+                None) if tb else None
     short = exc_type.rsplit(".", 1)[-1]
     if (tb and tb.get("ignored")) or _follows_ignored(ignored, key, ctx.lineno):
         return [ctx.event("exception_ignored", severity="warn", message=f"{exc_type}: {msg}" if msg else exc_type,
@@ -76,6 +80,7 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
             exc_short=short,
             exc_message=msg,
             frame=frame,
+            dist_call=call,
             had_header=tb is not None,
         )
     ]

@@ -4,6 +4,8 @@ different collectives at the same sequence number (desync)."""
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
 from statistics import median
 
 from ..facts import Facts, short_host
@@ -21,6 +23,105 @@ FIX = (
     "Raise the timeout (init_process_group(timeout=...)) only when a known slow step, such as weight "
     "loading at start-up, legitimately exceeds it."
 )
+
+
+@dataclass
+class SilentRank:
+    """A rank of the group that did not report what the others did (a timeout, a failure in
+    the same collective): its last own line and that line's time."""
+
+    rank: int
+    last_line: Evidence | None
+    last_time: datetime | None
+    waiting: list[int] = field(default_factory=list)  # the ranks that reported it
+    # The torch.distributed call it failed in when that differs from the group's (it skipped
+    # or reordered a collective: the others wait in all_reduce, it in barrier).
+    elsewhere: str | None = None
+    group_call: str | None = None
+
+
+def waiting_events(facts: Facts) -> list[Event]:
+    """Lines where a rank says it gave up waiting in a collective: the NCCL watchdog's timeout,
+    the heartbeat monitor, and what the catalog calls a collective-timeout symptom (gloo's
+    'Timed out waiting Nms for recv', whatever the backend words it)."""
+    return facts.kind("watchdog_timeout", "heartbeat_timeout") + [
+        e for e in facts.kind("signature")
+        if e.data.get("cause") == "collective_timeout_straggler" and e.data.get("role") == "symptom"
+        # A line naming the peer that timed out ('dump signal from rank 3') tells of that
+        # peer's timeout, not of its printer's.
+        and not _tells_of_a_peer(e)]
+
+
+def _tells_of_a_peer(ev: Event) -> bool:
+    from .signature import BY_ID
+
+    sig = BY_ID.get(str(ev.data.get("sig")))
+    return sig is not None and sig.extract is not None and "(?P<peer>" in sig.extract
+
+
+def failed_in_group(facts: Facts) -> list[Event]:
+    """What a rank of the group prints when the collective it is in fails: it gave up waiting
+    (`waiting_events`), or its peer went away under it (what the catalog calls a symptom of a
+    crashed rank: gloo's 'Connection closed by peer' once a waiting peer gave up and exited).
+    Never the launcher's report about a rank (its failure table)."""
+    return waiting_events(facts) + [
+        e for e in facts.kind("signature")
+        if e.data.get("role") == "symptom" and e.data.get("cause") == "rank_crash"
+        and not e.data.get("launcher_report")]
+
+
+def silent_ranks(facts: Facts, reported: list[Event]) -> list[SilentRank]:
+    """Absence as evidence: the ranks of the world that did not print any of `reported` while
+    most of the others did. Where the lines carry a sequence number the group is the ranks
+    waiting at that collective; the world is NCCL's nranks, else the ranks the launcher's table
+    and prefixes name (0..N-1, all of them present). Empty when more than a quarter of the
+    world is silent (then nothing singles one out) or the world is not known. Reusable by any
+    rule that has a set of lines "every healthy rank printed" (flight-recorder dumps,
+    desync reports)."""
+    waiting = {e.rank for e in reported if e.rank is not None and not e.data.get("launcher_report")}
+    # A rank whose failure was in another torch.distributed call than the one every rank that
+    # gave up waiting was in is not of the group: it was elsewhere (its peers left under it).
+    calls: dict[int, set[str]] = defaultdict(set)
+    for ev in facts.kind("exception"):
+        if ev.rank is not None and ev.data.get("dist_call") and not ev.data.get("launcher_report"):
+            calls[ev.rank].add(str(ev.data["dist_call"]))
+    # The group's call is the one most of the reporting ranks failed in (at least two of them,
+    # more than in any other call); a rank whose failure was only in other calls was elsewhere,
+    # whether it then timed out itself or saw its peers leave.
+    in_call: dict[str, set[int]] = defaultdict(set)
+    for r in waiting:
+        for c in calls.get(r, ()):
+            in_call[c].add(r)
+    sizes = sorted((len(rs), c) for c, rs in in_call.items())
+    elsewhere: dict[int, str] = {}
+    group_calls: set[str] = set()
+    if sizes and sizes[-1][0] >= 2 and (len(sizes) == 1 or sizes[-1][0] > sizes[-2][0]):
+        group_call = sizes[-1][1]
+        group_calls = {group_call}
+        for r in sorted(waiting):
+            if calls.get(r) and group_call not in calls[r]:
+                elsewhere[r] = sorted(calls[r])[0]
+        waiting -= set(elsewhere)
+    if not waiting:
+        return []
+    # Every rank something names: the rank table, and the writers of prefixed lines ('[rank2]:').
+    known = set(facts.ranks) | {int(w.split(":", 1)[1]) for src in facts.sources for w in src.last_by_writer
+                                if w.startswith("rank:")}
+    world = facts.world_size
+    if world is None and known and known == set(range(max(known) + 1)):
+        world = max(known) + 1
+    if not world or world < 2 or world > 4096 or len(waiting) >= world or max(waiting) >= world:
+        return []
+    silent = [r for r in range(world) if r not in waiting]
+    if len(silent) > max(1, world // 4):
+        return []
+    out = []
+    for r in silent:
+        words = facts.last_words(r)
+        out.append(SilentRank(rank=r, last_line=words[0] if words else None,
+                              last_time=words[1] if words else None, waiting=sorted(waiting),
+                              elsewhere=elsewhere.get(r), group_call=next(iter(group_calls)) if elsewhere else None))
+    return out
 
 
 def find(facts: Facts) -> list[Finding]:
@@ -65,12 +166,13 @@ def _idle_gpu(facts: Facts) -> list[Finding]:
 
 def _find_timeouts(facts: Facts) -> list[Finding]:
     timeouts = facts.kind("watchdog_timeout")
+    waited = waiting_events(facts)
     progress = [e for e in facts.kind("watchdog_progress") if e.data.get("last_completed") is not None]
     fr = [e for e in facts.kind("fr_status") if e.seq is not None]
     desync_reports = facts.kind("desync_report")
     mismatch = facts.kind("collective_mismatch")
     heartbeat = facts.kind("heartbeat_timeout")
-    if not (timeouts or progress or desync_reports or mismatch or heartbeat):
+    if not (waited or progress or desync_reports or mismatch):
         return []
     findings: list[Finding] = []
     if mismatch:
@@ -83,8 +185,8 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
             fix=FIX, ranks=[first.data["rank_a"], first.data["rank_b"]], hosts=hosts_of(mismatch), evidence=evidence(mismatch), weight=82, culprit=first,
         ))
     desync = _desync(timeouts)
-    laggards, reason, laggard_events = _laggards(facts, timeouts, progress + fr, desync_reports)
-    all_events = timeouts + progress + fr + desync_reports + heartbeat
+    laggards, reason, laggard_events = _laggards(facts, timeouts, progress + fr, desync_reports, failed_in_group(facts))
+    all_events = timeouts + progress + fr + desync_reports + heartbeat + [e for e in waited if e not in timeouts + heartbeat]
     tmo = next((e.data.get("timeout_ms") for e in timeouts if e.data.get("timeout_ms")), None)
     seq: int | None  # the desync's sequence number, else the first timeout's
     if desync:
@@ -101,13 +203,15 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
     if laggards:
         culprit = laggard_events[0] if laggard_events else None
         label = ", ".join(facts.rank_label(r) for r in laggards[:4]) + (" …" if len(laggards) > 4 else "")
+        last_words = [w for w in (facts.last_words(r) for r in laggards[:3]) if w is not None]
         findings.append(Finding(
             cause="collective_timeout_straggler", rule="collective_timeout_straggler.laggard",
             confidence="high" if reason != "absent" else "medium",
             title=f"Straggler: {label} fell behind; the other ranks timed out waiting",
-            detail=_laggard_detail(reason, laggards, facts, tmo),
+            detail=_laggard_detail(reason, laggards, facts, tmo, waited),
             fix=FIX, ranks=laggards, hosts=sorted({facts.ranks[r].host or "" for r in laggards if r in facts.ranks and facts.ranks[r].host}),
-            evidence=evidence(laggard_events, 3) + spread_evidence(without(all_events, laggard_events), 5),
+            evidence=(evidence(laggard_events, 3) if laggard_events else [w for w, _t in last_words])
+            + spread_evidence(without(all_events, laggard_events), 5),
             weight=52, culprit=culprit,
         ))
     elif timeouts or heartbeat:
@@ -145,7 +249,8 @@ def _desync(timeouts: list[Event]) -> tuple[int, set[str], list[Event]] | None:
     return None
 
 
-def _laggards(facts: Facts, timeouts: list[Event], progress: list[Event], reports: list[Event]) -> tuple[list[int], str, list[Event]]:
+def _laggards(facts: Facts, timeouts: list[Event], progress: list[Event], reports: list[Event],
+              waited: list[Event]) -> tuple[list[int], str, list[Event]]:
     if reports:
         lagging = sorted({r for e in reports for r in e.data.get("lagging", [])})
         if lagging:
@@ -186,16 +291,13 @@ def _laggards(facts: Facts, timeouts: list[Event], progress: list[Event], report
             if len(lag) < len(ranks):
                 return lag, "sequence", [ranks[r][1] for r in lag]
     # Ranks that never report while the others time out: they are stuck elsewhere (or dead).
-    reporting = {e.rank for e in timeouts if e.rank is not None}
-    world = facts.world_size
-    if world and reporting and len(reporting) >= world // 2 and len(reporting) < world:
-        silent = [r for r in range(world) if r not in reporting]
-        if silent and len(silent) <= max(1, world // 4):
-            return silent, "absent", []
+    silent = silent_ranks(facts, waited)
+    if silent:
+        return [s.rank for s in silent], "absent", []
     return [], "", []
 
 
-def _laggard_detail(reason: str, laggards: list[int], facts: Facts, tmo: int | None) -> str:
+def _laggard_detail(reason: str, laggards: list[int], facts: Facts, tmo: int | None, waited: list[Event]) -> str:
     who = ", ".join(f"rank {r}" for r in laggards[:6])
     if reason == "report":
         return f"PyTorch's desync report names {who} as the lagging rank(s) that caused the timeout."
@@ -204,5 +306,23 @@ def _laggard_detail(reason: str, laggards: list[int], facts: Facts, tmo: int | N
         seq_text = f" (last completed collective {min(s for s in seqs if s is not None)})" if any(s is not None for s in seqs) else ""
         return (f"{who} completed fewer collectives than the other ranks{seq_text}: they stopped first, and the others "
                 f"timed out waiting for them" + (f" after {tmo // 1000} s" if tmo else "") + ".")
-    return (f"{who} never reported a watchdog timeout while the other ranks did: they were stuck elsewhere or already gone. "
-            "Their logs are missing or silent, so this is inferred from absence.")
+    waiting = sorted({e.rank for e in waited if e.rank is not None})
+    text = (f"{who} never reported the timeout that {', '.join(f'rank {r}' for r in waiting[:6])} reported: "
+            "it was stuck elsewhere (a data loader, I/O, a branch only it runs) or already gone. This is inferred "
+            "from absence.")
+    for silent in silent_ranks(facts, failed_in_group(facts)):
+        if silent.elsewhere:
+            text += (f" Rank {silent.rank} failed in {silent.elsewhere}() while the others waited in "
+                     f"{silent.group_call}(): it skipped or reordered a collective.")
+    for r in laggards[:3]:
+        words = facts.last_words(r)
+        if words is not None:
+            line, when = words
+            text += f" Rank {r}'s last line ({line.source}:{line.line}{', ' + when.strftime('%H:%M:%S') if when else ''}): {line.text.strip()[:200]}"
+        else:
+            text += f" Rank {r} has no line of its own in the bundle."
+    root = [e for e in facts.kind("elastic_failure") if e.data.get("root_cause") and e.rank is not None]
+    if root and root[0].rank in waiting:
+        text += (f" torchrun's 'first observed failure' is rank {root[0].rank}, which only timed out waiting; "
+                 f"the launcher saw it exit first, but {who} is the one the others waited for.")
+    return text

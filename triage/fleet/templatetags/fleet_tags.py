@@ -8,7 +8,7 @@ from urllib.parse import quote
 from django import template
 from django.urls import get_script_prefix, reverse
 
-from triage.fleet.selectors import host_drain, incident_fleet
+from triage.fleet.selectors import host_drain, incident_fleet, incident_uploads
 
 register = template.Library()
 
@@ -44,4 +44,4 @@ def gpu_url(host: str, gpu: str | int) -> str:
 def incident_fleet_panel(incident: Any) -> dict[str, Any]:
     occ = incident_fleet(incident_id=incident.pk)
     drain = host_drain(team_id=occ.team_id, host=occ.host) if occ is not None and occ.host else None
-    return {"occ": occ, "drain": drain}
+    return {"occ": occ, "drain": drain, "uploads": incident_uploads(incident_id=incident.pk) if occ is not None else 1}

@@ -19,6 +19,8 @@ _CODE = re.compile(r"```(?:[a-z]*\n)?(.*?)```|`([^`\n]+)`", re.DOTALL)
 _SENTENCE = re.compile(r"^[A-Z][a-z]+ [a-z(]")
 # Placeholders the engine leaves in commands when it does not know the value.
 _PLACEHOLDER = re.compile(r"<([a-z][a-z _-]{0,40})>")
+_PLACEHOLDER_KINDS = {"pid": "pid", "gpu": "gpu", "device": "gpu", "host": "host", "hostname": "host",
+                      "node": "host", "rank": "rank"}
 
 
 @register.filter
@@ -69,11 +71,12 @@ def fill_values(command: str, values: dict[str, Any]) -> str:
     gpu = values.get("gpu")
 
     def known(match: re.Match[str]) -> str:
-        name = match.group(1)
-        for word, key in (("pid", "pid"), ("gpu", "gpu"), ("device", "gpu"), ("host", "host"), ("node", "host"),
-                          ("rank", "rank")):
-            if word in name and values.get(key) not in (None, ""):
-                return str(values[key])
+        # A placeholder is filled only with a value of its own kind, named by its first word:
+        # `<pid of the lagging rank>` is a pid (never the rank), `<rank>` a rank.
+        head = re.split(r"[\s_-]", match.group(1), maxsplit=1)[0]
+        key = _PLACEHOLDER_KINDS.get(head)
+        if key is not None and values.get(key) not in (None, ""):
+            return str(values[key])
         return match.group(0)
 
     command = _PLACEHOLDER.sub(known, command)

@@ -1,0 +1,99 @@
+"""Absence as evidence: the rank of the group that did not report what the others did is named,
+with NCCL (with and without sequence numbers) and gloo; nobody is named when nothing singles one
+rank out."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from triage.engine import diagnose
+
+
+def _init(r: int, world: int) -> str:
+    return (f"[rank{r}]:node-a:{4200 + r}:{4300 + r} [{r}] NCCL INFO ncclCommInitRank comm 0x55a{r} rank {r} nranks {world} "
+            f"cudaDev {r} nvmlDev {r} busId {0x18 + r:x}000 commId 0x1 - Init COMPLETE\n")
+
+
+def _step(r: int, second: int) -> str:
+    return f"[rank{r}]:2026-12-02 14:{second // 60:02d}:{second % 60:02d},100 INFO step 41 loss 2.31\n"
+
+
+WATCHDOG_SEQ = ("[rank{r}]:[E1202 14:32:01.123456789 ProcessGroupNCCL.cpp:616] [Rank {r}] Watchdog caught collective "
+                "operation timeout: WorkNCCL(SeqNum=120, OpType=ALLREDUCE, NumelIn=1000, NumelOut=1000, "
+                "Timeout(ms)=600000) ran for 600010 milliseconds before timing out.\n")
+# torch 1.x: no sequence number, no process group on the line.
+WATCHDOG_OLD = ("[rank{r}]:[E ProcessGroupNCCL.cpp:587] [Rank {r}] Watchdog caught collective operation timeout: "
+                "WorkNCCL(OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1800123 milliseconds before timing out.\n")
+
+
+def _gloo_failure(r: int, call: str, error: str) -> str:
+    return "".join(f"[rank{r}]: {line}\n" for line in (
+        "Traceback (most recent call last):",
+        '  File "/work/train.py", line 64, in _train',
+        f"    dist.{call}(tensor)" if call != "barrier" else "    dist.barrier()",
+        '  File "/usr/lib/python3/site-packages/torch/distributed/c10d_logger.py", line 83, in wrapper',
+        "    return func(*args, **kwargs)",
+        f'  File "/usr/lib/python3/site-packages/torch/distributed/distributed_c10d.py", line 3252, in {call}',
+        "    work.wait()",
+        f"RuntimeError: {error}",
+    ))
+
+
+GLOO_TIMEOUT = "[/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out waiting 4000ms for recv operation to complete"
+GLOO_CLOSED = "[/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by peer [127.0.0.1]:7051"
+
+
+def _write(tmp_path: Path, text: str) -> dict:
+    (tmp_path / "job.log").write_text(text)
+    return diagnose(str(tmp_path)).to_dict()
+
+
+@pytest.mark.parametrize("watchdog", [WATCHDOG_SEQ, WATCHDOG_OLD], ids=["seq", "no-seq"])
+@pytest.mark.parametrize("silent", [0, 2, 3])
+def test_nccl_the_rank_that_did_not_time_out_is_named(tmp_path: Path, watchdog: str, silent: int) -> None:
+    text = "".join(_init(r, 4) for r in range(4)) + "".join(_step(r, 40 + r) for r in range(4))
+    text += _step(silent, 50).replace("step 41 loss 2.31", "loading shard 17 from /data")
+    text += "".join(watchdog.format(r=r) for r in range(4) if r != silent)
+    d = _write(tmp_path, text)
+    top = d["findings"][0]
+    assert (top["rule"], top["ranks"]) == ("collective_timeout_straggler.laggard", [silent]), top
+    ff = d["first_failure"]
+    assert ff["rank"] == silent and "loading shard 17" in ff["text"] and ff["time"].endswith("14:00:50.100000")
+    assert ff["pid"] == 4200 + silent and ff["host"] == "node-a"
+    assert {r["rank"]: r["state"] for r in d["ranks"]}[silent] == "silent"
+
+
+def test_nobody_is_named_when_every_rank_timed_out(tmp_path: Path) -> None:
+    text = "".join(_init(r, 4) for r in range(4)) + "".join(WATCHDOG_OLD.format(r=r) for r in range(4))
+    d = _write(tmp_path, text)
+    assert d["findings"][0]["rule"] == "collective_timeout_straggler.timeout"
+    assert d["findings"][0]["ranks"] == [] and d["first_failure"]["rank"] is None
+
+
+def test_nobody_is_named_when_half_the_world_is_silent(tmp_path: Path) -> None:
+    text = "".join(_init(r, 4) for r in range(4)) + "".join(WATCHDOG_OLD.format(r=r) for r in (0, 1))
+    d = _write(tmp_path, text)
+    assert d["findings"][0]["rule"] != "collective_timeout_straggler.laggard"
+    assert d["first_failure"]["rank"] is None
+
+
+@pytest.mark.parametrize("own", [GLOO_TIMEOUT, GLOO_CLOSED], ids=["it-timed-out-too", "its-peers-left"])
+def test_gloo_the_rank_in_another_collective_is_named(tmp_path: Path, own: str) -> None:
+    text = "".join(_step(r, 40 + r) for r in range(3))
+    text += _gloo_failure(0, "all_reduce", GLOO_TIMEOUT) + _gloo_failure(2, "all_reduce", GLOO_TIMEOUT)
+    text += _gloo_failure(1, "barrier", own)
+    d = _write(tmp_path, text)
+    top = d["findings"][0]
+    assert (top["rule"], top["ranks"]) == ("collective_timeout_straggler.laggard", [1]), top
+    assert "barrier() while the others waited in all_reduce()" in top["detail"]
+
+
+def test_gloo_the_rank_that_stopped_is_named_whatever_its_peers_saw(tmp_path: Path) -> None:
+    text = "".join(_step(r, 40 + r) for r in range(4))
+    text += _gloo_failure(0, "all_reduce", GLOO_CLOSED) + _gloo_failure(1, "all_reduce", GLOO_TIMEOUT)
+    text += _gloo_failure(3, "all_reduce", GLOO_TIMEOUT)
+    d = _write(tmp_path, text)
+    top = d["findings"][0]
+    assert (top["rule"], top["ranks"]) == ("collective_timeout_straggler.laggard", [2]), top
+    assert d["first_failure"]["rank"] == 2 and "step 41" in d["first_failure"]["text"]
