@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('fleet', '0003_host_index_covers_machine_fault'),
+        ('fleet', '0004_delivery_next_attempt_at'),
         ('incidents', '0005_parse_attempts'),
     ]
 
