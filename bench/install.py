@@ -1,0 +1,79 @@
+#!/usr/bin/env python
+"""What `make run` costs a newcomer: a fresh virtualenv with requirements.txt only.
+
+Creates a virtualenv in a temporary folder, installs requirements.txt into it with pip's cache
+off (a cold install: every wheel fetched from the configured indexes again), then reports the
+seconds that took, the folder's size on disk, the biggest packages, and checks that the
+dashboard's settings load and that the development-only packages are absent.
+
+    python3 bench/install.py                 # requirements.txt (what `make run` installs)
+    python3 bench/install.py --requirements requirements-dev.txt   # for comparison
+
+Target (issue 22): under 250 MB and under 30 s on the project's build machine. The numbers
+for the README come from this script.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+DEV_ONLY = ("torch", "playwright", "moto", "kubernetes_validate", "pytest", "boto3", "pynvml")
+
+
+def folder_bytes(path: Path) -> int:
+    total = 0
+    for root, _dirs, files in os.walk(path):
+        for name in files:
+            file = Path(root) / name
+            if not file.is_symlink():
+                total += file.stat().st_size
+    return total
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--requirements", default="requirements.txt")
+    parser.add_argument("--python", default=sys.executable, help="the interpreter the venv is made from")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="triage-install-") as tmp:
+        venv = Path(tmp) / "venv"
+        env = {**os.environ, "PIP_NO_CACHE_DIR": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+        start = time.monotonic()
+        subprocess.run([args.python, "-m", "venv", str(venv)], check=True)
+        subprocess.run(
+            [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "-r", str(REPO / args.requirements)],
+            check=True, env=env,
+        )
+        seconds = time.monotonic() - start
+        size = folder_bytes(venv)
+        site = next((venv / "lib").glob("python3*/site-packages"))
+        packages = sorted(((folder_bytes(p) if p.is_dir() else p.stat().st_size), p.name) for p in site.iterdir())
+        # The dashboard starts with this install: settings load, the URLconf imports every view.
+        check = subprocess.run(
+            [str(venv / "bin" / "python"), "-c",
+             "import django, os; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'triage.settings'); "
+             "django.setup(); import triage.urls; "
+             f"import importlib.util as u; print([m for m in {DEV_ONLY!r} if u.find_spec(m)])"],
+            cwd=REPO, env={**env, "DEBUG": "1"}, capture_output=True, text=True,
+        )
+        shutil.rmtree(venv)
+
+    print(f"{args.requirements}: {seconds:.1f} s cold (pip cache off), {size / 1e6:.0f} MB on disk")
+    print("largest:", ", ".join(f"{name} {n / 1e6:.0f} MB" for n, name in reversed(packages[-6:])))
+    if check.returncode != 0:
+        print("the dashboard does not start with this install:", check.stderr[-2000:], file=sys.stderr)
+        return 1
+    print("development-only packages present:", check.stdout.strip())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
