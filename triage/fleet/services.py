@@ -338,10 +338,14 @@ def _wander_evidence(label: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
 # --- Notifications --------------------------------------------------------------------------
 
 def _incident_payload(incident: Incident, occurrence: Occurrence) -> dict[str, Any]:
+    from triage.incidents.workflow import workflow_data
+
     return {
         "incident": incident.pk, "job": incident.job, "cause": occurrence.cause, "host": occurrence.host,
         "gpu": occurrence.gpu_label or occurrence.gpu, "summary": incident.summary,
-        "problem": occurrence.problem_id,
+        "problem": occurrence.problem_id, "title": incident.display_title,
+        # Who has it and what fixed this problem last time ("resolved by"), for the on-call channel.
+        "workflow": workflow_data(incident),
     }
 
 
