@@ -52,8 +52,10 @@ def title_from_diagnosis(data: dict[str, Any], job: str = "") -> str:
     if fp.nic:
         what = f"{what} ({fp.nic})"
     where = fp.host
-    if where and fp.device is not None:
-        where += f" GPU {fp.device}"
+    ff = data.get("first_failure") or {}
+    device = fp.device if fp.device is not None else (ff.get("device") if ff.get("host") == fp.host else None)
+    if where and isinstance(device, int):
+        where += f" GPU {device}"
     title = f"{what} on {where}" if where else what
     if job:
         title += f" — job {job}"

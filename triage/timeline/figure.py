@@ -506,8 +506,10 @@ def _layout(rows: _Rows, axis: Axis, *, with_seq: bool, gpu: go.Heatmap | None) 
             layout["xaxis3"]["matches"] = "x"
         else:
             layout["xaxis3"]["title"]["text"] = "GPU utilisation (NVML wall clock; log rows have no times, not aligned)"
+        # The strip's rows are the timeline's rows: labelled the same, so a GPU is read off by name.
         layout["yaxis3"] = {"matches": "y", "anchor": "x3", "domain": [0.0, gpu_top], "autorange": "reversed",
-                            "showticklabels": False, "showgrid": False}
+                            "showgrid": False, "title": {"text": "GPU util %", "font": {"size": 11}},
+                            **{k: yaxis[k] for k in ("tickmode", "tickvals", "ticktext", "tickfont") if k in yaxis}}
     return layout
 
 
