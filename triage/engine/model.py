@@ -1,7 +1,7 @@
 """The engine's data model: what flows from sources to events to findings to a diagnosis.
 
 Everything here is plain data (dataclasses), so the Celery task, `manage.py diagnose` and the
-tests all see the same objects, and `Diagnosis.to_dict()` is the JSON contract of DESIGN.md.
+tests all see the same objects, and `Diagnosis.to_dict()` is the JSON contract of docs/design.md.
 """
 from __future__ import annotations
 
