@@ -4,6 +4,7 @@ different collectives at the same sequence number (desync)."""
 from __future__ import annotations
 
 from collections import defaultdict
+from datetime import timedelta
 from statistics import median
 
 from ..facts import Facts, short_host
@@ -118,9 +119,10 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
         findings.append(Finding(
             cause="collective_timeout_straggler", rule="collective_timeout_straggler.timeout",
             confidence="medium",
-            title=f"Collective timeout: {op or 'a collective'}" + (f" #{seq}" if seq is not None else "") + (f" after {tmo // 1000} s" if tmo else ""),
+            title=f"Collective timeout: {op or 'a collective'}" + (f" #{seq}" if seq is not None else "") + _timing(facts, timeouts, tmo),
             detail=("The watchdog of " + ", ".join(f"rank {r}" for r in ranks_of(timeouts)[:6])
-                    + " gave up waiting for a collective. The ranks that never reached it are not in these logs"
+                    + " gave up waiting for a collective" + _timing(facts, timeouts, tmo, long=True)
+                    + ". The ranks that never reached it are not in these logs"
                     + (" (the first tiny collective right after start-up: a peer was still loading or initialising)" if seq is not None and seq <= 3 else "")
                     + "; their logs are needed to name the straggler."),
             fix=FIX, ranks=[], hosts=hosts_of(timeouts), evidence=spread_evidence(timeouts + progress + heartbeat), weight=45, culprit=None,
@@ -203,6 +205,40 @@ def _laggard_detail(reason: str, laggards: list[int], facts: Facts, tmo: int | N
         seqs = {facts.ranks[r].last_seq for r in laggards if r in facts.ranks}
         seq_text = f" (last completed collective {min(s for s in seqs if s is not None)})" if any(s is not None for s in seqs) else ""
         return (f"{who} completed fewer collectives than the other ranks{seq_text}: they stopped first, and the others "
-                f"timed out waiting for them" + (f" after {tmo // 1000} s" if tmo else "") + ".")
+                f"timed out waiting for them" + _timing(facts, [], tmo, long=True) + ".")
     return (f"{who} never reported a watchdog timeout while the other ranks did: they were stuck elsewhere or already gone. "
             "Their logs are missing or silent, so this is inferred from absence.")
+
+
+def duration_text(seconds: float) -> str:
+    """'7 h 2 min', '12 min 5 s', '1.5 s': what a person reads, sub-second kept below 10 s."""
+    if seconds < 10:
+        return f"{seconds:.3g} s"
+    if seconds >= 3600:  # to the nearest minute
+        hours, minutes = divmod(int(round(seconds / 60)), 60)
+        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+    minutes, secs = divmod(int(round(seconds)), 60)
+    if minutes:
+        return f"{minutes} min {secs} s" if secs else f"{minutes} min"
+    return f"{secs} s"
+
+
+def _timing(facts: Facts, timeouts: list[Event], tmo: int | None, *, long: bool = False) -> str:
+    """The watchdog's timeout named as such, and how long the job hung: from the first wait
+    (the first timed-out collective began `timeout` before its watchdog line) to the last line
+    of any rank. Nothing when the logs give no times: the timeout is not the hang."""
+    hang = None
+    timed = [e.time for e in timeouts if e.time is not None]
+    ends = [info.last_time for info in facts.ranks.values() if info.last_time is not None]
+    if timed and ends and tmo:
+        try:
+            seconds = (max(ends) - (min(timed) - timedelta(milliseconds=tmo))).total_seconds()
+        except TypeError:  # a zoned time against a local one: not comparable
+            seconds = None
+        if seconds is not None and seconds > 0:
+            hang = duration_text(seconds)
+    if long:
+        text = f" (timeout {tmo // 1000} s)" if tmo else ""
+        return text + (f"; the job hung {hang} from the first wait to the last line" if hang else "")
+    parts = ([f"timeout {tmo // 1000} s"] if tmo else []) + ([f"hung {hang}"] if hang else [])
+    return f" ({', '.join(parts)})" if parts else ""
