@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from triage.engine import diagnose
-from triage.engine.rules.collective_timeout_straggler import duration_text
+from triage.engine.model import duration_text
 
 
 def _timeout(rank: int, when: str = "14:32:01.123456") -> str:
@@ -41,3 +41,15 @@ def test_without_times_only_the_timeout_is_given(tmp_path: Path) -> None:
 def test_durations_read_like_a_person_says_them() -> None:
     assert duration_text(0.1) == "0.1 s" and duration_text(2.35) == "2.35 s"
     assert duration_text(75) == "1 min 15 s" and duration_text(3600) == "1 h" and duration_text(25_260) == "7 h 1 min"
+
+
+def test_a_sub_second_lead_is_kept(tmp_path: Path) -> None:
+    fault = ("[rank1]:[E1202 14:22:01.100000 ProcessGroupNCCL.cpp:1414] [PG ID 0 PG GUID 0(default_pg) Rank 1] "
+             "Process group watchdog thread terminated with exception: CUDA error: an illegal memory access was encountered\n")
+    other = ("[rank0]:[E1202 14:22:01.200000 ProcessGroupNCCL.cpp:1700] [PG ID 0 PG GUID 0(default_pg) Rank 0] Process group "
+             "watchdog thread terminated with exception: NCCL error: remote process exited or there was a network error\n")
+    (tmp_path / "rank1.log").write_text(fault)
+    (tmp_path / "rank0.log").write_text(other)
+    timeline = diagnose(tmp_path).to_dict()["timeline"]
+    assert timeline["first_failure"]["rank"] == 1
+    assert timeline["first_failure"]["label"].endswith("failed at 14:22:01.100000, 0.1 s before the others stopped")

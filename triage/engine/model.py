@@ -40,6 +40,19 @@ def iso(t: datetime | None) -> str | None:
     return text.replace("+00:00", "Z")
 
 
+def duration_text(seconds: float) -> str:
+    """'7 h 2 min', '12 min 5 s', '1.5 s': what a person reads, sub-second kept below 10 s."""
+    if seconds < 10:
+        return f"{seconds:.3g} s"
+    if seconds >= 3600:  # to the nearest minute
+        hours, minutes = divmod(int(round(seconds / 60)), 60)
+        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+    minutes, secs = divmod(int(round(seconds)), 60)
+    if minutes:
+        return f"{minutes} min {secs} s" if secs else f"{minutes} min"
+    return f"{secs} s"
+
+
 @dataclass(frozen=True)
 class Evidence:
     source: str

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from .facts import Facts
-from .model import Event, Evidence, RankInfo, iso
+from .model import Event, Evidence, RankInfo, duration_text, iso
 
 MARKER_KINDS = {
     "cuda_oom": "cuda_oom",
@@ -311,7 +311,7 @@ def _first_failure(facts: Facts, culprit: Event | None, axis: str, x_of: Any, ff
         if others:
             gap = (max(others) - culprit.time).total_seconds()
             if gap > 0:
-                label += f", {gap:.0f} s before the others stopped"
+                label += f", {duration_text(gap)} before the others stopped"
     elif axis == "sequence" and info and info.last_seq is not None:
         label = f"{who} stopped after collective {info.last_seq}"
     x = x_of(culprit)

@@ -114,7 +114,7 @@ class _Rows:
 def build_figure(timeline: dict[str, Any]) -> dict[str, Any]:
     """Engine timeline dict -> Plotly figure dict (see module docstring)."""
     timeline = clean_timeline(timeline)
-    axis = Axis(str(timeline.get("axis") or "position"))
+    axis = Axis.of(timeline)
     gpu_samples = [s for s in timeline.get("gpu_samples") or [] if isinstance(s, dict)]
     rows = _Rows([r for r in timeline.get("ranks") or [] if isinstance(r, dict)], gpu_samples)
     sources = _Sources()

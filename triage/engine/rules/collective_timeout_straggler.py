@@ -8,7 +8,7 @@ from datetime import timedelta
 from statistics import median
 
 from ..facts import Facts, short_host
-from ..model import Event, Evidence, Finding
+from ..model import Event, Evidence, Finding, duration_text
 from ..parsers.kernel import bus_key
 from .common import earliest, evidence, hosts_of, ranks_of, spread_evidence, without
 
@@ -208,19 +208,6 @@ def _laggard_detail(reason: str, laggards: list[int], facts: Facts, tmo: int | N
                 f"timed out waiting for them" + _timing(facts, [], tmo, long=True) + ".")
     return (f"{who} never reported a watchdog timeout while the other ranks did: they were stuck elsewhere or already gone. "
             "Their logs are missing or silent, so this is inferred from absence.")
-
-
-def duration_text(seconds: float) -> str:
-    """'7 h 2 min', '12 min 5 s', '1.5 s': what a person reads, sub-second kept below 10 s."""
-    if seconds < 10:
-        return f"{seconds:.3g} s"
-    if seconds >= 3600:  # to the nearest minute
-        hours, minutes = divmod(int(round(seconds / 60)), 60)
-        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
-    minutes, secs = divmod(int(round(seconds)), 60)
-    if minutes:
-        return f"{minutes} min {secs} s" if secs else f"{minutes} min"
-    return f"{secs} s"
 
 
 def _timing(facts: Facts, timeouts: list[Event], tmo: int | None, *, long: bool = False) -> str:
