@@ -75,7 +75,9 @@ def main() -> int:
                                capture_output=True, text=True)
         shutil.rmtree(venv)
 
-    print(f"{args.requirements}: {seconds:.1f} s cold (pip cache off), {size / 1e6:.0f} MB on disk")
+    load = os.getloadavg()[0]
+    print(f"{args.requirements}: {seconds:.1f} s cold (pip cache off), {size / 1e6:.0f} MB on disk "
+          f"(load average {load:.1f} on {os.cpu_count()} CPUs: time grows with it)")
     print("largest:", ", ".join(f"{name} {n / 1e6:.0f} MB" for n, name in reversed(packages[-6:])))
     if check.returncode != 0:
         print("the dashboard does not start with this install:", check.stderr[-2000:], file=sys.stderr)
