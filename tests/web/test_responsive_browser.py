@@ -165,6 +165,14 @@ def test_keys_zone_and_dark_markers(
             sign_in(page)
             rows = page.locator("#incident-table tbody tr")
             expect(rows.first).to_be_visible()
+            for url in (f"/incidents/{demo['incident'].pk}/", "/fleet/", f"/fleet/problems/{demo['problem'].pk}/", "/"):
+                page.goto(f"{live_server.url}{url}")
+                for width in (700, 701, 800, 1024, 1100):  # the widths around the layout's breakpoints
+                    page.set_viewport_size({"width": width, "height": 900})
+                    page.wait_for_function(f"() => window.innerWidth === {width}")
+                    no_overflow(page, f"{url} at {width} px")
+                page.set_viewport_size({"width": 1440, "height": 900})
+            expect(rows.first).to_be_visible()
             page.keyboard.press("j")
             expect(rows.nth(0)).to_have_class(re.compile(r"\bcurrent\b"))
             page.keyboard.press("j")
