@@ -122,6 +122,7 @@ def test_resolved_by_is_carried_to_the_next_incident_of_the_problem(
         "status": "resolved", "resolution": "reseated GPU 3 on node-b", "ticket_url": "https://tickets.example/HW-1"})
     first.refresh_from_db()
     assert first.workflow == "resolved" and first.resolved_by.username == "alice" and first.resolved_at
+    alice.post(f"/fleet/problems/{first.occurrence.problem_id}/status", {"action": "resolve"})
 
     Webhook.objects.create(team=first.team, url="http://127.0.0.1:9/hook")
     second = diagnosed(xid_bundle, job="train-2")
@@ -147,3 +148,6 @@ def test_resolved_by_is_carried_to_the_next_incident_of_the_problem(
     data = ready.payload["data"]
     assert data["title"] == "Xid 79 on node-b GPU 3 — job train-2"
     assert data["workflow"]["previous_resolution"]["resolution"] == "reseated GPU 3 on node-b"
+    regression = Delivery.objects.get(event="problem.regression").payload["data"]
+    assert regression["last_resolution"] == {"incident": first.pk, "resolution": "reseated GPU 3 on node-b",
+                                             "resolved_by": "alice", "ticket_url": "https://tickets.example/HW-1"}
