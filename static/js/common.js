@@ -42,6 +42,8 @@ document.addEventListener("keydown", function (event) {
   }
   const rows = Array.from(document.querySelectorAll("table[data-keynav] tbody tr"));
   if (event.key === "Enter" || event.key === "o") {
+    // Only from the row the keys chose (a focused link or button keeps its own Enter).
+    if (target && target !== document.body && target.tagName !== "TR") return;
     const row = rows.find(function (r) { return r.classList.contains("current"); });
     const link = row && row.querySelector("a[href]");
     if (link) { event.preventDefault(); window.location.assign(link.href); }
