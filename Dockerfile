@@ -4,8 +4,9 @@ FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1
 WORKDIR /app
 
-COPY requirements.txt .
-RUN pip install -r requirements.txt
+# The dashboard's requirements and S3 support (deploy/k8s stores bundles in a bucket).
+COPY requirements.txt requirements-s3.txt ./
+RUN pip install -r requirements.txt -r requirements-s3.txt
 
 COPY manage.py ./
 COPY triage ./triage

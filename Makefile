@@ -5,18 +5,31 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
 
-.PHONY: run test lint venv services chromium slurm bench clean collector-pyz
+# Extra pip options, e.g. PIP_EXTRA="--extra-index-url https://download.pytorch.org/whl/cpu"
+# where no local wheel folder carries torch's CPU build (see requirements-dev.txt).
+PIP_EXTRA ?=
 
-$(VENV)/.installed: requirements.txt requirements-dev.txt
+.PHONY: run test lint venv dev-venv services chromium slurm bench clean collector-pyz
+
+# `make run` needs only the dashboard's requirements (bench/install.py measures them).
+$(VENV)/.installed-run: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt
+	touch $@
+
+# `make test` and the rest: the development requirements on top (torch CPU, Playwright, moto...).
+$(VENV)/.installed: requirements.txt requirements-s3.txt requirements-dev.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check $(PIP_EXTRA) -r requirements-dev.txt
 	# The collectors' one dependency as a wheel, for offline builds (collector-pyz) and the
 	# packaging tests' fresh venv, which install with --no-index.
 	$(PY) -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
 		-d $(VENV)/wheelhouse nvidia-ml-py==13.615.71
-	touch $@
+	touch $@ $(VENV)/.installed-run
 
-venv: $(VENV)/.installed
+venv: $(VENV)/.installed-run
+
+dev-venv: $(VENV)/.installed
 
 # Embedded default: SQLite, tasks run in-process, demo incidents loaded.
 run: venv
@@ -35,13 +48,16 @@ slurm:
 	bash scripts/ensure-slurm
 
 # ruff over the engine; mypy --strict over it (config in pyproject.toml). Runs before the tests.
-lint: venv
+lint: dev-venv
 	$(PY) -m ruff check triage/engine && $(PY) -m mypy
 
-test: venv lint services chromium slurm
+# Steps that need root (README "make test"): chromium and slurm apt-get install Debian packages
+# (chromium fonts-dejavu-core; slurmctld slurmd slurm-client munge) when missing; services starts
+# the installed redis-server and PostgreSQL cluster (pg_ctlcluster).
+test: dev-venv lint services chromium slurm
 	$(PY) -m pytest
 
-bench: venv services chromium
+bench: dev-venv services chromium
 	$(PY) bench/parse.py
 	$(PY) bench/pipeline.py
 	$(PY) bench/timeline.py
@@ -50,7 +66,7 @@ bench: venv services chromium
 	$(PY) bench/scaleout.py
 
 # The collectors in one file for air-gapped nodes: python3 nccl-triage.pyz --help
-collector-pyz: venv
+collector-pyz: dev-venv
 	$(PY) scripts/build-collector-pyz --out nccl-triage.pyz
 
 clean:

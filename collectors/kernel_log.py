@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-# FORMATS.md §3.1: the PCI part has no ".function"; pid/name are absent on newer drivers when unknown.
+# docs/log-formats.md §3.1: the PCI part has no ".function"; pid/name are absent on newer drivers when unknown.
 XID_RE = re.compile(
     r"NVRM: Xid \((?:PCI:)?(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})"
     r"(?: GPU-I:(?P<gi>\d+))?(?: GPU-CI:(?P<ci>\d+))?\): (?P<xid>\d+), "

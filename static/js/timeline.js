@@ -79,12 +79,26 @@
     });
     (layout.shapes || []).forEach(function (shape) {
       if (shape.fillcolor === "#f3f5f8") { shape.fillcolor = "#1d2630"; }
+      // The first-failure row and line: the dark scheme's red, bright enough to find.
+      if (shape.line && shape.line.color === "#C00000") { shape.line.color = "#ff8a80"; }
+      if (shape.fillcolor === "rgba(192,0,0,0.10)") { shape.fillcolor = "rgba(255,138,128,0.16)"; }
     });
     (layout.annotations || []).forEach(function (a) {
       if (a.bgcolor) { a.bgcolor = "rgba(23,30,38,0.92)"; }
       if (a.font && a.font.color === "#C00000") { a.font.color = "#ff8a80"; }
     });
     if (layout.legend) { layout.legend.bgcolor = "rgba(0,0,0,0)"; }
+    // Black markers (the first-error star and its outline) vanish on a dark plot: draw them
+    // in a light colour with a contrasting edge; dark grey ones get lighter.
+    var light = { "#000000": "#ffd54f", "#555555": "#b8c2cc" };
+    (fig.data || []).forEach(function (trace) {
+      var marker = trace.marker;
+      if (!marker) { return; }
+      if (typeof marker.color === "string" && light[marker.color]) { marker.color = light[marker.color]; }
+      if (marker.line && typeof marker.line.color === "string" && light[marker.line.color]) {
+        marker.line.color = marker.line.color === "#000000" ? "#ffffff" : light[marker.line.color];
+      }
+    });
     fig.layout = layout;
   }
 

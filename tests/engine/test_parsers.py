@@ -1,4 +1,4 @@
-"""Format parsers on verbatim lines from shared/reference (FORMATS.md, LOG-FORMATS.md, examples.txt).
+"""Format parsers on verbatim lines from the format references (docs/log-formats.md, docs/log-formats-launchers.md, docs/log-examples.txt).
 
 Lines are written to a file and read the way diagnose() reads them (bundle walk, scanner,
 prefix split, parsers), so the events asserted here are the ones the rules see.

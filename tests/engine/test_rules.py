@@ -89,7 +89,7 @@ def test_no_nccl_lines_says_what_is_unknown(tmp_path: Path) -> None:
 
 
 def fr_dump(rank: int, last_completed: int, stuck_seq: int) -> dict:
-    """A flight-recorder dump as torch writes it (FORMATS.md 2.7), plain data only."""
+    """A flight-recorder dump as torch writes it (docs/log-formats.md 2.7), plain data only."""
     return {
         "version": "2.10",
         "pg_config": {"0": {"name": "0", "desc": "default_pg", "ranks": "[0, 1, 2, 3]"}},

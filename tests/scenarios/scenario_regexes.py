@@ -1,6 +1,6 @@
-"""Reference regexes copied from /work/shared/reference/FORMATS.md (section in each comment).
+"""Reference regexes copied from docs/log-formats.md (section in each comment).
 
-Where FORMATS.md describes a shape without giving a regex (torchelastic's Python log line, the
+Where docs/log-formats.md describes a shape without giving a regex (torchelastic's Python log line, the
 NCCL error-trail thread suffix), the regex here is written from that description.
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ NCCL_LINE = re.compile(r"(?P<pre>.*?)(?P<host>[^\s:\[\]]+):(?P<pid>\d+):(?P<tid>
 NCCL_WARN_LINE = re.compile(r"(?P<pre>.*?)(?P<host>[^\s:\[\]]+):(?P<pid>\d+):(?P<tid>\d+) (?:\[(?P<dev>\d+)\] )?"
                             r"(?P<loc>\S+ (?:\(\w+\) )?)NCCL WARN (?P<msg>.*)$")
 WARN_DETAIL = re.compile(r"^(?P<file>[\w./+-]+):(?P<line>\d+)(?: \((?P<func>\w+)\))? NCCL WARN")
-# §1.1 error trail; the thread suffix ([Proxy Thread] ...) is from LOG-FORMATS.md part A §1
+# §1.1 error trail; the thread suffix ([Proxy Thread] ...) is from docs/log-formats-launchers.md part A §1
 TRAIL = re.compile(r"NCCL INFO (?P<file>[\w./+-]+):(?P<line>\d+)(?: \((?P<func>\w+)\))? -> (?P<rc>\d+)"
                    r"(?: \((?P<err>[^)]*)\))?(?: \[(?:Async thread|Progress Thread|Service thread|Proxy Thread|Proxy Service \d+)\])?$")
 # §1.4 timestamp (default format), WARN only from 2.26

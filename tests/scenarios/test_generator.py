@@ -13,7 +13,7 @@ from conftest import ALL_SCENARIOS, SEEDS
 from triage.scenarios import SCENARIO_CAUSES, build, build_scale
 
 
-# The cause vocabulary of /work/shared/DESIGN.md.
+# The cause vocabulary of docs/design.md.
 CAUSES = ("rank_crash", "oom", "version_mismatch", "device_ordinal", "shm_exhausted", "hardware_fault",
           "collective_timeout_straggler", "rendezvous_hang", "p2p_unsupported", "network", "other")
 

@@ -62,6 +62,9 @@ def test_a_bundle_without_timestamps_is_drawn_in_sequence_or_reading_order(tmp_p
     assert timeline["axis"] in {"sequence", "position"}
     figure = build_figure(timeline)
     assert "time" not in figure["layout"]["xaxis"].get("type", "")
-    assert "no timestamps" in figure["layout"]["xaxis"]["title"]["text"]
+    # The title says what the logs have: no timestamps at all, or too few rows with them.
+    timed = sum(1 for r in timeline["ranks"] if (r.get("last_line") or {}).get("time"))
+    title = figure["layout"]["xaxis"]["title"]["text"]
+    assert ("no timestamps" in title) if timed == 0 else (f"timestamps on {timed} of {len(timeline['ranks'])} rows only" in title)
     trace = build_trace(timeline)
     assert "not times" in trace["otherData"]["ts"]

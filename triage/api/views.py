@@ -27,6 +27,7 @@ from triage.incidents.services import (
 )
 from triage.incidents.storage import StorageUnavailable
 from triage.incidents.uploads import too_large
+from triage.incidents.workflow import workflow_data
 
 from .auth import api_error, token_required
 from .ratelimit import RateDecision, upload_rate_check
@@ -122,7 +123,7 @@ def _incident_summary(request: HttpRequest, incident: Any) -> dict[str, Any]:
     ff = redact_data(incident.first_failure) if incident.first_failure else None
     return {
         "id": incident.pk,
-        "title": redact_text(incident.title),
+        "title": redact_text(incident.display_title),
         "job": incident.job,
         "status": incident.status,
         "cause": incident.cause or None,
@@ -130,6 +131,7 @@ def _incident_summary(request: HttpRequest, incident: Any) -> dict[str, Any]:
         "summary": redact_text(incident.summary),
         "first_failure": {k: ff.get(k) for k in ("rank", "host", "pid", "device", "bus_id", "time")} if ff else None,
         "created_at": incident.created_at.isoformat(),
+        "workflow": workflow_data(incident, related=False),
         "url": request.build_absolute_uri(reverse("web:incident-detail", args=[incident.pk])),
         "api": request.build_absolute_uri(reverse("api:incident-detail", args=[incident.pk])),
     }
@@ -182,6 +184,8 @@ def incident_detail(request: HttpRequest, incident_id: str) -> HttpResponse:
         {
             "status": incident.status,
             "error": incident.error or None,
+            "title": redact_text(incident.display_title),
+            "workflow": workflow_data(incident),
             # Secrets that reached the logs are not repeated by the API (the raw file has them).
             "diagnosis": redact_data(diagnosis.data) if diagnosis is not None else None,
         }

@@ -31,7 +31,7 @@ from . import statedir
 from .signatures.literals import MIN_LITERAL, needed_sets
 
 # Lines any healthy run prints, drawn from the formats of NCCL, PyTorch and the launchers
-# (../shared/reference/FORMATS.md): a gate literal that occurs here would fire on every run.
+# (docs/log-formats.md): a gate literal that occurs here would fire on every run.
 BACKGROUND = """\
 gpu-node-001:40001:40078 [1] NCCL INFO Bootstrap : Using eth0:10.0.0.11<0>
 gpu-node-001:40001:40078 [1] NCCL INFO cudaDriverVersion 12040

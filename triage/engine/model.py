@@ -1,7 +1,7 @@
 """The engine's data model: what flows from sources to events to findings to a diagnosis.
 
 Everything here is plain data (dataclasses), so the Celery task, `manage.py diagnose` and the
-tests all see the same objects, and `Diagnosis.to_dict()` is the JSON contract of DESIGN.md.
+tests all see the same objects, and `Diagnosis.to_dict()` is the JSON contract of docs/design.md.
 """
 from __future__ import annotations
 
@@ -38,6 +38,19 @@ def iso(t: datetime | None) -> str | None:
         return None
     text = t.isoformat(timespec="microseconds" if t.microsecond else "seconds")
     return text.replace("+00:00", "Z")
+
+
+def duration_text(seconds: float) -> str:
+    """'7 h 2 min', '12 min 5 s', '1.5 s': what a person reads, sub-second kept below 10 s."""
+    if seconds < 10:
+        return f"{seconds:.3g} s"
+    if seconds >= 3600:  # to the nearest minute
+        hours, minutes = divmod(int(round(seconds / 60)), 60)
+        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+    minutes, secs = divmod(int(round(seconds)), 60)
+    if minutes:
+        return f"{minutes} min {secs} s" if secs else f"{minutes} min"
+    return f"{secs} s"
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from typing import Any
 
 from .facts import Facts
 from .forensics.progress import collective_progress
-from .model import Event, Evidence, RankInfo, iso
+from .model import Event, Evidence, RankInfo, duration_text, iso
 from .rules.flight_recorder import collectives, ranked_dumps
 
 MARKER_KINDS = {
@@ -315,7 +315,7 @@ def _first_failure(facts: Facts, culprit: Event | None, axis: str, x_of: Any, ff
         if others:
             gap = (max(others) - culprit.time).total_seconds()
             if gap > 0:
-                label += f", {gap:.0f} s before the others stopped"
+                label += f", {duration_text(gap)} before the others stopped"
     elif axis == "sequence" and info and info.last_seq is not None:
         label = f"{who} stopped after collective {info.last_seq}"
     x = x_of(culprit)

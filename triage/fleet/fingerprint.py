@@ -1,4 +1,4 @@
-"""An incident's fingerprint, read from its stored diagnosis JSON (DESIGN.md's diagnose contract).
+"""An incident's fingerprint, read from its stored diagnosis JSON (docs/design.md's diagnose contract).
 
 Pure functions over plain data, no database: the grouping service, the benchmark and the tests
 all call `fingerprint_of`. Only the JSON contract is read, never engine internals, so a change

@@ -105,7 +105,8 @@ CHART_POINTS = 2000
 
 def _table(qs: Any) -> list[Occurrence]:
     """The latest occurrences, with the job but without the incident row (its JSON is heavy)."""
-    return list(qs.annotate(job=F("incident__job")).order_by("-seen_at")[:TABLE_ROWS])
+    return list(qs.annotate(job=F("incident__job"), workflow=F("incident__workflow"),
+                            assignee=F("incident__assignee__username")).order_by("-seen_at")[:TABLE_ROWS])
 
 
 def _chart(qs: Any) -> dict[str, Any]:
@@ -122,6 +123,15 @@ def _chart(qs: Any) -> dict[str, Any]:
 
 def problem_occurrences(*, problem: Problem) -> list[Occurrence]:
     return _table(problem.occurrences.all())
+
+
+def problem_resolution(*, problem: Problem) -> Any:
+    """The latest incident of the problem someone resolved, with what fixed it (or None)."""
+    from triage.incidents.models import Incident, Workflow
+
+    return (Incident.objects.filter(occurrence__problem=problem, workflow=Workflow.RESOLVED)
+            .select_related("resolved_by").only("id", "title", "job", "resolution", "ticket_url", "resolved_at",
+                                                "resolved_by__username").order_by("-resolved_at").first())
 
 
 def problem_wander_flags(*, problem: Problem) -> list[WanderFlag]:

@@ -370,18 +370,30 @@ def _wander_evidence(label: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
 # --- Notifications --------------------------------------------------------------------------
 
 def _incident_payload(incident: Incident, occurrence: Occurrence) -> dict[str, Any]:
+    from triage.incidents.workflow import workflow_data
+
     return {
         "incident": incident.pk, "job": incident.job, "cause": occurrence.cause, "host": occurrence.host,
         "gpu": occurrence.gpu_label or occurrence.gpu, "summary": incident.summary,
-        "problem": occurrence.problem_id,
+        "problem": occurrence.problem_id, "title": incident.display_title,
+        # Who has it and what fixed this problem last time ("resolved by"), for the on-call channel.
+        "workflow": workflow_data(incident),
     }
 
 
 def _problem_payload(problem: Problem) -> dict[str, Any]:
+    from .selectors import problem_resolution
+
+    resolved = problem_resolution(problem=problem)  # what fixed it last time, for a regression
     return {
         "problem": problem.pk, "cause": problem.cause, "host": problem.host, "gpu": problem.gpu_label or problem.gpu,
         "nic": problem.nic, "count": problem.count, "grouped_because": problem.grouped_because,
         "regression": problem.regression,
+        "last_resolution": {
+            "incident": resolved.pk, "resolution": resolved.resolution or None,
+            "resolved_by": resolved.resolved_by.get_username() if resolved.resolved_by else None,
+            "ticket_url": resolved.ticket_url or None,
+        } if resolved is not None else None,
     }
 
 

@@ -52,6 +52,7 @@ def problem_view(request: HttpRequest, problem_id: int) -> HttpResponse:
         "problem": problem,
         "occurrences": selectors.problem_occurrences(problem=problem),
         "flags": selectors.problem_wander_flags(problem=problem),
+        "resolution": selectors.problem_resolution(problem=problem),
         "drain": selectors.host_drain(team_id=problem.team_id, host=problem.host) if problem.host else None,
         "can_write": user_can(user=request.user, team_id=problem.team_id, role=Role.MEMBER),
     })

@@ -19,7 +19,18 @@ def new_incident_id() -> str:
     return secrets.token_hex(6)
 
 
+class Workflow(models.TextChoices):
+    """Where a person has taken an incident (not the diagnosis: that is Incident.status)."""
+
+    OPEN = "open"
+    ACKNOWLEDGED = "acknowledged"
+    RESOLVED = "resolved"
+    IGNORED = "ignored"
+
+
 class Incident(models.Model):
+    Workflow = Workflow
+
     class Status(models.TextChoices):
         QUEUED = "queued"
         PARSING = "parsing"
@@ -51,6 +62,20 @@ class Incident(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # The on-call workflow (triage/incidents/workflow.py): who has it, where it stands, the
+    # ticket it is tracked in, and what fixed it (shown to the next incident of its problem).
+    workflow = models.CharField(max_length=12, choices=Workflow.choices, default=Workflow.OPEN, db_index=True)
+    assignee = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    ticket_url = models.URLField(max_length=500, blank=True, default="")
+    resolution = models.TextField(blank=True, default="")
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    # True while the title is the one generated from the verdict (a person's edit keeps theirs).
+    title_generated = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-created_at"]
@@ -63,7 +88,12 @@ class Incident(models.Model):
         ]
 
     def __str__(self) -> str:
-        return self.title or self.job or self.id
+        return self.display_title
+
+    @property
+    def display_title(self) -> str:
+        """The title, else (before a verdict names the failure) the job, else the id."""
+        return self.title or (f"job {self.job}" if self.job else f"incident {self.id}")
 
     @property
     def is_settled(self) -> bool:
@@ -152,3 +182,18 @@ class RankState(models.Model):
 
     class Meta:
         ordering = ["incident", "rank", "host", "pid"]
+
+
+class Comment(models.Model):
+    """A note on an incident; @name mentions of team members are kept with it."""
+
+    incident = models.ForeignKey(Incident, on_delete=models.CASCADE, related_name="comments")
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    body = models.TextField()
+    mentions = models.JSONField(default=list)  # user names of the team's members it mentions
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["incident", "created_at", "id"]

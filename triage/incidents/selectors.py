@@ -78,7 +78,7 @@ def incident_list(*, filters: IncidentFilters, user: Any = None, token: Any = No
         qs = qs.filter(created_at__date__gte=filters.date_from)
     if filters.date_to:
         qs = qs.filter(created_at__date__lte=filters.date_to)
-    return qs
+    return qs.select_related("assignee", "resolved_by")  # the workflow column, one query
 
 
 def incident_bundle(*, incident: Incident, bundle_id: int) -> Bundle | None:

@@ -27,6 +27,7 @@ from triage.fleet.services import fleet_on_diagnosis
 
 from .models import Bundle, Diagnosis, Finding, Incident, RankState
 from .storage import StorageUnavailable, engine_input, is_transient
+from .workflow import title_refresh
 
 log = logging.getLogger(__name__)
 
@@ -92,12 +93,13 @@ class IncidentTooLarge(Exception):
 
 
 def _incident_for_job(*, team: Any, job: str, title: str, user: Any) -> Incident:
+    # No title typed: the verdict gives one (workflow.title_refresh), never the file's name.
     if not job:
-        return Incident.objects.create(team=team, title=title, created_by=user)
+        return Incident.objects.create(team=team, title=title, title_generated=not title, created_by=user)
     try:
         with transaction.atomic():
             incident, _ = Incident.objects.get_or_create(
-                team=team, job=job, defaults={"title": title or job, "created_by": user}
+                team=team, job=job, defaults={"title": title, "title_generated": not title, "created_by": user}
             )
     except IntegrityError:
         # Another upload for this job created it between our read and our insert.
@@ -141,7 +143,7 @@ def incident_ingest(
         team = token.team if token is not None else team_default()
     # Refuse before creating anything when these files alone are over the limit.
     _check_incident_size(incident=None, adding=sum(b.size for b in bundles))
-    incident = _incident_for_job(team=team, job=job, title=title or bundles[0].name[:300], user=user)
+    incident = _incident_for_job(team=team, job=job, title=title[:300], user=user)
     try:
         return _ingest_into(incident=incident, bundles=bundles, host=host, user=user, token=token)
     except BaseException:
@@ -416,6 +418,7 @@ def _store_diagnosis(*, incident_id: str, revision: int, data: dict[str, Any], s
         incident.confidence = verdict.get("confidence") or ""
         incident.summary = data.get("summary") or ""
         incident.first_failure = data.get("first_failure")
+        title_refresh(incident=incident, data=data)
         incident.error = ""
         # A bundle that arrived during this parse has its own task queued: stay queued for it.
         settled = revision >= incident.revision
@@ -566,9 +569,14 @@ def incident_rename(*, incident: Incident, title: str, job: str) -> Incident:
     if job and Incident.objects.filter(team_id=incident.team_id, job=job).exclude(pk=incident.pk).exists():
         raise IncidentJobTaken(f"job {job!r} already names another incident of this team")
     incident.title, incident.job = title, job
+    # An emptied title goes back to the one the verdict gives.
+    incident.title_generated = not title
+    diagnosis = Diagnosis.objects.filter(incident=incident).first()
+    if not title and diagnosis is not None:
+        title_refresh(incident=incident, data=diagnosis.data)
     try:
         with transaction.atomic():
-            incident.save(update_fields=["title", "job", "updated_at"])
+            incident.save(update_fields=["title", "job", "title_generated", "updated_at"])
     except IntegrityError as e:  # the same job id given to another incident a moment ago
         raise IncidentJobTaken(f"job {job!r} already names another incident of this team") from e
     return incident

@@ -12,6 +12,10 @@ multi-gigabyte bundle never sits whole in a process:
   (which would let an HTTP client unpack the bundle on download).
 
 Uploads go to storage with upload_fileobj (multipart, a few chunks in memory at a time).
+
+boto3 and django-storages are an optional install (requirements-s3.txt): the S3 class lives in
+storage_s3.py and is imported only when asked for, so the default local-disk install (`make run`)
+does without them. `triage.incidents.storage.BundleS3Storage` still names it.
 """
 from __future__ import annotations
 
@@ -21,10 +25,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any, BinaryIO
 
-from botocore.exceptions import BotoCoreError, ClientError
-from django.core.files import File
 from django.core.files.storage import Storage, default_storage
-from storages.backends.s3 import S3Storage
 
 
 class StorageUnavailable(Exception):
@@ -34,6 +35,10 @@ class StorageUnavailable(Exception):
 # Errors of the object store that say "not now" rather than "never": connection refused or
 # cut, timeouts, throttling and 5xx answers. A 403 or a missing bucket is a configuration error.
 def is_transient(exc: BaseException) -> bool:
+    try:
+        from botocore.exceptions import BotoCoreError, ClientError
+    except ImportError:  # no S3 support installed: only the OS's own errors can occur
+        return isinstance(exc, (ConnectionError, TimeoutError))
     if isinstance(exc, ClientError):
         status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode") or 0
         code = exc.response.get("Error", {}).get("Code", "")
@@ -101,30 +106,6 @@ class RangedReader(io.RawIOBase):
         super().close()
 
 
-class BundleS3Storage(S3Storage):
-    def _open(self, name: str, mode: str = "rb") -> File[Any]:
-        if "w" in mode or "a" in mode or "+" in mode:
-            return super()._open(name, mode)
-        key = self._normalize_name(name)
-        obj = self.bucket.Object(key)
-        try:
-            size = obj.content_length  # a HEAD: also says at once when the object is missing
-        except ClientError as err:
-            if err.response.get("ResponseMetadata", {}).get("HTTPStatusCode") == 404:
-                raise FileNotFoundError(f"no such bundle in the bucket: {name}") from err
-            raise
-        raw = RangedReader(lambda byte_range: obj.get(Range=byte_range), size)
-        file = File(io.BufferedReader(raw, buffer_size=1 << 20), name=name)
-        file.size = size
-        return file
-
-    def _get_write_parameters(self, name: str, content: Any = None) -> dict[str, Any]:
-        params = super()._get_write_parameters(name, content)
-        params.pop("ContentEncoding", None)
-        params["ContentType"] = "application/octet-stream"
-        return params
-
-
 def local_path(name: str, storage: Storage | None = None) -> str | None:
     """The file's path on this machine, or None when the storage has no local files."""
     try:
@@ -152,3 +133,12 @@ class StoredBlob:
 def engine_input(name: str, size: int | None = None) -> str | StoredBlob:
     """What the engine reads for a stored bundle: its local path, else a stream of it."""
     return local_path(name) or StoredBlob(key=name, size=size)
+
+
+def __getattr__(name: str) -> Any:
+    # The S3 backend on first use only (settings name it as triage.incidents.storage.BundleS3Storage).
+    if name == "BundleS3Storage":
+        from .storage_s3 import BundleS3Storage
+
+        return BundleS3Storage
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -9,7 +9,6 @@ import logging
 from datetime import timedelta
 from typing import Any
 
-from botocore.exceptions import BotoCoreError
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from kombu.exceptions import OperationalError as BrokerError
@@ -29,8 +28,15 @@ from .services import (
 log = logging.getLogger(__name__)
 
 # Errors worth another try: the database or the storage was briefly unreachable.
-# BotoCoreError: the bucket's connection errors and timeouts (TRIAGE_STORAGE=s3).
-TRANSIENT_ERRORS = (OperationalError, InterfaceError, ConnectionError, TimeoutError, BotoCoreError)
+# BotoCoreError: the bucket's connection errors and timeouts (TRIAGE_STORAGE=s3; botocore is
+# installed with requirements-s3.txt only).
+TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (OperationalError, InterfaceError, ConnectionError, TimeoutError)
+try:
+    from botocore.exceptions import BotoCoreError
+except ImportError:  # the small install (`make run`): local disk only
+    pass
+else:
+    TRANSIENT_ERRORS += (BotoCoreError,)
 
 
 @shared_task(

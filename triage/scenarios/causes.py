@@ -1,4 +1,4 @@
-"""One story per cause of the vocabulary (DESIGN.md). Each returns the expected answer.
+"""One story per cause of the vocabulary (docs/design.md). Each returns the expected answer.
 
 Conventions: the culprit is never rank 0 (an engine that guesses rank 0 must not pass by luck),
 the fault happens a few minutes into training, and every other rank only shows what such a fault

@@ -1,6 +1,6 @@
 """Line formatters: the exact shapes NCCL, PyTorch, torchelastic and the kernel print, by version.
 
-Shapes follow /work/shared/reference/FORMATS.md; the version thresholds are the ones given there.
+Shapes follow docs/log-formats.md; the version thresholds are the ones given there.
 Every function returns finished text lines; callers decide which file they go to.
 """
 from __future__ import annotations

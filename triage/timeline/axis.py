@@ -40,6 +40,16 @@ class Axis:
 
     kind: str  # time | sequence | position
     zoned: bool = False  # at least one time carried a zone (so the axis is UTC)
+    # Rows whose lines carry times, of all rows: a non-time axis on logs that have some times
+    # says so rather than claim there are none.
+    timed_rows: int = 0
+    rows: int = 0
+
+    @classmethod
+    def of(cls, timeline: dict[str, Any]) -> Axis:
+        rows = [r for r in timeline.get("ranks") or [] if isinstance(r, dict)]
+        timed = sum(1 for r in rows if isinstance(r.get("last_line"), dict) and r["last_line"].get("time"))
+        return cls(str(timeline.get("axis") or "position"), timed_rows=timed, rows=len(rows))
 
     @property
     def is_time(self) -> bool:
@@ -65,6 +75,10 @@ class Axis:
     def title(self) -> str:
         if self.is_time:
             return "wall clock (UTC)" if self.zoned else "wall clock (as logged; time zone not stated)"
+        if self.timed_rows and self.kind in ("sequence", "position"):
+            what = "collective sequence number" if self.kind == "sequence" else "reading position in the logs"
+            more = "" if self.kind == "sequence" else ", no collective sequence numbers"
+            return f"{what} (timestamps on {self.timed_rows} of {self.rows} rows only: too few for a clock{more})"
         return AXIS_TITLES.get(self.kind, f"{self.kind} (not a time)")
 
     def describe(self, value: Any) -> str:

@@ -114,7 +114,7 @@ class _Rows:
 def build_figure(timeline: dict[str, Any]) -> dict[str, Any]:
     """Engine timeline dict -> Plotly figure dict (see module docstring)."""
     timeline = clean_timeline(timeline)
-    axis = Axis(str(timeline.get("axis") or "position"))
+    axis = Axis.of(timeline)
     gpu_samples = [s for s in timeline.get("gpu_samples") or [] if isinstance(s, dict)]
     rows = _Rows([r for r in timeline.get("ranks") or [] if isinstance(r, dict)], gpu_samples)
     sources = _Sources()
@@ -568,8 +568,10 @@ def _layout(rows: _Rows, axis: Axis, *, with_seq: bool, gpu: go.Heatmap | None) 
             layout["xaxis3"]["matches"] = "x"
         else:
             layout["xaxis3"]["title"]["text"] = "GPU utilisation (NVML wall clock; log rows have no times, not aligned)"
+        # The strip's rows are the timeline's rows: labelled the same, so a GPU is read off by name.
         layout["yaxis3"] = {"matches": "y", "anchor": "x3", "domain": [0.0, gpu_top], "autorange": "reversed",
-                            "showticklabels": False, "showgrid": False}
+                            "showgrid": False, "title": {"text": "GPU util %", "font": {"size": 11}},
+                            **{k: yaxis[k] for k in ("tickmode", "tickvals", "ticktext", "tickfont") if k in yaxis}}
     return layout
 
 

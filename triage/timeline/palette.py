@@ -5,7 +5,7 @@ readers; "silent" is a pale grey because it is the absence of evidence, not a st
 """
 from __future__ import annotations
 
-# Segment states (engine timeline vocabulary) and rank summary states (DESIGN.md vocabulary).
+# Segment states (engine timeline vocabulary) and rank summary states (docs/design.md vocabulary).
 STATE_COLOURS: dict[str, str] = {
     "initialising": "#56B4E9",
     "running": "#009E73",

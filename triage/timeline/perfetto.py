@@ -55,7 +55,7 @@ def _all_x(timeline: dict[str, Any]) -> list[Any]:
 
 def build_trace(timeline: dict[str, Any]) -> dict[str, Any]:
     timeline = clean_timeline(timeline)
-    axis = Axis(str(timeline.get("axis") or "position"))
+    axis = Axis.of(timeline)
     clock = _Clock(axis, timeline)
     ranks = sorted((r for r in timeline.get("ranks") or [] if isinstance(r, dict)), key=row_sort_key)
     events: list[dict[str, Any]] = []

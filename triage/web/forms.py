@@ -7,7 +7,7 @@ from django.db.models import QuerySet
 
 from triage.accounts.models import Team
 from triage.engine import CAUSES
-from triage.incidents.models import Incident
+from triage.incidents.models import Incident, Workflow
 from triage.incidents.selectors import IncidentFilters
 
 
@@ -54,6 +54,22 @@ class UploadForm(forms.Form):
 class IncidentEditForm(forms.Form):
     title = forms.CharField(max_length=300, required=False)
     job = forms.CharField(max_length=200, required=False, help_text="Uploads naming this job join this incident.")
+
+
+class WorkflowForm(forms.Form):
+    """Where an incident stands; a field left out of the POST is left as it is."""
+
+    status = forms.ChoiceField(choices=Workflow.choices, required=False)
+    assignee = forms.CharField(max_length=150, required=False)
+    ticket_url = forms.URLField(max_length=500, required=False, assume_scheme="https")
+    resolution = forms.CharField(max_length=5000, required=False, widget=forms.Textarea)
+
+    def changes(self, data: Any) -> dict[str, str]:
+        return {name: self.cleaned_data[name] for name in self.fields if name in data}
+
+
+class CommentForm(forms.Form):
+    body = forms.CharField(max_length=10000, widget=forms.Textarea)
 
 
 class ShareForm(forms.Form):

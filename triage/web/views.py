@@ -40,8 +40,15 @@ from triage.incidents.services import (
 )
 from triage.incidents.storage import StorageUnavailable
 from triage.incidents.uploads import too_large
+from triage.incidents.workflow import (
+    WorkflowError,
+    comment_add,
+    incident_set_workflow,
+    previous_resolution,
+    team_members,
+)
 
-from .forms import IncidentEditForm, IncidentFilterForm, ShareForm, UploadForm
+from .forms import CommentForm, IncidentEditForm, IncidentFilterForm, ShareForm, UploadForm, WorkflowForm
 from .presenters import PageLinks, incident_page_context, share_links, team_links
 
 logger = logging.getLogger(__name__)
@@ -81,7 +88,11 @@ def incident_detail_view(request: HttpRequest, incident_id: str) -> HttpResponse
     membership = membership_get(user=request.user, team_id=incident.team_id)
     context["can_write"] = membership is not None and membership.allows(Role.MEMBER)
     context["can_admin"] = membership is not None and membership.allows(Role.ADMIN)
+    context["comments"] = list(incident.comments.select_related("author"))
+    context["previous_resolution"] = previous_resolution(incident=incident)
     if context["can_write"]:
+        context["members"] = list(team_members(incident=incident))
+        context["workflow_statuses"] = Incident.Workflow.choices
         context["edit_form"] = IncidentEditForm(initial={"title": incident.title, "job": incident.job})
         context["share_form"] = ShareForm()
         context["share_links"] = list(sharelinks_of(incident=incident))
@@ -110,6 +121,37 @@ def incident_edit_view(request: HttpRequest, incident_id: str) -> HttpResponse:
     else:
         messages.info(request, "Title and job saved.")
     return redirect("web:incident-detail", incident.pk)
+
+
+@require_POST
+def incident_workflow_view(request: HttpRequest, incident_id: str) -> HttpResponse:
+    """Assign, acknowledge, resolve or ignore, link a ticket, say what fixed it (members only)."""
+    incident = _incident_or_404(request, incident_id, Role.MEMBER)
+    form = WorkflowForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Not saved: " + " ".join(e for errs in form.errors.values() for e in errs))
+        return redirect("web:incident-detail", incident.pk)
+    try:
+        incident_set_workflow(incident=incident, user=request.user, **form.changes(request.POST))
+    except WorkflowError as e:
+        messages.error(request, f"Not saved: {e}.")
+    else:
+        messages.info(request, f"Saved: {incident.workflow}"
+                      + (f", assigned to {incident.assignee.get_username()}" if incident.assignee else "") + ".")
+    return redirect("web:incident-detail", incident.pk)
+
+
+@require_POST
+def incident_comment_view(request: HttpRequest, incident_id: str) -> HttpResponse:
+    incident = _incident_or_404(request, incident_id, Role.MEMBER)
+    form = CommentForm(request.POST)
+    try:
+        if not form.is_valid():
+            raise WorkflowError("a comment needs some text (at most 10,000 characters)")
+        comment_add(incident=incident, user=request.user, body=form.cleaned_data["body"])
+    except WorkflowError as e:
+        messages.error(request, f"Not saved: {e}.")
+    return redirect(reverse("web:incident-detail", args=[incident.pk]) + "#workflow")
 
 
 @require_POST

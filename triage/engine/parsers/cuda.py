@@ -1,4 +1,4 @@
-"""CUDA errors as PyTorch and CUDA libraries print them (FORMATS.md §2.10): OOM in both the
+"""CUDA errors as PyTorch and CUDA libraries print them (docs/log-formats.md §2.10): OOM in both the
 recent and the old wording, `CUDA error: <string>`, `cudaError<Name>`, and NCCL's own
 allocation failures."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Kernel log lines (dmesg / journal): NVRM Xid with the code table of FORMATS.md §3.2, GPU
+"""Kernel log lines (dmesg / journal): NVRM Xid with the code table of docs/log-formats.md §3.2, GPU
 fell off the bus, the host OOM killer, IOMMU / AMD-Vi / DMAR faults, PCIe AER errors."""
 from __future__ import annotations
 

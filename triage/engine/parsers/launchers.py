@@ -1,4 +1,4 @@
-"""Launcher and serving-stack lines that carry facts (LOG-FORMATS.md part B): versions, the
+"""Launcher and serving-stack lines that carry facts (docs/log-formats-launchers.md part B): versions, the
 master address a launcher passed, vLLM's NCCL library loading, sglang's weight loading,
 rank/world-size announcements and the environment echoed in launch commands."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""NCCL debug lines (NCCL_DEBUG=INFO/WARN), every version from 2.4 to 2.30 (FORMATS.md §1).
+"""NCCL debug lines (NCCL_DEBUG=INFO/WARN), every version from 2.4 to 2.30 (docs/log-formats.md §1).
 
 Layout: `[ts] host:pid:tid [dev] NCCL INFO msg` and `host:pid:tid [dev] file:line [(func)] NCCL WARN msg`.
 Lines can be spliced mid-way when several ranks share stdout, so the prefix is searched, not

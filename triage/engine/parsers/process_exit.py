@@ -1,6 +1,6 @@
 """How processes ended: torch elastic agent lines and the ChildFailedError block, DeepSpeed,
-vLLM and sglang launcher lines, pdsh, signals, segfaults, `terminate called` (FORMATS.md §2.8,
-LOG-FORMATS.md part B)."""
+vLLM and sglang launcher lines, pdsh, signals, segfaults, `terminate called` (docs/log-formats.md §2.8,
+docs/log-formats-launchers.md part B)."""
 from __future__ import annotations
 
 import re

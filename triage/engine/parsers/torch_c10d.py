@@ -1,5 +1,5 @@
 """PyTorch c10d: ProcessGroupNCCL watchdog, NCCL errors surfaced by torch, desync reports,
-heartbeat monitor, and the rendezvous / TCPStore errors (FORMATS.md §2.2-2.6, §2.9)."""
+heartbeat monitor, and the rendezvous / TCPStore errors (docs/log-formats.md §2.2-2.6, §2.9)."""
 from __future__ import annotations
 
 import re

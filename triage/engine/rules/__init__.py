@@ -1,4 +1,4 @@
-"""One module per cause of the vocabulary (DESIGN.md). Each `find(facts)` returns findings with
+"""One module per cause of the vocabulary (docs/design.md). Each `find(facts)` returns findings with
 evidence; the verdict module ranks them. To add a rule: copy a neighbour, write its test first."""
 from __future__ import annotations
 

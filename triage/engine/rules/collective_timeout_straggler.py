@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from statistics import median
 
 from ..facts import Facts, short_host
-from ..model import Event, Evidence, Finding
+from ..model import Event, Evidence, Finding, duration_text
 from ..parsers.kernel import bus_key
 from .common import earliest, evidence, hosts_of, ranks_of, spread_evidence, without
 
@@ -222,9 +222,10 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
         findings.append(Finding(
             cause="collective_timeout_straggler", rule="collective_timeout_straggler.timeout",
             confidence="medium",
-            title=f"Collective timeout: {op or 'a collective'}" + (f" #{seq}" if seq is not None else "") + (f" after {tmo // 1000} s" if tmo else ""),
+            title=f"Collective timeout: {op or 'a collective'}" + (f" #{seq}" if seq is not None else "") + _timing(facts, timeouts, tmo),
             detail=("The watchdog of " + ", ".join(f"rank {r}" for r in ranks_of(timeouts)[:6])
-                    + " gave up waiting for a collective. The ranks that never reached it are not in these logs"
+                    + " gave up waiting for a collective" + _timing(facts, timeouts, tmo, long=True)
+                    + ". The ranks that never reached it are not in these logs"
                     + (" (the first tiny collective right after start-up: a peer was still loading or initialising)" if seq is not None and seq <= 3 else "")
                     + "; their logs are needed to name the straggler."),
             fix=FIX, ranks=[], hosts=hosts_of(timeouts), evidence=spread_evidence(timeouts + progress + heartbeat), weight=45, culprit=None,
@@ -305,7 +306,7 @@ def _laggard_detail(reason: str, laggards: list[int], facts: Facts, tmo: int | N
         seqs = {facts.ranks[r].last_seq for r in laggards if r in facts.ranks}
         seq_text = f" (last completed collective {min(s for s in seqs if s is not None)})" if any(s is not None for s in seqs) else ""
         return (f"{who} completed fewer collectives than the other ranks{seq_text}: they stopped first, and the others "
-                f"timed out waiting for them" + (f" after {tmo // 1000} s" if tmo else "") + ".")
+                f"timed out waiting for them" + _timing(facts, [], tmo, long=True) + ".")
     waiting = sorted({e.rank for e in waited if e.rank is not None})
     text = (f"{who} never reported the timeout that {', '.join(f'rank {r}' for r in waiting[:6])} reported: "
             "it was stuck elsewhere (a data loader, I/O, a branch only it runs) or already gone. This is inferred "
@@ -326,3 +327,24 @@ def _laggard_detail(reason: str, laggards: list[int], facts: Facts, tmo: int | N
         text += (f" torchrun's 'first observed failure' is rank {root[0].rank}, which only timed out waiting; "
                  f"the launcher saw it exit first, but {who} is the one the others waited for.")
     return text
+
+
+def _timing(facts: Facts, timeouts: list[Event], tmo: int | None, *, long: bool = False) -> str:
+    """The watchdog's timeout named as such, and how long the job hung: from the first wait
+    (the first timed-out collective began `timeout` before its watchdog line) to the last line
+    of any rank. Nothing when the logs give no times: the timeout is not the hang."""
+    hang = None
+    timed = [e.time for e in timeouts if e.time is not None]
+    ends = [info.last_time for info in facts.ranks.values() if info.last_time is not None]
+    if timed and ends and tmo:
+        try:
+            seconds = (max(ends) - (min(timed) - timedelta(milliseconds=tmo))).total_seconds()
+        except TypeError:  # a zoned time against a local one: not comparable
+            seconds = None
+        if seconds is not None and seconds > 0:
+            hang = duration_text(seconds)
+    if long:
+        text = f" (timeout {tmo // 1000} s)" if tmo else ""
+        return text + (f"; the job hung {hang} from the first wait to the last line" if hang else "")
+    parts = ([f"timeout {tmo // 1000} s"] if tmo else []) + ([f"hung {hang}"] if hang else [])
+    return f" ({', '.join(parts)})" if parts else ""

@@ -9,7 +9,7 @@ from ..model import Event, Evidence
 MAX_EVIDENCE = 8
 
 # Downstream symptoms: errors a healthy rank prints after another rank died. They are never
-# the root cause when an earlier real fault exists (FORMATS.md §5.4).
+# the root cause when an earlier real fault exists (docs/log-formats.md §5.4).
 DOWNSTREAM_EXCEPTIONS = (
     "DistBackendError",
     "DistError",

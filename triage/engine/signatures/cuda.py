@@ -3,7 +3,7 @@ text and its driver-API twin (`CUresult` `CUDA_ERROR_*`, same number), plus cuBL
 status codes and NVML / nvidia-smi errors (see schema.py for what each field means).
 
 The runtime table was read from CUDA 13.0 (`include/driver_types.h` enum `cudaError`, strings
-from `cudaGetErrorName`/`cudaGetErrorString` of `libcudart.so.13`; FORMATS.md §2.10 lists the
+from `cudaGetErrorName`/`cudaGetErrorString` of `libcudart.so.13`; docs/log-formats.md §2.10 lists the
 12.9 strings, identical for the codes it shows), the driver names from `include/cuda.h`
 (`cudaError_enum`). The numbers are those of CUDA >= 10.1; older runtimes numbered several
 errors differently (`cuda runtime error (59) : device-side assert triggered`), so no pattern

@@ -25,7 +25,7 @@ class Signature:
       `.*`; never from one sample's values.
     - `extract`: an optional Python regex with named groups, run only on matched lines, whose
       groups fill the finding (`errno`, `iface`, `device`, `bus_id`, `xid`, `peer`, ...).
-    - `cause`: one of the DESIGN.md causes, or None for `context`/`harmless` entries.
+    - `cause`: one of the docs/design.md causes, or None for `context`/`harmless` entries.
     - `role`: `fault` (the printing rank's own failure), `symptom` (what a rank prints after
       another rank or the fabric failed, e.g. "remote process exited"), `context` (facts:
       versions, transports, settings), `harmless` (known benign lines that look scary).

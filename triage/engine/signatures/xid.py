@@ -1,7 +1,7 @@
 """Signatures of NVIDIA Xid reports: one entry per Xid code (or per family of codes that mean
 the same thing for a training job), drawn from `src/common/sdk/nvidia/inc/nverror.h` of
 NVIDIA/open-gpu-kernel-modules 595.45.04 (names), `src/nvidia/src/kernel/gpu/rc/kernel_rc.c`
-(line format), NVIDIA's Xid catalog and FORMATS.md §3 (meanings). See schema.py for the fields.
+(line format), NVIDIA's Xid catalog and docs/log-formats.md §3 (meanings). See schema.py for the fields.
 
 The kernel line is `NVRM: Xid (PCI:%04x:%02x:%02x[ GPU-I:%02u[ GPU-CI:%02u]]): %d, [pid=%s,
 name=%s, ]<msg>` (pid/name omitted when unknown from R570; very old drivers print no `PCI:`);

@@ -7,7 +7,7 @@ from urllib.parse import urlencode
 
 from django import template
 from django.utils.html import format_html, format_html_join
-from django.utils.safestring import SafeString
+from django.utils.safestring import SafeString, mark_safe
 
 from triage.incidents.redact import redact_text
 
@@ -155,3 +155,34 @@ def loglevel(text: object) -> str:
     if _WARN_LINE.search(line):
         return "lvl-warn"
     return ""
+
+
+@register.filter
+def mentions(text: object, names: list[str] | None = None) -> SafeString:
+    """A comment's text, escaped, with @name of the team members it mentions highlighted."""
+    from triage.incidents.workflow import MENTION_RE
+
+    body, known = redact_text("" if text is None else str(text)), set(names or [])
+    parts: list[SafeString] = []
+    last = 0
+    for match in MENTION_RE.finditer(body):
+        name = match.group(1).rstrip(".")
+        if name not in known:
+            continue
+        parts.append(format_html("{}<span class=\"mention\">@{}</span>", body[last:match.start()], name))
+        last = match.start() + 1 + len(name)
+    parts.append(format_html("{}", body[last:]))
+    return format_html_join("", "{}", ((p,) for p in parts))
+
+
+@register.simple_tag
+def when(value: Any, relative: bool = False) -> SafeString:
+    """A <time> the browser shows in the viewer's zone (common.js: the zone setting, else the
+    browser's), with UTC in its tooltip; `relative` shows "3 h ago" instead. Without script:
+    UTC, said so."""
+    if value is None or value == "":
+        return format_html("{}", "")
+    iso = value.isoformat() if hasattr(value, "isoformat") else str(value)
+    utc = value.strftime("%Y-%m-%d %H:%M UTC") if hasattr(value, "strftime") else logtime(value)
+    return format_html('<time class="when" datetime="{}"{} title="{}">{}</time>', iso,
+                       mark_safe(' data-relative="1"') if relative else "", utc, utc)
