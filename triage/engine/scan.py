@@ -516,6 +516,11 @@ class Floods:
 
     windows: dict[int, int] = field(default_factory=dict)
     sampled: int = 0  # windows read as a sample only
+    # pid -> the last of its windows (counted from 0) whose lines would have been read
+    # differently had it been flooding already: more than one of its lines in the window, or
+    # one after an earlier window of the same region (parallel.py reads runs of sources with
+    # counts of their own, and reads one again where this says the true counts would differ).
+    decisive: dict[int, int] = field(default_factory=dict)
 
     def flooding(self, pid: int) -> bool:
         return self.windows.get(pid, 0) >= FLOOD_WINDOWS
@@ -523,6 +528,13 @@ class Floods:
     def seen(self, pids: list[int]) -> None:
         for pid in pids:
             self.windows[pid] = self.windows.get(pid, 0) + 1
+
+    def read_whole(self, lines: dict[int, int], earlier: set[int]) -> None:
+        """`lines`: patterns not flooding and their lines in this window; `earlier`: patterns
+        met in an earlier window of the region."""
+        for pid, n in lines.items():
+            if n > 1 or pid in earlier:
+                self.decisive[pid] = self.windows.get(pid, 0)
 
 
 # What makes two identity lines say the same thing: the same process (host:pid of an NCCL
@@ -770,6 +782,7 @@ class LineScanner:
         identity: dict[int, int] = {}
         once: dict[int, int] = {}
         sampled: dict[int, int] = {}  # flooding pattern -> its first line in this region
+        met: set[int] = set()  # MEANING patterns of the region's earlier windows
         start = lo
         while start < hi:
             end = hi if hi - start <= WINDOW_BYTES else (buf.find(b"\n", start + WINDOW_BYTES - 1, hi) + 1 or hi)
@@ -789,12 +802,16 @@ class LineScanner:
                     for pid in present:
                         sampled.setdefault(pid, found[pid])
                 else:
+                    whole: dict[int, int] = {}
                     for pid, pos in engine.every(buf, start, end):
                         if not floods.flooding(pid):
                             meaning.append(pos)
+                            whole[pid] = whole.get(pid, 0) + 1
                         elif pid not in sampled:
                             sampled[pid] = pos
+                    floods.read_whole(whole, met)
                 floods.seen(present)
+                met.update(present)
             start = end
         meaning.extend(sampled.values())
         return meaning, list(identity.values()), list(once.values())

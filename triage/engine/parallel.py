@@ -1,0 +1,202 @@
+"""Reading a bundle's sources on several cores, with the verdict of reading them one by one.
+
+A folder bundle of many files (a job's per-rank logs) is cut into as many runs of consecutive
+files as there are cores; each run is read in a forked process into a partial state
+(partial.py) and the states are merged in reading order. Reading one source depends on what
+was read before it in three ways, and each is made exact:
+
+- how many members, bytes and sources came before (the member limit, the light reading of a
+  large bundle's later sources): a run starts from the counts its files' sizes predict, and
+  is read again from the true counts when the files before it did not read as predicted (an
+  archive or a compressed file among them);
+- the scanner's flood counts (scan.Floods: a pattern seen in FLOOD_WINDOWS windows is only
+  sampled from then on): a run starts with none, and reports how many windows each pattern
+  was in (which does not depend on the counts it started with) and the windows where being
+  flooding would have changed which lines were read (two lines of the pattern in one
+  window, or one after an earlier window of the same region). When the runs before it make
+  such a window flooding, the run is read again from the true counts. One watchdog line a
+  rank file, however many files, is never such a window;
+- a limit or an unreadable input that stops the reading: the whole input is read serially.
+
+Runs read again are read in parallel too (all their starting points are known by then), so a
+bundle whose patterns flood across files costs at most two rounds. Anything unexpected in a
+worker falls back to the serial reading, which then decides (and raises) as it always did.
+
+Only folder inputs are read in parallel: an archive is one compressed stream (the fan-out
+app reads large ones in parts on several workers).
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .bundle import Budget, Input, Limits, dir_files, iter_dir_file, normalise_inputs
+from .partial import PartialState, merge, parse_members, read_into
+from .reader import MAX_YEARS, Collected
+from .scan import FLOOD_WINDOWS, Floods, prefilter
+
+WORKERS_ENV = "NCCL_TRIAGE_READ_WORKERS"
+# Smaller inputs are read serially: forking and sending states back costs tens of ms.
+MIN_PARALLEL_BYTES = 32 * 1024 * 1024
+MIN_PARALLEL_FILES = 256
+# What a file costs to read besides its bytes, in bytes (for cutting runs of equal cost).
+FILE_COST_BYTES = 64 * 1024
+
+
+def default_workers() -> int:
+    """Processes to read with: $NCCL_TRIAGE_READ_WORKERS, else the cores this process may use."""
+    env = os.environ.get(WORKERS_ENV, "").strip()
+    if env.isdigit() and int(env) > 0:
+        return int(env)
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+@dataclass
+class _Unit:
+    path: Path
+    name: str  # member name, as the serial reading names it
+    size: int
+
+
+@dataclass
+class _Part:
+    units: list[_Unit]
+    limits: Limits
+    year: int | None
+    members_before: int = 0
+    bytes_before: int = 0
+    sources_before: int = 0
+    floods: dict[int, int] = field(default_factory=dict)
+
+    def start(self) -> tuple[int, int, int]:
+        return self.members_before, self.bytes_before, self.sources_before
+
+
+@dataclass
+class _Result:
+    state: PartialState
+    finished: bool
+    read: tuple[int, int, int]  # members, bytes, sources of this run
+    windows: dict[int, int]  # flood windows of this run alone
+    decisive: dict[int, int]  # scan.Floods.decisive of this run
+
+
+@dataclass
+class ReadStats:
+    parts: int = 1
+    read_again: int = 0
+    serial_because: str = ""
+
+
+def read_state(
+    inputs: Input, *, limits: Limits | None = None, year: int | None = None, workers: int | None = None,
+    min_bytes: int = MIN_PARALLEL_BYTES, min_files: int = MIN_PARALLEL_FILES, stats: ReadStats | None = None,
+) -> PartialState:
+    """The partial state of the whole input, read on `workers` processes where that pays
+    (default_workers(); 1 reads serially); the same state as partial.parse_members."""
+    stats = stats if stats is not None else ReadStats()
+    limits = limits or Limits()
+    n = workers if workers is not None else default_workers()
+    units = _units(inputs) if n > 1 else None
+    if units is None:
+        stats.serial_because = "one worker" if n <= 1 else "not a folder input"
+    elif len(units) < 2 or (sum(u.size for u in units) < min_bytes and len(units) < min_files):
+        stats.serial_because = "small input"
+    else:
+        state = _read_parallel(units, limits, year, min(n, len(units)), stats)
+        if state is not None:
+            return state
+    stats.parts = 1
+    return parse_members(inputs, limits=limits, year=year)
+
+
+def _units(inputs: Input) -> list[_Unit] | None:
+    units: list[_Unit] = []
+    for label, path in normalise_inputs(inputs):
+        if not isinstance(path, Path) or not path.is_dir():
+            return None
+        for full, rel in dir_files(path):
+            try:
+                size = os.lstat(full).st_size
+            except OSError:
+                size = 0
+            units.append(_Unit(full, f"{label}/{rel}" if label else rel, size))
+    return units
+
+
+def _cut(units: list[_Unit], parts: int) -> list[list[_Unit]]:
+    """Runs of consecutive units of about equal cost."""
+    total = sum(u.size + FILE_COST_BYTES for u in units)
+    runs: list[list[_Unit]] = [[]]
+    done = 0
+    for unit in units:
+        if runs[-1] and len(runs) < parts and done >= total * len(runs) / parts:
+            runs.append([])
+        runs[-1].append(unit)
+        done += unit.size + FILE_COST_BYTES
+    return runs
+
+
+def _read_part(part: _Part) -> _Result:
+    budget = Budget(part.limits)
+    budget.members, budget.total_bytes = part.members_before, part.bytes_before
+    collected = Collected(floods=Floods(windows=dict(part.floods)), sources_before=part.sources_before)
+    members = (m for unit in part.units for m in iter_dir_file(unit.path, unit.name, budget))
+    finished = read_into(members, collected, budget, year=part.year)
+    windows = {pid: n - part.floods.get(pid, 0) for pid, n in collected.floods.windows.items()}
+    read = (budget.members - part.members_before, budget.total_bytes - part.bytes_before, len(collected.sources))
+    state = PartialState(collected=collected, problems=list(budget.problems))
+    return _Result(state, finished, read, windows, collected.floods.decisive)
+
+
+def _floods_differ(before: dict[int, int], decisive: dict[int, int]) -> bool:
+    """Whether a run that counted flood windows from zero read some window differently than
+    it would have starting from `before`: the k-th window of a pattern was decisive (see
+    scan.Floods) and the true count, before[pid] + k, had reached FLOOD_WINDOWS."""
+    return any(before.get(pid, 0) + k >= FLOOD_WINDOWS for pid, k in decisive.items())
+
+
+def _read_parallel(units: list[_Unit], limits: Limits, year: int | None, workers: int, stats: ReadStats) -> PartialState | None:
+    prefilter()  # built (or loaded) once, before forking
+    parts: list[_Part] = []
+    members = size = 0
+    for run in _cut(units, workers):
+        parts.append(_Part(run, limits, year, members, size, members))
+        members += len(run)
+        size += sum(u.size for u in run)
+    try:
+        context = multiprocessing.get_context("fork")
+        with context.Pool(len(parts)) as pool:
+            results = pool.map(_read_part, parts, chunksize=1)
+            again: list[int] = []
+            start = (0, 0, 0)
+            floods: dict[int, int] = {}
+            for i, (part, result) in enumerate(zip(parts, results)):
+                if not result.finished:
+                    stats.serial_because = "a limit or an unreadable input stopped the reading"
+                    return None
+                if part.start() != start or _floods_differ(floods, result.decisive):
+                    part.members_before, part.bytes_before, part.sources_before = start
+                    part.floods = dict(floods)
+                    again.append(i)
+                start = (start[0] + result.read[0], start[1] + result.read[1], start[2] + result.read[2])
+                for pid, n in result.windows.items():
+                    floods[pid] = floods.get(pid, 0) + n
+            if again:
+                for i, result in zip(again, pool.map(_read_part, [parts[i] for i in again], chunksize=1)):
+                    if not result.finished:
+                        stats.serial_because = "a limit or an unreadable input stopped the reading"
+                        return None
+                    results[i] = result
+    except Exception as exc:  # noqa: BLE001 - no fork, a worker failed: the serial reading decides
+        stats.serial_because = f"parallel reading failed ({type(exc).__name__})"
+        return None
+    stats.parts, stats.read_again = len(parts), len(again)
+    state = merge([r.state for r in results])
+    del state.collected.years_seen[MAX_YEARS:]
+    return state
