@@ -14,6 +14,8 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 	# packaging tests' fresh venv, which install with --no-index.
 	$(PY) -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
 		-d $(VENV)/wheelhouse nvidia-ml-py==13.615.71
+	# The engine's scan databases, compiled now rather than by the first diagnosis (seconds).
+	$(PY) -m triage.engine.gate --build
 	touch $@
 
 venv: $(VENV)/.installed

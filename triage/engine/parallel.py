@@ -36,6 +36,7 @@ from .bundle import Budget, Input, Limits, dir_files, iter_dir_file, normalise_i
 from .partial import PartialState, merge, parse_members, read_into
 from .reader import MAX_YEARS, Collected
 from .scan import FLOOD_WINDOWS, Floods, prefilter
+from .signatures.matcher import matcher
 
 WORKERS_ENV = "NCCL_TRIAGE_READ_WORKERS"
 # Smaller inputs are read serially: forking and sending states back costs tens of ms.
@@ -162,7 +163,8 @@ def _floods_differ(before: dict[int, int], decisive: dict[int, int]) -> bool:
 
 
 def _read_parallel(units: list[_Unit], limits: Limits, year: int | None, workers: int, stats: ReadStats) -> PartialState | None:
-    prefilter()  # built (or loaded) once, before forking
+    prefilter()  # the gate and the catalog built (or loaded) once, before forking
+    matcher()
     parts: list[_Part] = []
     members = size = 0
     for run in _cut(units, workers):
