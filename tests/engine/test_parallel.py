@@ -123,3 +123,17 @@ def test_an_archive_input_is_read_serially(tmp_path: Path) -> None:
     state = read_state(archive, workers=2, min_bytes=0, min_files=0, stats=stats)
     assert stats.serial_because == "not a folder input"
     assert json.dumps(conclude([state]).to_dict(), sort_keys=True) == json.dumps(diagnose(archive, workers=1).to_dict(), sort_keys=True)
+
+
+def test_a_folder_over_the_member_limit_is_read_serially(tmp_path: Path) -> None:
+    from triage.engine.bundle import Limits
+
+    for rank in range(6):
+        (tmp_path / f"rank{rank}.log").write_text(_warn_log(rank, 1))
+    stats = ReadStats()
+    limits = Limits(max_members=4)
+    state = read_state(tmp_path, limits=limits, workers=2, min_bytes=0, min_files=0, stats=stats)
+    assert stats.serial_because.startswith("over a limit")
+    whole = diagnose(tmp_path, limits=limits, workers=1).to_dict()
+    assert json.dumps(conclude([state]).to_dict(), sort_keys=True) == json.dumps(whole, sort_keys=True)
+    assert any("limit reached" in p for p in whole["problems"])

@@ -108,6 +108,8 @@ def read_state(
         stats.serial_because = "one worker" if n <= 1 else "not a folder input"
     elif len(units) < 2 or (sum(u.size for u in units) < min_bytes and len(units) < min_files):
         stats.serial_because = "small input"
+    elif len(units) > limits.max_members or sum(u.size for u in units) > limits.max_total_bytes:
+        stats.serial_because = "over a limit: the serial reading stops where it is reached"
     else:
         state = _read_parallel(units, limits, year, min(n, len(units)), stats)
         if state is not None:
