@@ -56,21 +56,26 @@ def child_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+GREP_CPU: list[float] = []
+
+
 def cores() -> int:
     return len(os.sched_getaffinity(0))
 
 
 def time_grep(root: Path, all_cores: bool = False) -> float:
     """CPU seconds of `grep -rcE` on one core; with all_cores, wall seconds of the files
-    shared out to one grep per core (`find | xargs -P`)."""
+    shared out to one grep per core (`find | xargs -P`), and their CPU seconds in GREP_CPU."""
     env = dict(os.environ, LC_ALL="C")
     if all_cores:
         n = cores()
         cmd = f"find {shlex.quote(str(root))} -type f -print0 | xargs -0 -P {n} -n {64} grep -cE {shlex.quote(GREP_WORDS)}"
         t = time.perf_counter()
+        before = child_cpu()
         done = subprocess.run(["bash", "-c", cmd], env=env, stdout=subprocess.PIPE, check=False)
         if done.returncode not in (0, 1, 123):
             raise SystemExit(f"grep failed with exit code {done.returncode}")
+        GREP_CPU.append(child_cpu() - before)
         return time.perf_counter() - t
     before = child_cpu()
     done = subprocess.run(pin() + ["grep", "-rcE", GREP_WORDS, str(root)], env=env, stdout=subprocess.PIPE, check=False)
@@ -85,16 +90,19 @@ engine = sys.argv[2] or None
 from triage.engine import scan
 if engine:
     scan._PREFILTER = scan.prefilter(prefer=engine)
-from triage.engine import diagnose
 from triage.engine.bundle import Limits
-from triage.engine.parallel import default_workers
+from triage.engine.parallel import ReadStats, default_workers, read_state
+from triage.engine.pipeline import conclude
 t = time.perf_counter()
 c = time.process_time()
-d = diagnose(sys.argv[1], limits=Limits(max_members=1 << 20)).to_dict()
+stats = ReadStats()
+# diagnose(), with the reading's statistics
+d = conclude([read_state(sys.argv[1], limits=Limits(max_members=1 << 20), stats=stats)]).to_dict()
 cpu = time.process_time() - c
 f = d['findings'][0] if d['findings'] else {}
 rss = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-print(json.dumps({'elapsed': time.perf_counter() - t, 'cpu': cpu, 'rss_kb': rss, 'workers': default_workers(),
+print(json.dumps({'elapsed': time.perf_counter() - t, 'cpu': cpu, 'path': cpu + stats.workers_cpu, 'parts': stats.parts,
+                  'rss_kb': rss, 'workers': default_workers(),
                   'engine': scan.prefilter().engine, 'cause': f.get('cause'), 'rule': f.get('rule'),
                   'rank': (d['first_failure'] or {}).get('rank'), 'sources': len(d['sources'])}))
 """
@@ -126,7 +134,7 @@ def main() -> None:
     base = args.dir or Path(tempfile.mkdtemp(prefix="nccl-triage-shapes-"))
     rows = []
     print(f"{'shape':16s} {'cores':>5s} {'MB':>6s} {'grep MB/s':>10s} {'engine MB/s':>12s} {'ratio':>6s} {'cold':>6s} "
-          f"{'peak RSS':>9s}  verdict")
+          f"{'idle':>6s} {'peak RSS':>9s}  verdict")
     try:
         for size_mb in (int(s) for s in args.sizes.split(",")):
             for name in args.shapes.split(","):
@@ -147,10 +155,12 @@ def main() -> None:
     engine = rows[0]["engine"] if rows else "?"
     print(f"\nengine: {engine}; one core: CPU seconds, 'ratio' is diagnose() against grep, 'cold' the whole command "
           f"(interpreter start, imports, catalog load) against grep; all cores ({cores()}): wall seconds, grep through "
-          f"xargs -P; grep words: {GREP_WORDS}")
+          f"xargs -P, and 'idle' the ratio an idle machine would give: grep's CPU seconds over the cores against the "
+          f"engine's CPU seconds on its critical path (the parent's own and the slowest worker's); grep words: {GREP_WORDS}")
 
 
 def measure(root: Path, name: str, size: int, all_cores: bool, args: argparse.Namespace) -> dict[str, object]:
+    GREP_CPU.clear()
     grep_s = min(time_grep(root, all_cores) for _ in range(args.runs))
     runs = [time_engine(root, args.engine, all_cores) for _ in range(args.runs)]
     # diagnose() itself, as a worker runs it (interpreter start and imports are paid once per
@@ -160,14 +170,15 @@ def measure(root: Path, name: str, size: int, all_cores: bool, args: argparse.Na
     info = runs[0][1]
     rss_mb = max(float(r[1]["rss_kb"]) for r in runs) / 1024  # type: ignore[arg-type]
     ratio = grep_s / eng_s
+    idle = min(GREP_CPU) / cores() / min(float(r[1]["path"]) for r in runs) if all_cores else ratio  # type: ignore[arg-type]
     verdict = f"{info['cause']} rank {info['rank']} ({info['rule']}), {info['sources']} sources"
     ok = info["cause"] == "oom" and info["rank"] == CULPRIT
     label = f"{cores()}" if all_cores else "1"
     print(f"{name:16s} {label:>5s} {size / 1e6:6.0f} {size / 1e6 / grep_s:10.0f} {size / 1e6 / eng_s:12.0f} {ratio:5.2f}x "
-          f"{grep_s / cold_s:5.2f}x {rss_mb:7.0f} MB  {verdict}{'' if ok else '  <-- expected oom on rank %d' % CULPRIT}",
+          f"{grep_s / cold_s:5.2f}x {idle:5.2f}x {rss_mb:7.0f} MB  {verdict}{'' if ok else '  <-- expected oom on rank %d' % CULPRIT}",
           flush=True)
     return {"shape": name, "cores": label, "mb": size / 1e6, "grep_mbs": size / 1e6 / grep_s, "engine_mbs": size / 1e6 / eng_s,
-            "ratio": ratio, "cold_ratio": grep_s / cold_s, "rss_mb": rss_mb, "verdict": verdict, "right": ok,
+            "ratio": ratio, "cold_ratio": grep_s / cold_s, "idle_ratio": idle, "rss_mb": rss_mb, "verdict": verdict, "right": ok,
             "engine": info["engine"]}
 
 

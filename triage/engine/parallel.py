@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -83,6 +84,7 @@ class _Result:
     state: PartialState
     finished: bool
     read: tuple[int, int, int]  # members, bytes, sources of this run
+    cpu: float  # CPU seconds the run took
     windows: dict[int, int]  # flood windows of this run alone
     decisive: dict[int, int]  # scan.Floods.decisive of this run
 
@@ -92,6 +94,9 @@ class ReadStats:
     parts: int = 1
     read_again: int = 0
     serial_because: str = ""
+    # CPU seconds of the slowest run of each round: what the workers add to the reading's
+    # time on an otherwise idle machine (bench/parse.py).
+    workers_cpu: float = 0.0
 
 
 def read_state(
@@ -146,6 +151,7 @@ def _cut(units: list[_Unit], parts: int) -> list[list[_Unit]]:
 
 
 def _read_part(part: _Part) -> _Result:
+    cpu = time.process_time()
     budget = Budget(part.limits)
     budget.members, budget.total_bytes = part.members_before, part.bytes_before
     collected = Collected(floods=Floods(windows=dict(part.floods)), sources_before=part.sources_before)
@@ -154,7 +160,7 @@ def _read_part(part: _Part) -> _Result:
     windows = {pid: n - part.floods.get(pid, 0) for pid, n in collected.floods.windows.items()}
     read = (budget.members - part.members_before, budget.total_bytes - part.bytes_before, len(collected.sources))
     state = PartialState(collected=collected, problems=list(budget.problems))
-    return _Result(state, finished, read, windows, collected.floods.decisive)
+    return _Result(state, finished, read, time.process_time() - cpu, windows, collected.floods.decisive)
 
 
 def _floods_differ(before: dict[int, int], decisive: dict[int, int]) -> bool:
@@ -177,6 +183,7 @@ def _read_parallel(units: list[_Unit], limits: Limits, year: int | None, workers
         context = multiprocessing.get_context("fork")
         with context.Pool(len(parts)) as pool:
             results = pool.map(_read_part, parts, chunksize=1)
+            stats.workers_cpu = max(r.cpu for r in results)
             again: list[int] = []
             start = (0, 0, 0)
             floods: dict[int, int] = {}
@@ -192,7 +199,9 @@ def _read_parallel(units: list[_Unit], limits: Limits, year: int | None, workers
                 for pid, n in result.windows.items():
                     floods[pid] = floods.get(pid, 0) + n
             if again:
-                for i, result in zip(again, pool.map(_read_part, [parts[i] for i in again], chunksize=1)):
+                redone = pool.map(_read_part, [parts[i] for i in again], chunksize=1)
+                stats.workers_cpu += max(r.cpu for r in redone)
+                for i, result in zip(again, redone):
                     if not result.finished:
                         stats.serial_because = "a limit or an unreadable input stopped the reading"
                         return None
