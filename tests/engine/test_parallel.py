@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -137,3 +138,19 @@ def test_a_folder_over_the_member_limit_is_read_serially(tmp_path: Path) -> None
     whole = diagnose(tmp_path, limits=limits, workers=1).to_dict()
     assert json.dumps(conclude([state]).to_dict(), sort_keys=True) == json.dumps(whole, sort_keys=True)
     assert any("limit reached" in p for p in whole["problems"])
+
+
+def _die(_part: object) -> None:
+    os._exit(3)
+
+
+def test_a_worker_that_dies_leaves_the_reading_to_one_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from triage.engine import parallel
+
+    folder = build("network", tmp_path, seed=0)
+    monkeypatch.setattr(parallel, "_read_part", _die)
+    stats = ReadStats()
+    state = read_state(folder, workers=2, min_bytes=0, min_files=0, stats=stats)
+    assert stats.serial_because == "parallel reading failed (BrokenProcessPool)"
+    whole = json.dumps(diagnose(folder, workers=1).to_dict(), sort_keys=True)
+    assert json.dumps(conclude([state]).to_dict(), sort_keys=True) == whole

@@ -30,6 +30,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -180,9 +181,10 @@ def _read_parallel(units: list[_Unit], limits: Limits, year: int | None, workers
         members += len(run)
         size += sum(u.size for u in run)
     try:
-        context = multiprocessing.get_context("fork")
-        with context.Pool(len(parts)) as pool:
-            results = pool.map(_read_part, parts, chunksize=1)
+        # concurrent.futures, not multiprocessing.Pool: a worker killed (out of memory) breaks
+        # the pool with an error instead of leaving map() waiting forever.
+        with ProcessPoolExecutor(len(parts), mp_context=multiprocessing.get_context("fork")) as pool:
+            results = list(pool.map(_read_part, parts))
             stats.workers_cpu = max(r.cpu for r in results)
             again: list[int] = []
             start = (0, 0, 0)
@@ -199,7 +201,7 @@ def _read_parallel(units: list[_Unit], limits: Limits, year: int | None, workers
                 for pid, n in result.windows.items():
                     floods[pid] = floods.get(pid, 0) + n
             if again:
-                redone = pool.map(_read_part, [parts[i] for i in again], chunksize=1)
+                redone = list(pool.map(_read_part, [parts[i] for i in again]))
                 stats.workers_cpu += max(r.cpu for r in redone)
                 for i, result in zip(again, redone):
                     if not result.finished:
