@@ -154,3 +154,21 @@ def test_a_worker_that_dies_leaves_the_reading_to_one_process(tmp_path: Path, mo
     assert stats.serial_because == "parallel reading failed (BrokenProcessPool)"
     whole = json.dumps(diagnose(folder, workers=1).to_dict(), sort_keys=True)
     assert json.dumps(conclude([state]).to_dict(), sort_keys=True) == whole
+
+
+def test_one_line_in_two_windows_of_a_region_reads_again(tmp_path: Path) -> None:
+    # The second run counts the retry WARN from zero: seven one-line files (windows 0-6), then
+    # a file with it in two windows of one region, the 7th (one line, read whole on its own
+    # count) and the 8th (flooding on its own count, so sampled: kept, as the region's first
+    # sample). Serially the first run's window made the 7th flooding already: its line is
+    # the sample and the 8th's is dropped. One line in the window, yet decisive.
+    pre = "node-00:4000:4100 [0] "
+    warn = pre + "misc/socket.cc:560 NCCL WARN NET/Socket : Call to connect returned Connection refused, retrying\n"
+    fill = pre + "NCCL INFO AllReduce: opCount 1 sendbuff 0x7f00 recvbuff 0x7f01 count 1024 datatype 7 op 0 root 0 comm 0x55 [nranks=4] stream 0x56\n"
+    (tmp_path / "a0.log").write_text(fill * 9000 + warn + fill * 40)
+    for i in range(1, 8):
+        (tmp_path / f"b{i}.log").write_text(fill * 3 + warn + fill * 40)
+    (tmp_path / "c.log").write_text(fill * 3 + warn + fill * 1500 + warn + fill * 40)
+    serial, parallel, stats = _both(tmp_path, 2)
+    assert stats.parts == 2 and stats.files_read_again == 8
+    assert parallel == serial

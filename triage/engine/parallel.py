@@ -13,14 +13,16 @@ was read before it in three ways, and each is made exact:
   sampled from then on): a run starts with none, and reports how many windows each pattern
   was in (which does not depend on the counts it started with) and the windows where being
   flooding would have changed which lines were read (two lines of the pattern in one
-  window, or one after an earlier window of the same region). When the runs before it make
-  such a window flooding, the run is read again from the true counts. One watchdog line a
-  rank file, however many files, is never such a window;
+  window, or the pattern in two windows of one region). Where the runs before it make such
+  a window flooding, its files up to that window are read again from the true counts; the
+  files after it keep what the run read. One watchdog line a rank file, however many
+  files, is never such a window; a retry WARN in every window of every file is, in the
+  first files of each run;
 - a limit or an unreadable input that stops the reading: the whole input is read serially.
 
-Runs read again are read in parallel too (all their starting points are known by then), so a
-bundle whose patterns flood across files costs at most two rounds. Anything unexpected in a
-worker falls back to the serial reading, which then decides (and raises) as it always did.
+What is read again is read in parallel too (all the starting points are known by then): at
+most two rounds. Anything unexpected in a worker falls back to the serial reading, which then
+decides (and raises) as it always did.
 
 Only folder inputs are read in parallel: an archive is one compressed stream (the fan-out
 app reads large ones in parts on several workers).
@@ -31,14 +33,16 @@ import multiprocessing
 import os
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from collections.abc import Generator
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from .bundle import Budget, Input, Limits, dir_files, iter_dir_file, normalise_inputs
+from .bundle import Budget, Input, Limits, Member, dir_files, iter_dir_file, normalise_inputs
 from .partial import PartialState, merge, parse_members, read_into
 from .reader import MAX_YEARS, Collected
 from .scan import FLOOD_WINDOWS, Floods, prefilter
 from .signatures.matcher import matcher
+from .structured import StructuredDocs
 
 WORKERS_ENV = "NCCL_TRIAGE_READ_WORKERS"
 # Smaller inputs are read serially: forking and sending states back costs tens of ms.
@@ -81,13 +85,27 @@ class _Part:
 
 
 @dataclass
+class _Mark:
+    """Where a run's state stood after one of its files."""
+
+    events: int
+    sources: int
+    years: int
+    order: int
+    problems: int
+    docs: tuple[int, ...]
+    decisive: int
+
+
+@dataclass
 class _Result:
     state: PartialState
     finished: bool
     read: tuple[int, int, int]  # members, bytes, sources of this run
     cpu: float  # CPU seconds the run took
     windows: dict[int, int]  # flood windows of this run alone
-    decisive: dict[int, int]  # scan.Floods.decisive of this run
+    decisive: list[tuple[int, int]]  # scan.Floods.decisive of this run
+    marks: list[_Mark]  # one after each file
 
 
 @dataclass
@@ -98,6 +116,7 @@ class ReadStats:
     # CPU seconds of the slowest run of each round: what the workers add to the reading's
     # time on an otherwise idle machine (bench/parse.py).
     workers_cpu: float = 0.0
+    files_read_again: int = 0
 
 
 def read_state(
@@ -156,19 +175,44 @@ def _read_part(part: _Part) -> _Result:
     budget = Budget(part.limits)
     budget.members, budget.total_bytes = part.members_before, part.bytes_before
     collected = Collected(floods=Floods(windows=dict(part.floods)), sources_before=part.sources_before)
-    members = (m for unit in part.units for m in iter_dir_file(unit.path, unit.name, budget))
-    finished = read_into(members, collected, budget, year=part.year)
+    marks: list[_Mark] = []
+
+    def members() -> Generator[Member, None, None]:
+        for unit in part.units:
+            yield from iter_dir_file(unit.path, unit.name, budget)
+            c = collected
+            marks.append(_Mark(len(c.events), len(c.sources), len(c.years_seen), c.order, len(budget.problems),
+                               tuple(len(getattr(c.docs, f.name)) for f in fields(StructuredDocs)), len(c.floods.decisive)))
+
+    finished = read_into(members(), collected, budget, year=part.year)
     windows = {pid: n - part.floods.get(pid, 0) for pid, n in collected.floods.windows.items()}
     read = (budget.members - part.members_before, budget.total_bytes - part.bytes_before, len(collected.sources))
     state = PartialState(collected=collected, problems=list(budget.problems))
-    return _Result(state, finished, read, time.process_time() - cpu, windows, collected.floods.decisive)
+    return _Result(state, finished, read, time.process_time() - cpu, windows, collected.floods.decisive, marks)
 
 
-def _floods_differ(before: dict[int, int], decisive: dict[int, int]) -> bool:
-    """Whether a run that counted flood windows from zero read some window differently than
-    it would have starting from `before`: the k-th window of a pattern was decisive (see
-    scan.Floods) and the true count, before[pid] + k, had reached FLOOD_WINDOWS."""
-    return any(before.get(pid, 0) + k >= FLOOD_WINDOWS for pid, k in decisive.items())
+def _last_misread(before: dict[int, int], started: dict[int, int], decisive: list[tuple[int, int]]) -> int:
+    """Index in `decisive` of the last window a run read differently than it would have with
+    the true flood counts `before` (-1: none). The run started from `started`; its k-th window
+    of a pattern was decisive (scan.Floods), not flooding for it (k < FLOOD_WINDOWS), and was
+    flooding in truth when before[pid] + k - started[pid] had reached FLOOD_WINDOWS."""
+    last = -1
+    for i, (pid, k) in enumerate(decisive):
+        if before.get(pid, 0) + k - started.get(pid, 0) >= FLOOD_WINDOWS:
+            last = i
+    return last
+
+
+def _after(result: _Result, mark: _Mark) -> PartialState:
+    """The state a run read after `mark`, as if read by a run of its own."""
+    c = result.state.collected
+    docs = StructuredDocs(**{f.name: getattr(c.docs, f.name)[n:] for f, n in zip(fields(StructuredDocs), mark.docs)})
+    events = c.events[mark.events :]
+    for ev in events:
+        ev.order -= mark.order
+    rest = Collected(events=events, sources=c.sources[mark.sources :], docs=docs, years_seen=c.years_seen[mark.years :],
+                     order=c.order - mark.order)
+    return PartialState(collected=rest, problems=result.state.problems[mark.problems :])
 
 
 def _read_parallel(units: list[_Unit], limits: Limits, year: int | None, workers: int, stats: ReadStats) -> PartialState | None:
@@ -186,32 +230,44 @@ def _read_parallel(units: list[_Unit], limits: Limits, year: int | None, workers
         with ProcessPoolExecutor(len(parts), mp_context=multiprocessing.get_context("fork")) as pool:
             results = list(pool.map(_read_part, parts))
             stats.workers_cpu = max(r.cpu for r in results)
-            again: list[int] = []
+            # Each run checked against the true counts before it; what it read differently
+            # (the whole run, or its files up to the last window read differently) is read
+            # again in a second round, from the true counts.
+            again: list[_Part] = []
+            pieces: list[list[PartialState | int]] = []  # per run: states, or indexes into `again`
             start = (0, 0, 0)
             floods: dict[int, int] = {}
-            for i, (part, result) in enumerate(zip(parts, results)):
+            for part, result in zip(parts, results):
                 if not result.finished:
                     stats.serial_because = "a limit or an unreadable input stopped the reading"
                     return None
-                if part.start() != start or _floods_differ(floods, result.decisive):
-                    part.members_before, part.bytes_before, part.sources_before = start
-                    part.floods = dict(floods)
-                    again.append(i)
+                last = -1 if part.start() != start else _last_misread(floods, part.floods, result.decisive)
+                if part.start() != start or last >= 0:
+                    upto = len(part.units)
+                    if part.start() == start:
+                        upto = next(i for i, m in enumerate(result.marks) if m.decisive > last) + 1
+                    redo = _Part(part.units[:upto], limits, year, *start, dict(floods))
+                    again.append(redo)
+                    piece: list[PartialState | int] = [len(again) - 1]
+                    if upto < len(part.units):
+                        piece.append(_after(result, result.marks[upto - 1]))
+                    pieces.append(piece)
+                else:
+                    pieces.append([result.state])
                 start = (start[0] + result.read[0], start[1] + result.read[1], start[2] + result.read[2])
                 for pid, n in result.windows.items():
                     floods[pid] = floods.get(pid, 0) + n
-            if again:
-                redone = list(pool.map(_read_part, [parts[i] for i in again]))
+            redone = list(pool.map(_read_part, again)) if again else []
+            if redone:
                 stats.workers_cpu += max(r.cpu for r in redone)
-                for i, result in zip(again, redone):
-                    if not result.finished:
-                        stats.serial_because = "a limit or an unreadable input stopped the reading"
-                        return None
-                    results[i] = result
+            if not all(r.finished for r in redone):
+                stats.serial_because = "a limit or an unreadable input stopped the reading"
+                return None
     except Exception as exc:  # noqa: BLE001 - no fork, a worker failed: the serial reading decides
         stats.serial_because = f"parallel reading failed ({type(exc).__name__})"
         return None
     stats.parts, stats.read_again = len(parts), len(again)
-    state = merge([r.state for r in results])
+    stats.files_read_again = sum(len(p.units) for p in again)
+    state = merge([redone[x].state if isinstance(x, int) else x for piece in pieces for x in piece])
     del state.collected.years_seen[MAX_YEARS:]
     return state
