@@ -29,6 +29,7 @@ app reads large ones in parts on several workers).
 """
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import time
@@ -224,6 +225,9 @@ def _read_parallel(units: list[_Unit], limits: Limits, year: int | None, workers
         parts.append(_Part(run, limits, year, members, size, members))
         members += len(run)
         size += sum(u.size for u in run)
+    # The parent's objects out of the collector's reach while the workers run: a worker's
+    # collection would otherwise write to (and so copy) every page of the parent's heap.
+    gc.freeze()
     try:
         # concurrent.futures, not multiprocessing.Pool: a worker killed (out of memory) breaks
         # the pool with an error instead of leaving map() waiting forever.
@@ -266,6 +270,8 @@ def _read_parallel(units: list[_Unit], limits: Limits, year: int | None, workers
     except Exception as exc:  # noqa: BLE001 - no fork, a worker failed: the serial reading decides
         stats.serial_because = f"parallel reading failed ({type(exc).__name__})"
         return None
+    finally:
+        gc.unfreeze()
     stats.parts, stats.read_again = len(parts), len(again)
     stats.files_read_again = sum(len(p.units) for p in again)
     state = merge([redone[x].state if isinstance(x, int) else x for piece in pieces for x in piece])
