@@ -15,6 +15,7 @@ PIP_EXTRA ?=
 $(VENV)/.installed-run: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt
+	$(PY) -m triage.engine.gate --build
 	touch $@
 
 # `make test` and the rest: the development requirements on top (torch CPU, Playwright, moto...).
@@ -25,6 +26,8 @@ $(VENV)/.installed: requirements.txt requirements-s3.txt requirements-dev.txt
 	# packaging tests' fresh venv, which install with --no-index.
 	$(PY) -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
 		-d $(VENV)/wheelhouse nvidia-ml-py==13.615.71
+	# The engine's scan databases, compiled now rather than by the first diagnosis (seconds).
+	$(PY) -m triage.engine.gate --build
 	touch $@ $(VENV)/.installed-run
 
 venv: $(VENV)/.installed-run

@@ -9,6 +9,7 @@ CULPRIT hits a CUDA OOM near the end and the other ranks' watchdogs time out aft
 5 traceback_dense a Python warning with its stack on every step
 6 long_line_junk  one 50 MB line and binary junk mixed into INFO logs
 7 files_16k       16,384 per-rank files (not in the issue's list: the cost of many ranks)
+8 files_64k       65,536 per-rank files, generated small (about 4 KB each whatever the size asked)
 """
 from __future__ import annotations
 
@@ -190,6 +191,12 @@ def files_16k(root: Path, total: int) -> None:
     _per_rank_files(root, total, 16384)
 
 
+def files_64k(root: Path, total: int) -> None:
+    """65,536 ranks: the per-rank state at fleet scale; each file a banner, an init block, a
+    few collectives and its last words (about 4 KB; 280 MB in all), whatever `total` says."""
+    _per_rank_files(root, 65536 * 8192, 65536)
+
+
 def _per_rank_files(root: Path, total: int, ranks: int) -> None:
     def body(rank: int, rng: random.Random) -> Iterator[str]:
         n = 0
@@ -257,4 +264,5 @@ SHAPES: dict[str, Callable[[Path, int], None]] = {
     "files_16k": files_16k,
     "traceback_dense": traceback_dense,
     "long_line_junk": long_line_junk,
+    "files_64k": files_64k,
 }

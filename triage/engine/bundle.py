@@ -410,35 +410,44 @@ def _iter_path(path: Path | Blob, label: str, budget: Budget) -> Iterator[Member
         yield from _iter_stream(handle, display, budget, depth=0, outer_is_single=not label, size=path.stat().st_size)
 
 
-def _iter_dir(root: Path, label: str, budget: Budget) -> Iterator[Member]:
+def dir_files(root: Path) -> Iterator[tuple[Path, str]]:
+    """(path, path relative to root) of every file under a folder, in reading order."""
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         dirnames.sort()
         for fname in sorted(filenames):
             full = Path(dirpath) / fname
-            rel = full.relative_to(root).as_posix()
-            name = _join(label, rel)
-            try:
-                st = os.lstat(full)
-            except OSError as exc:
-                budget.note(f"{name}: cannot stat ({exc.strerror})")
-                continue
-            if stat.S_ISLNK(st.st_mode):
-                budget.note(f"{name}: symbolic link skipped")
-                continue
-            if not stat.S_ISREG(st.st_mode):
-                budget.note(f"{name}: not a regular file, skipped")
-                continue
-            try:
-                handle = open(full, "rb")
-            except OSError as exc:
-                budget.note(f"{name}: cannot open ({exc.strerror})")
-                continue
-            with handle:
-                yield from _guarded(
-                    _iter_stream(handle, name, budget, depth=0, outer_is_single=False, size=st.st_size),
-                    name,
-                    budget,
-                )
+            yield full, full.relative_to(root).as_posix()
+
+
+def _iter_dir(root: Path, label: str, budget: Budget) -> Iterator[Member]:
+    for full, rel in dir_files(root):
+        yield from iter_dir_file(full, _join(label, rel), budget)
+
+
+def iter_dir_file(full: Path, name: str, budget: Budget) -> Iterator[Member]:
+    """The members of one file of a folder bundle (a problem note when it cannot be read)."""
+    try:
+        st = os.lstat(full)
+    except OSError as exc:
+        budget.note(f"{name}: cannot stat ({exc.strerror})")
+        return
+    if stat.S_ISLNK(st.st_mode):
+        budget.note(f"{name}: symbolic link skipped")
+        return
+    if not stat.S_ISREG(st.st_mode):
+        budget.note(f"{name}: not a regular file, skipped")
+        return
+    try:
+        handle = open(full, "rb")
+    except OSError as exc:
+        budget.note(f"{name}: cannot open ({exc.strerror})")
+        return
+    with handle:
+        yield from _guarded(
+            _iter_stream(handle, name, budget, depth=0, outer_is_single=False, size=st.st_size),
+            name,
+            budget,
+        )
 
 
 def _guarded(members: Iterator[Member], name: str, budget: Budget) -> Iterator[Member]:

@@ -229,3 +229,23 @@ def merge_literals(literals: list[str]) -> list[str]:
             covered |= ids
     out.extend(lit for i, lit in enumerate(literals) if i not in covered)
     return sorted(set(out))
+
+
+def build() -> str:
+    """Work out the gate and compile its scan databases into the cache now, as an install or
+    upgrade does (`python -m triage.engine.gate --build`; Makefile, Dockerfile), so that the
+    first diagnosis loads them instead of building them. Returns the scan engine in use."""
+    from .scan import prefilter
+    from .signatures.matcher import matcher
+
+    matcher()  # the catalog's own database
+    return prefilter().engine
+
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser(description="The engine's scan gate.")
+    parser.add_argument("--build", action="store_true", help="build the gate and its compiled databases into the cache")
+    if parser.parse_args().build:
+        print(f"scan gate ready ({build()})")

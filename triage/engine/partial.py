@@ -13,9 +13,10 @@ import heapq
 import json
 from dataclasses import dataclass, field, fields
 from datetime import datetime
+from collections.abc import Generator
 from typing import Any
 
-from .bundle import Budget, BundleError, Input, LimitExceeded, Limits, iter_members
+from .bundle import Budget, BundleError, Input, LimitExceeded, Limits, Member, iter_members
 from .demux import Origin
 from .model import Event
 from .reader import READ_ERRORS, Collected, SourceInfo, read_member
@@ -105,9 +106,18 @@ def parse_members(
     BundleError only when the input itself cannot be opened."""
     budget = Budget(limits or Limits())
     collected = Collected()
+    read_into(iter_members(inputs, budget), collected, budget, only, year=year)
+    return PartialState(collected=collected, problems=list(budget.problems))
+
+
+def read_into(
+    members: Generator[Member, None, None], collected: Collected, budget: Budget, only: set[str] | None = None,
+    *, year: int | None = None,
+) -> bool:
+    """Read `members` (those named in `only`, or all) into `collected`; False when a limit or
+    an unreadable input stopped the reading before the end."""
     engine = prefilter()
     clock = Clock(year=year or datetime.now().year)
-    members = iter_members(inputs, budget)
     try:
         for member in members:
             if only is not None and member.name not in only:
@@ -116,18 +126,20 @@ def parse_members(
                 read_member(member, collected, budget, engine, clock)
             except LimitExceeded as exc:
                 budget.note(f"limit reached: {exc}; the rest was not read")
-                break
+                return False
             except READ_ERRORS as exc:
                 budget.note(f"{member.name}: unreadable or truncated ({_short(exc)}); kept what was read before")
     except BundleError:
         raise
     except LimitExceeded as exc:
         budget.note(f"limit reached: {exc}; the rest was not read")
+        return False
     except READ_ERRORS as exc:
         budget.note(f"bundle unreadable or truncated ({_short(exc)}); kept what was read before")
+        return False
     finally:
         members.close()
-    return PartialState(collected=collected, problems=list(budget.problems))
+    return True
 
 
 def merge(states: list[PartialState]) -> PartialState:

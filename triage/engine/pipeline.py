@@ -4,19 +4,22 @@ from __future__ import annotations
 from .bundle import BundleError, Input, Limits
 from .facts import build_facts
 from .model import Diagnosis
-from .partial import PartialState, merge, parse_members
+from .parallel import read_state
+from .partial import PartialState, merge
 from .rules import run_rules
 from .rules.flight_recorder import collectives
 from .timeline import build_timeline
 from .verdict import first_failure, notes, rank_findings, set_rank_states, summary
 
 
-def diagnose(inputs: Input, *, limits: Limits | None = None, year: int | None = None) -> Diagnosis:
-    """Diagnose a bundle (path) or several labelled bundles ([(label, path), ...]).
+def diagnose(inputs: Input, *, limits: Limits | None = None, year: int | None = None, workers: int | None = None) -> Diagnosis:
+    """Diagnose a bundle (path) or several labelled bundles ([(label, path), ...]). A large
+    folder is read on `workers` processes (default: the cores available; parallel.py), with
+    the diagnosis of reading it on one.
 
     Raises BundleError only when nothing at all could be read.
     """
-    return conclude([parse_members(inputs, limits=limits, year=year)])
+    return conclude([read_state(inputs, limits=limits, year=year, workers=workers)])
 
 
 def conclude(states: list[PartialState]) -> Diagnosis:

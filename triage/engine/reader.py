@@ -56,6 +56,8 @@ class Collected:
     years_seen: list[int] = field(default_factory=list)
     order: int = 0
     floods: Floods = field(default_factory=Floods)
+    # Sources other readers read before these (parallel.py): the light-reading threshold counts them.
+    sources_before: int = 0
 
 
 # Bounded state per source: of each (rank, process, kind, catalog entry) the first KEEP_FIRST and
@@ -169,7 +171,7 @@ def read_member(member: Member, out: Collected, budget: Budget, engine: Prefilte
         stream = io.BufferedReader(Prefixed(data, stream), buffer_size=1 << 20)
     # Listed before reading: a source cut off half-way still counts as (partly) read.
     out.sources.append(info)
-    light = budget.total_bytes > LIGHT_AFTER_BYTES or len(out.sources) > LIGHT_AFTER_SOURCES
+    light = budget.total_bytes > LIGHT_AFTER_BYTES or len(out.sources) + out.sources_before > LIGHT_AFTER_SOURCES
     _read_text(stream, info, out, engine, clock, light=light)
 
 

@@ -527,6 +527,12 @@ class Floods:
 
     windows: dict[int, int] = field(default_factory=dict)
     sampled: int = 0  # windows read as a sample only
+    # (pid, k): the k-th window of the pattern (counted from 0) was read whole and would have
+    # been read differently had the pattern been flooding already: more than one of its lines
+    # in the window, or the pattern in another window of the same region too (parallel.py
+    # reads runs of sources with counts of their own, and reads again where this says the
+    # true counts would have read a window differently).
+    decisive: list[tuple[int, int]] = field(default_factory=list)
 
     def flooding(self, pid: int) -> bool:
         return self.windows.get(pid, 0) >= FLOOD_WINDOWS
@@ -534,6 +540,13 @@ class Floods:
     def seen(self, pids: list[int]) -> None:
         for pid in pids:
             self.windows[pid] = self.windows.get(pid, 0) + 1
+
+    def read_whole(self, whole: list[tuple[int, int, int]], region: dict[int, int]) -> None:
+        """End of a region: `whole` (pid, k, lines) for the windows read whole, `region` the
+        windows of the region each pattern was in."""
+        for pid, k, n in whole:
+            if n > 1 or region[pid] > 1:
+                self.decisive.append((pid, k))
 
 
 # What makes two identity lines say the same thing: the same process (host:pid of an NCCL
@@ -781,6 +794,8 @@ class LineScanner:
         identity: dict[int, int] = {}
         once: dict[int, int] = {}
         sampled: dict[int, int] = {}  # flooding pattern -> its first line in this region
+        region: dict[int, int] = {}  # MEANING pattern -> windows of this region it is in
+        whole: list[tuple[int, int, int]] = []  # (pattern, its windows before, lines) read whole
         start = lo
         while start < hi:
             end = hi if hi - start <= WINDOW_BYTES else (buf.find(b"\n", start + WINDOW_BYTES - 1, hi) + 1 or hi)
@@ -800,14 +815,21 @@ class LineScanner:
                     for pid in present:
                         sampled.setdefault(pid, found[pid])
                 else:
+                    lines: dict[int, int] = {}
                     for pid, pos in engine.every(buf, start, end):
                         if not floods.flooding(pid):
                             meaning.append(pos)
+                            lines[pid] = lines.get(pid, 0) + 1
                         elif pid not in sampled:
                             sampled[pid] = pos
+                    whole.extend((pid, floods.windows.get(pid, 0), n) for pid, n in lines.items())
                 floods.seen(present)
+                for pid in present:
+                    region[pid] = region.get(pid, 0) + 1
             start = end
         meaning.extend(sampled.values())
+        if whole:
+            floods.read_whole(whole, region)
         return meaning, list(identity.values()), list(once.values())
 
     def _line_start(self, buf: bytes, lo: int, pos: int) -> int:

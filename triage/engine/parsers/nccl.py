@@ -15,6 +15,7 @@ _LINE = re.compile(
     r"(?P<host>[^\s:\[\]]+):(?P<pid>\d+):(?P<tid>\d+) (?:\[(?P<dev>\d+)\] )?"
     r"(?:(?P<loc>[\w./+-]+:\d+)(?: \((?P<func>\w+)\))? )?(?:[\d.]+ [\w:]+ )?NCCL (?P<lvl>INFO|WARN|TRACE|CALL) (?P<msg>.*)$"
 )
+_LEVEL = re.compile(r"NCCL (?:INFO|WARN|TRACE|CALL) ")
 # Prefix stripped by the user, or very old NCCL: '[3] include/shm.h:28 NCCL WARN ...', 'misc/x.cc:60 WARN ...'
 _BARE_WARN = re.compile(r"(?:\[(?P<dev>\d+)\] )?(?P<loc>[\w./+-]+\.(?:cc|c|h|cu|cpp):\d+)(?: \((?P<func>\w+)\))? (?:NCCL )?WARN (?P<msg>.*)$")
 _VERSION = re.compile(r"NCCL version (?P<v>\d+\.\d+\.\d+)(?P<suffix>\S*?)(?:\+cuda(?P<cuda>\d+\.\d+))?(?:\s|$|,)")
@@ -77,7 +78,9 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
     if "NCCL" not in body and "WARN" not in body:
         return []
     out: list[Event] = []
-    m = _LINE.search(body)
+    # _LINE and _BARE_WARN search unanchored and take ~20 us each on a long line that mentions
+    # NCCL without being a debug line (ProcessGroupNCCL, WorkNCCL): first the literal each needs.
+    m = _LINE.search(body) if _LEVEL.search(body) else None
     if m:
         ctx.origin.host = m["host"]
         ctx.origin.pid = int(m["pid"])
@@ -87,7 +90,7 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
         vm = _VERSION.search(body)
         if vm and "NCCL error" not in body:
             return [ctx.event("nccl_version", version=vm["v"], cuda=vm["cuda"], suffix=vm["suffix"])]
-        bm = _BARE_WARN.search(body)
+        bm = _BARE_WARN.search(body) if "WARN " in body else None
         if not bm:
             return []
         dev = int(bm["dev"]) if bm["dev"] is not None else None

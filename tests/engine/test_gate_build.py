@@ -1,0 +1,42 @@
+"""The install step (`python -m triage.engine.gate --build`, run by the Makefile and the
+Dockerfile) compiles everything the first diagnosis would otherwise build: after it, a fresh
+process diagnoses without writing anything new to the cache."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+LOG = "gpu-node-001:40001:40078 [1] NCCL INFO NCCL version 2.21.5+cuda12.4\n[rank1]: torch.OutOfMemoryError: CUDA out of memory.\n"
+
+
+def _run(args: list[str], cache: Path) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, NCCL_TRIAGE_CACHE=str(cache), PYTHONPATH=str(REPO))
+    return subprocess.run([sys.executable, *args], cwd=REPO, env=env, capture_output=True, text=True, check=True)
+
+
+def _files(cache: Path) -> set[str]:
+    return {p.name for p in cache.iterdir()} if cache.exists() else set()
+
+
+def test_the_build_step_leaves_nothing_for_the_first_diagnosis(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    log = tmp_path / "rank1.log"
+    log.write_text(LOG)
+    out = _run(["-m", "triage.engine.gate", "--build"], cache)
+    assert "scan gate ready" in out.stdout
+    built = _files(cache)
+    assert any(name.startswith("gate-") for name in built)
+    assert sum(name.startswith("hs-") for name in built) >= (4 if "hyperscan" in out.stdout else 0)
+    _run(["-c", f"from triage.engine import diagnose; print(diagnose({str(log)!r}).findings[0].cause)"], cache)
+    assert _files(cache) == built
+
+
+def test_without_it_the_first_diagnosis_builds_them(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    log = tmp_path / "rank1.log"
+    log.write_text(LOG)
+    _run(["-c", f"from triage.engine import diagnose; print(diagnose({str(log)!r}).findings[0].cause)"], cache)
+    assert any(name.startswith("gate-") for name in _files(cache))
