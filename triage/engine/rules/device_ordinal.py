@@ -1,5 +1,6 @@
 """device_ordinal: ranks mapped to GPUs wrongly: two ranks on one GPU (NCCL Duplicate GPU), or a
-local rank beyond the visible devices (invalid device ordinal)."""
+local rank beyond the visible devices (invalid device ordinal). "Busy or unavailable" is the
+catalog's (cuda.rt.devices_unavailable), which a GPU the kernel says is lost outranks."""
 from __future__ import annotations
 
 from collections import defaultdict
@@ -21,7 +22,6 @@ def find(facts: Facts) -> list[Finding]:
     findings: list[Finding] = []
     dup = facts.kind("nccl_duplicate_gpu")
     ordinal = [e for e in facts.kind("cuda_error") if e.data.get("error_class") == "device_ordinal"]
-    busy = [e for e in facts.kind("cuda_error") if e.data.get("cuda_name") == "cudaErrorDevicesUnavailable"]
     if dup:
         first = earliest(dup)
         assert first is not None
@@ -48,15 +48,6 @@ def find(facts: Facts) -> list[Finding]:
         shared = _shared_bus(facts)
         if shared:
             findings.append(shared)
-    if busy and not findings:
-        first = earliest(busy)
-        assert first is not None
-        findings.append(Finding(
-            cause="device_ordinal", rule="device_ordinal.busy", confidence="medium",
-            title=f"GPU busy or unavailable on {where(facts, first)}",
-            detail="CUDA says the device is busy or unavailable: another process holds it (exclusive-process mode) or two ranks share it.",
-            fix=FIX, ranks=ranks_of(busy), hosts=hosts_of(busy), evidence=evidence(busy), weight=70, culprit=first,
-        ))
     return findings
 
 

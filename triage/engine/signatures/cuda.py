@@ -155,6 +155,7 @@ def _runtime(
     bare: bool = False,
     extra_samples: tuple[str, ...] = (),
     origin_note: str = "",
+    outranked_by: tuple[str, ...] = (),
 ) -> Signature:
     """One `cudaError_t` (and its CUresult twin) as a catalog entry.
 
@@ -206,6 +207,7 @@ def _runtime(
         origin=origin,
         samples=tuple(samples),
         priority=priority,
+        outranked_by=outranked_by,
     )
 
 
@@ -375,6 +377,8 @@ RUNTIME: tuple[Signature, ...] = (
         + "\n$ dmesg -T | grep -E 'NVRM: Xid'",
         bare=True,
         origin_note="older runtimes (<= 10.x): 'all CUDA-capable devices are busy or unavailable'",
+        # 'Unavailable' is also what a GPU the kernel says fell off the bus or needs a reset gives.
+        outranked_by=("cause:hardware_fault",),
     ),
     _runtime(
         "incompatible_driver_context", ("cudaErrorIncompatibleDriverContext",), 49,
@@ -422,6 +426,8 @@ RUNTIME: tuple[Signature, ...] = (
         "$ ls -l /dev/nvidia*\n"
         "$ docker run --gpus all ... nvidia-smi   # or the pod's nvidia.com/gpu request",
         bare=True,
+        # A GPU the kernel log says fell off the bus or needs a reset is why none is visible.
+        outranked_by=("cause:hardware_fault",),
     ),
     _runtime(
         "invalid_device", ("cudaErrorInvalidDevice", "CUDA_ERROR_INVALID_DEVICE"), 101,

@@ -375,14 +375,29 @@ SIGNATURES: tuple[Signature, ...] = (
     ),
     Signature(
         id="vllm.custom_allreduce_disabled",
+        patterns=(r"Custom allreduce is disabled because (?:your platform lacks GPU P2P capability|P2P test failed)",),
+        cause="p2p_unsupported",
+        role="fault",
+        confidence="medium",
+        title="vLLM custom all-reduce disabled: no GPU P2P (falls back to NCCL)",
+        fix=("vLLM found no working GPU peer access and uses NCCL instead; on its own this is benign. Where the "
+             "run then failed or hung in NCCL, P2P between these GPUs is broken rather than absent (IOMMU/ACS, "
+             "virtualisation):\n$ nvidia-smi topo -p2p r\n$ NCCL_P2P_DISABLE=1 <your launch command>   # confirms"),
+        survivable=True,
+        origin="vllm distributed/device_communicators/custom_all_reduce.py, 0.3-0.34",
+        samples=("WARNING 05-01 10:00:00 custom_all_reduce.py:285] Custom allreduce is disabled because your platform lacks GPU P2P capability or P2P test failed. To silence this warning, specify disable_custom_all_reduce=True explicitly.",),
+        priority=10,
+    ),
+    Signature(
+        id="vllm.custom_allreduce_disabled_layout",
         patterns=(r"Custom allreduce is disabled (?:because|due to)",),
         cause=None,
         role="harmless",
         confidence="low",
-        title="vLLM custom all-reduce disabled (falls back to NCCL)",
-        fix="Benign: vLLM uses NCCL instead. If P2P is expected on this machine, check nvidia-smi topo -m and IOMMU/ACS settings.",
+        title="vLLM custom all-reduce disabled for this layout (falls back to NCCL)",
+        fix="Benign: vLLM uses NCCL instead (more than two PCIe-only GPUs, a group spanning nodes, an unsupported world size).",
         origin="vllm distributed/device_communicators/custom_all_reduce.py, 0.3-0.34",
-        samples=("WARNING 05-01 10:00:00 custom_all_reduce.py:285] Custom allreduce is disabled because your platform lacks GPU P2P capability or P2P test failed. To silence this warning, specify disable_custom_all_reduce=True explicitly.",),
+        samples=("WARNING 05-01 10:00:00 custom_all_reduce.py:130] Custom allreduce is disabled because it's not supported on more than two PCIe-only GPUs. To silence this warning, specify disable_custom_all_reduce=True explicitly.",),
         priority=10,
     ),
     Signature(

@@ -777,6 +777,29 @@ _SOCKET: tuple[Signature, ...] = (
         priority=72,
     ),
     Signature(
+        id="nccl.socket.link_local_connect_failed",
+        patterns=(r"(?i)connect to fe80:[0-9a-f:]*%[\w.-]+<\d+> (?:failed|returned)",),
+        extract=r"(?i)connect to (?P<peer>fe80:[0-9a-f:]*%(?P<iface>[\w.-]+))<\d+> (?:failed ?: |returned )(?P<err>[^,]+)",
+        cause="network",
+        role="fault",
+        confidence="high",
+        title="NCCL bootstraps over an IPv6 link-local address that does not reach the peer",
+        fix=(
+            "NCCL picked interface {iface} and its IPv6 link-local address ({peer}) for its sockets; "
+            "link-local addresses are only valid on one link and often not routed or firewalled "
+            "between the nodes ('{err}'). Pick an interface with a routable address, or IPv4:\n"
+            "$ export NCCL_SOCKET_IFNAME=<interface with a routable address, e.g. eth0>\n"
+            "$ export NCCL_SOCKET_FAMILY=AF_INET\n$ ip -br addr"
+        ),
+        origin=("NCCL src/misc/socket.cc socketStartConnect `Connect to %s failed : %s` / `%s: connect to %s "
+                "returned %s` with a `fe80::...%%<iface>` address from ncclSocketToString (2.4-2.30)"),
+        samples=(
+            "node-b:31:31 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to fe80::a288:c2ff:fe0d:1c44%eth2<41221> failed : Network is unreachable",
+            "[rank5]:node-b:31:31 [1] NCCL WARN ncclSocketConnect: connect to fe80::a288:c2ff:fe0d:1c44%ib0<38845> returned Connection timed out, exceeded error retry count after 35 attempts",
+        ),
+        priority=80,
+    ),
+    Signature(
         id="nccl.socket.connect_failed",
         patterns=(
             r"(?i)connect to \S+ failed ?: ",

@@ -39,6 +39,15 @@ class Signature:
     - `samples`: at least one real-looking line that must match (used by the tests).
     - `literals`: lower-case substrings one of which every match contains, for the pure-Python
       prefilter. Empty: derived from the patterns (the test suite checks that derivation works).
+    - `survivable`: the program says it falls back and goes on (a fast path off, a retry): the
+      line is a finding only where the run then failed, and never above `medium`.
+    - `outranked_by`: what explains this message when it is also in the bundle: entry ids, or
+      `cause:<cause>` for any fault of that cause the catalog or the kernel log names (a GPU the
+      kernel says fell off the bus or needs a reset outranks "CUDA devices busy or unavailable").
+      The entry's finding then drops to `low`.
+    - `alone_differs`: why the verdict on this entry's sample alone is not the entry's `cause`
+      (a cause rule reads the same line more closely); empty for almost every entry. The
+      catalog-wide tests take exactly these entries out, and say so.
     """
 
     id: str
@@ -53,3 +62,6 @@ class Signature:
     extract: str | None = None
     priority: int = 50
     literals: tuple[str, ...] = field(default_factory=tuple)
+    survivable: bool = False
+    outranked_by: tuple[str, ...] = field(default_factory=tuple)
+    alone_differs: str = ""

@@ -444,6 +444,59 @@ NVIDIA: tuple[Signature, ...] = (
         extract=r"NVRM: GPU (?:at PCI:)?(?P<bus_id>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})",
     ),
     _sig(
+        "kernel.nvrm.gsp_timeout",
+        (r"NVRM: .*\*+ GSP Timeout \*+", r"Timeout after \d+m?s of waiting for RPC response from GPU\d+ GSP!",
+         r"NVRM: .*_kgspIsHeartbeatTimedOut"),
+        "hardware_fault", "fault", "medium", 78,
+        "GSP firmware stopped answering the driver (NVRM, without an Xid line)",
+        "The GPU System Processor firmware on {gpu_index} timed out; the GPU is unusable until it "
+        "is reset or the node rebooted, and CUDA on it then fails ('busy or unavailable', 'unknown "
+        "error'). Reset/reboot; update the driver, or load it with GSP off to confirm; drain the "
+        "node if it recurs:\n"
+        "$ dmesg -T | grep -E 'NVRM' | tail -50\n"
+        "$ nvidia-smi -q | grep -iE 'GSP Firmware|Recovery'\n"
+        "$ modprobe nvidia NVreg_EnableGpuFirmware=0   # proprietary module only, to confirm",
+        "open-gpu-kernel-modules src/nvidia/src/kernel/gpu/gsp/kernel_gsp.c _kgspLogXid119 "
+        "('********************************* GSP Timeout **********************************', "
+        "'Timeout after %ds of waiting for RPC response from GPU%d GSP!'), _kgspIsHeartbeatTimedOut "
+        "(535-595)",
+        ("[ 9241.77] NVRM: GPU0 _kgspLogXid119: ********************************* GSP Timeout **********************************",
+         "kernel: NVRM: Timeout after 45s of waiting for RPC response from GPU3 GSP! Expected function 10 (FREE) (0xa55a0040 0x0).",
+         "[ 9241.80] NVRM: GPU1 _kgspIsHeartbeatTimedOut: Heartbeat timed out, last heartbeat 9210s"),
+        extract=r"(?P<gpu_index>GPU\d+)",
+    ),
+    _sig(
+        "kernel.nvrm.gpu_is_lost",
+        (r"\[NV_ERR_GPU_IS_LOST\]", r"NVRM: .*GPU lost from the bus"),
+        "hardware_fault", "fault", "high", 88,
+        "The driver lost the GPU (NV_ERR_GPU_IS_LOST)",
+        "The GPU stopped answering on PCIe (as with 'fallen off the bus'): every process on it is "
+        "gone. Drain the node; it needs a reboot, often a power cycle; RMA if it recurs:\n"
+        "$ dmesg -T | grep -E 'NVRM|AER'\n$ nvidia-smi",
+        "open-gpu-kernel-modules src/nvidia/inc/kernel/core/ (NV_STATUS strings, "
+        "nvstatuscodes.h NV_ERR_GPU_IS_LOST 'GPU lost from the bus') printed by NV_ASSERT_OK / "
+        "nvCheckOkFailed as '... [NV_ERR_GPU_IS_LOST] (0x0000000F)'",
+        ("[ 812.2] NVRM: nvAssertOkFailedNoLog: Assertion failed: GPU lost from the bus [NV_ERR_GPU_IS_LOST] (0x0000000F) returned from pRmApi->Control",
+         "NVRM: rpcRmApiControl_GSP: GspRmControl failed: hClient=0xc1d00032; hObject=0x5c000003; cmd=0x20800a4c; paramsSize=4; paramsStatus=0x0000000f [NV_ERR_GPU_IS_LOST]"),
+    ),
+    _sig(
+        "nvidia.reset_required",
+        (r"(?i)NVRM: .*\b(?:requires|needs) (?:a )?(?:GPU )?reset\b", r"(?i)\bGPU requires (?:a )?reset\b",
+         r"^\s*Reset Required\s*:\s*Yes\b"),
+        "hardware_fault", "fault", "medium", 76,
+        "The GPU needs a reset before it can be used again",
+        "The driver marked the GPU as needing a reset (after an uncontained error, a GSP/firmware "
+        "failure or a pending row remap); until then CUDA calls on it fail ('busy or unavailable'). "
+        "Stop the processes on it and reset it, or reboot; drain it if it recurs:\n"
+        "$ nvidia-smi -q | grep -iE -A2 'reset status|recovery action|remapp'\n"
+        "$ nvidia-smi -r -i <gpu>",
+        "NVML NVML_ERROR_RESET_REQUIRED ('GPU requires reset'); nvidia-smi -q 'GPU Reset Status / "
+        "Reset Required : Yes' (R535+); NVRM recovery-action texts",
+        ("NVRM: GPU 0000:41:00.0: GPU requires reset before it can be used again",
+         "Failed to initialize NVML: GPU requires reset",
+         "        Reset Required                    : Yes"),
+    ),
+    _sig(
         "kernel.nvrm.api_mismatch",
         (r"NVRM: API mismatch: the client", r"NVRM: has the version \S+, but this kernel module has",
          r"NVRM: kernel module and all NVIDIA driver components"),
