@@ -127,8 +127,8 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
                           reporter="openmpi")]
     m = _ABSL_SIGNAL.search(body)
     if m:
-        sig = m["name"] or signal_name(-int(m["num"]))
-        return [ctx.event("crash_signal", severity="fatal", signal=sig, what=sig, reporter="abseil")]
+        name: str | None = m["name"] or signal_name(-int(m["num"]))
+        return [ctx.event("crash_signal", severity="fatal", signal=name, what=name or m.group(0), reporter="abseil")]
     m = _FAULTHANDLER.search(body)
     if m:
         sig = "SIGFPE" if m["what"].startswith("Floating") else "SIGILL"
