@@ -155,8 +155,10 @@ def _rules(path: Path) -> list[tuple[str, str]]:
     return [(f["rule"], f["confidence"]) for f in diagnose(path).to_dict()["findings"]]
 
 
-def test_logs_ending_after_p2p_setup_are_a_low_hint_of_a_p2p_hang(tmp_path: Path) -> None:
-    assert _rules(bundle(tmp_path, {"rank0.log": "\n".join(P2P_RUN) + "\n"})) == [("p2p_unsupported.silent_after_init", "low")]
+def test_logs_ending_after_p2p_setup_say_nothing(tmp_path: Path) -> None:
+    # No line failed: a log that merely ends is no evidence of a P2P hang (the rule that guessed
+    # one fired on a single corpus case and was removed).
+    assert _rules(bundle(tmp_path, {"rank0.log": "\n".join(P2P_RUN) + "\n"})) == []
 
 
 def test_a_run_that_tore_its_communicator_down_did_not_hang_after_p2p_setup(tmp_path: Path) -> None:

@@ -12,7 +12,6 @@ from . import (
     hardware_fault,
     network,
     oom,
-    other,
     p2p_unsupported,
     rank_crash,
     rendezvous_hang,
@@ -32,7 +31,6 @@ RULES: tuple[Callable[[Facts], list[Finding]], ...] = (
     network.find,
     p2p_unsupported.find,
     collective_timeout_straggler.find,
-    other.find,
     signature.find,
 )
 

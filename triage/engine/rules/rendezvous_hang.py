@@ -1,5 +1,6 @@
 """rendezvous_hang: the ranks never all joined: store/TCPStore timeouts, N-1/N clients joined,
-an unreachable or bogus MASTER_ADDR, rendezvous errors from torch elastic."""
+an unreachable MASTER_ADDR, rendezvous errors from torch elastic. A launch command whose master
+address is no address at all is the catalog's (launcher.master_addr_not_an_address)."""
 from __future__ import annotations
 
 from ..facts import Facts
@@ -58,7 +59,6 @@ def _unresolved(facts: Facts, failed: list[Event], store_errors: list[Event]) ->
 def find(facts: Facts) -> list[Finding]:
     findings: list[Finding] = []
     missing = facts.kind("store_clients_missing")
-    bad_addr = [e for e in facts.kind("master_addr") if not e.data.get("valid")]
     errors = facts.kind("store_error") + [
         e for e in facts.kind("exception")
         if (e.data.get("exc_short") or "") in ("DistStoreError", "DistNetworkError", "RendezvousConnectionError", "RendezvousTimeoutError", "RendezvousClosedError")
@@ -80,17 +80,6 @@ def find(facts: Facts) -> list[Finding]:
                        "Check that every node was launched, with the same world size.")),
             fix=FIX, ranks=[], hosts=hosts_of(missing), evidence=evidence(missing + connect), weight=86,
             culprit=None,  # the store's owner reports it; the culprits are the ranks that never came
-        ))
-    if bad_addr:
-        first = earliest(bad_addr)
-        assert first is not None
-        findings.append(Finding(
-            cause="rendezvous_hang", rule="rendezvous_hang.bad_master_addr", confidence="high",
-            title=f"MASTER_ADDR is not an address: {first.data['address']!r}",
-            detail=("The launch command passes a master address that is no host name or IP (here it looks like text captured "
-                    "from a shell, e.g. a .bashrc that prints on remote login). Workers cannot rendezvous with it."),
-            fix=FIX + "\nMake remote shells quiet (no output from .bashrc for non-interactive ssh) and pass --master_addr explicitly.",
-            ranks=ranks_of(bad_addr), hosts=hosts_of(bad_addr), evidence=evidence(bad_addr), weight=87, culprit=first,
         ))
     if connect and not missing:
         first = earliest(connect)

@@ -741,6 +741,27 @@ SIGNATURES: tuple[Signature, ...] = (
         samples=("ray.exceptions.ObjectStoreFullError: Failed to put object abc in object store because it is full.",),
         priority=60,
     ),
+    # ------------------------------------------------------------------ launch commands
+    Signature(
+        id="launcher.master_addr_not_an_address",
+        patterns=(r"--master[_-]addr[= ]['\"]?[^\s'\"=]*/", r"--master[_-]addr[= ](?:''|\"\")(?:\s|$)",
+                  r"--master[_-]addr=(?:\s|$)"),
+        extract=r"--master[_-]addr[= ](?P<address>\S*)",
+        cause="rendezvous_hang",
+        role="fault",
+        confidence="high",
+        title="The launch command's master address is no address (a path or nothing)",
+        fix=("The launcher was given --master_addr {address}: no host name or IP (a file path, or empty), so the "
+             "workers cannot reach the rendezvous. The value usually comes from a variable filled by a command whose "
+             "output was not what was expected (a remote shell printing at login, an unset variable). Pass the "
+             "rank-0 host's address explicitly and check it from every node:\n"
+             "$ echo $MASTER_ADDR; getent hosts $MASTER_ADDR\n$ nc -zv $MASTER_ADDR $MASTER_PORT"),
+        origin=("torch.distributed.run / torch.distributed.launch, deepspeed.launcher.launch and accelerate launch "
+                "argument --master_addr / --master-addr (a host name or IP); DeepSpeed's runner echoes the command it runs"),
+        samples=("cmd = /usr/bin/python -u -m deepspeed.launcher.launch --world_info=eyJh --node_rank=0 --master_addr=/etc/profile.d/env.sh --master_port=29500 train.py",
+                 "torchrun --nnodes=2 --node_rank=1 --master_addr= --master_port=29500 train.py"),
+        priority=85,
+    ),
     # ------------------------------------------------------------------ Open MPI / PRRTE
     Signature(
         id="mpi.ompi.proc_sigbus",

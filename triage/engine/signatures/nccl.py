@@ -1246,6 +1246,27 @@ _SHM: tuple[Signature, ...] = (
         priority=80,
     ),
     Signature(
+        id="nccl.shm.attach_missing",
+        patterns=(r"Error while attaching to shared memory segment \S+ \(size \d+\), error: No such file or directory",),
+        extract=r"segment (?P<segment>\S+) \(size (?P<size>\d+)\)",
+        cause="other",
+        role="fault",
+        confidence="medium",
+        title="A peer's shared-memory segment does not exist (attach failed with ENOENT)",
+        fix=(
+            "The segment {segment} was gone when this rank attached: this is no full /dev/shm (that fails "
+            "on create or extend with ENOSPC). The peer died or unlinked it early, systemd-logind RemoveIPC "
+            "deleted it, the ranks do not share one /dev/shm (separate containers without --ipc=host), or an "
+            "NCCL regression (try the previous release):\n"
+            "$ grep -i RemoveIPC /etc/systemd/logind.conf   # must be 'no'\n"
+            "$ NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV,BOOTSTRAP,ALLOC <your launch command>"
+        ),
+        origin=("NCCL src/misc/shmutils.cc ncclShmOpen 2.14-2.28, src/os/linux.cc 2.30: `Error while %s shared memory "
+                "segment %s (size %ld), error: %s (%d)` with 'attaching to' and strerror(ENOENT)"),
+        samples=("node-4:2231:2290 [3] misc/shmutils.cc:100 NCCL WARN Error while attaching to shared memory segment /dev/shm/nccl-Qx81Ab (size 9637888), error: No such file or directory (2)",),
+        priority=84,
+    ),
+    Signature(
         id="nccl.shm.extend_failed",
         patterns=(r"Error: failed to extend \S+ to \d+ bytes",),
         extract=r"failed to extend (?P<segment>\S+) to (?P<size>\d+) bytes(?:, error: (?P<err>.+?) \(\d+\))?",
@@ -3298,6 +3319,24 @@ _RESULT: tuple[Signature, ...] = (
         priority=25,
     ),
     # ---------------------------------------------------------------- error trail `-> N`
+    Signature(
+        id="nccl.trail.network_error",
+        patterns=(r"(?:^|[\s/])(?:net|net_socket|net_ib\w*|socket|ibvwrap|bootstrap|p2p_plugin|net_v\d+)\.(?:cc|h):\d+(?: \(\w+\))? -> [26]\b",),
+        extract=r"(?P<file>[\w./+-]+):(?P<line>\d+)(?: \(\w+\))? -> (?P<rc>[26])",
+        cause="network",
+        role="symptom",
+        confidence="low",
+        title="ncclSystemError/ncclRemoteError raised in NCCL's network code, with no WARN saying why",
+        fix=("The error trail starts in NCCL's network transport ({file} -> {rc}): sockets, IB verbs, a net plugin "
+             "or the bootstrap failed, and the WARN with the reason was not printed or not captured. Re-run with "
+             "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET and check the interface every node uses:\n" + _SOCKET_CHECK),
+        origin=("NCCL src/include/checks.h NCCLCHECK trail INFO `%s:%d -> %d` from src/transport/net*.cc, "
+                "src/misc/socket.cc, src/include/socket.h, src/misc/ibvwrap.cc, src/bootstrap.cc (2.4-2.30); "
+                "ncclSystemError = 2, ncclRemoteError = 6"),
+        samples=("gpu-b:1201:1290 [1] NCCL INFO transport/net_socket.cc:530 -> 2",
+                 "gpu-b:1201:1290 [1] NCCL INFO bootstrap.cc:88 -> 6"),
+        priority=40,
+    ),
     Signature(
         id="nccl.trail.system_error",
         patterns=(r"\.(?:cc|cu|h|c|cpp):\d+(?: \(\w+\))? -> 2\b",),
