@@ -5,7 +5,7 @@ catalog's (nccl.socket.wrong_type, nccl.trail.network_error)."""
 from __future__ import annotations
 
 from ..facts import Facts, short_host
-from ..model import Evidence, Finding
+from ..model import Event, Evidence, Finding
 from .common import earliest, evidence, hosts_of, ranks_of, upper_first, where
 from .rank_crash import fault_elsewhere
 
@@ -35,7 +35,10 @@ FIX_PEER = (
 def find(facts: Facts) -> list[Finding]:
     findings: list[Finding] = []
     ib = facts.kind("nccl_ib_error")
-    connect = [e for e in facts.kind("nccl_socket_error") if e.data.get("reason") in ("connect failed", "refused", "no interface")]
+    # A connect the catalog reads as another cause (a refused port: the peer is not listening
+    # yet or died; a UNIX-domain socket between local ranks) is that cause's.
+    connect = [e for e in facts.kind("nccl_socket_error") if e.data.get("reason") in ("connect failed", "refused", "no interface")
+               and not _another_cause(facts, e)]
     if ib:
         first = earliest(ib)
         assert first is not None
@@ -69,6 +72,12 @@ def find(facts: Facts) -> list[Finding]:
         findings.extend(_dropped_peer(facts))
     findings.extend(_ib_unused(facts))
     return findings
+
+
+def _another_cause(facts: Facts, ev: Event) -> bool:
+    meaning = facts.meaning_of(ev)
+    return (meaning is not None and meaning.data.get("role") in ("fault", "symptom")
+            and meaning.data.get("cause") not in (None, "network"))
 
 
 def _ib_unused(facts: Facts) -> list[Finding]:

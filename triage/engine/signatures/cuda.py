@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-from .schema import Signature
+from .schema import Signature, alone_differs
 
 # What prints a CUDA error text: torch/c10 `CUDA error:`, NCCL `Cuda failure`, nccl-tests
 # `Test CUDA failure`, `cudaErrorXxx:` (CuPy, custom checks), THC `cuda runtime error (N) :`,
@@ -1172,7 +1172,7 @@ LIBRARIES: tuple[Signature, ...] = (
          "Could not load library libcudnn_ops.so.9: CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED"),
     ),
     _status(
-        "cuda.cudnn.not_supported", ("CUDNN_STATUS_NOT_SUPPORTED_",), "other", "fault", "low", 40,
+        "cuda.cudnn.not_supported", ("CUDNN_STATUS_NOT_SUPPORTED_",), "other", "fault", "low", 55,
         "cuDNN operation not supported for these inputs",
         "cuDNN has no kernel for this combination of shapes, dtypes, layout and GPU. Try without "
         "cuDNN (torch.backends.cudnn.enabled=False) or another dtype to confirm.",
@@ -1551,3 +1551,17 @@ NVML: tuple[Signature, ...] = (
 )
 
 SIGNATURES: tuple[Signature, ...] = RUNTIME + LIBRARIES + MATHLIBS + TOOLCHAIN + CONTAINER + NVML
+
+# Entries whose sample another entry reads (schema.py `alone_differs`): why the verdict on
+# that sample is not this entry's cause.
+SIGNATURES = alone_differs(SIGNATURES, {
+    "cuda.rt.invalid_resource_handle": (
+        "Inside an NCCL WARN ('Cuda failure ... invalid resource handle') the error is NCCL's own call, which nccl.cuda.invalid_resource_handle reads as other; this entry is for the application's CUDA calls."
+    ),
+    "cuda.rt.invalid_value": (
+        "Inside an NCCL WARN ('Cuda failure 1 invalid argument') the error is NCCL's own call, which nccl.cuda.invalid_argument reads as other; this entry is for the application's CUDA calls."
+    ),
+    "cuda.rt.stream_capture": (
+        "Its texts ('operation not permitted when stream is capturing') are also what a framework's CUDA-graph capture prints; vllm.cuda_graph_capture_error reads them as other (capture set up by vLLM/SGLang, --enforce-eager works around it)."
+    ),
+})

@@ -10,7 +10,7 @@ it works behind `host:pid:tid [dev] file:line NCCL WARN`, a launcher prefix or n
 """
 from __future__ import annotations
 
-from .schema import Signature
+from .schema import Signature, alone_differs
 
 # Wrappers the samples rotate through, so each entry is tested behind several prefixes.
 _W = "node1:24141:24296 [2] {file} NCCL WARN "
@@ -800,6 +800,29 @@ _SOCKET: tuple[Signature, ...] = (
         priority=80,
     ),
     Signature(
+        id="nccl.socket.connect_docker_bridge",
+        patterns=(r"(?i)connect to 172\.17\.\d{1,3}\.\d{1,3}<\d+> (?:failed|returned)",),
+        extract=r"(?i)connect to (?P<peer>172\.17\.\d{1,3}\.\d{1,3})<\d+> (?:failed ?: |returned )(?P<err>[^,]+)",
+        cause="network",
+        role="fault",
+        confidence="medium",
+        title="NCCL connects to an address on Docker's default bridge (docker0 picked as the NCCL interface)",
+        fix=(
+            "The peer address {peer} is in 172.17.0.0/16, Docker's default bridge network: NCCL chose docker0 "
+            "(or a container's bridge address) as its socket interface, which other hosts cannot reach ('{err}'). "
+            "Exclude it, or name the data interface:\n"
+            "$ export NCCL_SOCKET_IFNAME=^docker0,lo   # or =eth0 / ib0\n" + _SOCKET_CHECK
+        ),
+        origin=("NCCL src/misc/socket.cc socketStartConnect `Connect to %s failed : %s` 2.4-2.26, `%s: connect to %s "
+                "returned %s` 2.28-2.30, with an address of Docker's default bridge pool 172.17.0.0/16 (docker0, "
+                "Docker daemon default `bip`)"),
+        samples=(
+            "trainer-b:4410:4470 [2] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to 172.17.0.3<52110> failed : Connection refused",
+            "trainer-b:4410:4470 [2] NCCL WARN ncclSocketConnect: connect to 172.17.0.1<41000> returned No route to host, exceeded error retry count after 35 attempts",
+        ),
+        priority=79,
+    ),
+    Signature(
         id="nccl.socket.connect_failed",
         patterns=(
             r"(?i)connect to \S+ failed ?: ",
@@ -1232,18 +1255,34 @@ _SHM: tuple[Signature, ...] = (
         id="nccl.shm.attach_failed",
         patterns=(r"Error while attaching to shared memory segment",),
         extract=r"segment (?P<segment>\S+)(?: \(size (?P<size>\d+)\))?(?:, error: (?P<err>.+?) \(\d+\))?$",
-        cause="shm_exhausted",
+        # Attaching opens a segment a peer created: a full /dev/shm fails on create or extend
+        # (ENOSPC), never here. Without the errno (older NCCL, a wrapped line) the segment is
+        # most likely not there (nccl.shm.attach_missing); EACCES is nccl.shm.attach_denied.
+        cause="other",
         role="fault",
         confidence="medium",
         title="Could not attach to a peer's shared-memory segment",
         fix=(
-            "Attaching to {segment} failed ({err}). 'No such file or directory' means the segment is "
-            "gone: the peer died or unlinked it, systemd-logind RemoveIPC deleted it, or the ranks do "
-            "not share one /dev/shm (separate containers without --ipc=host).\n" + _SHM_CHECK
+            "Attaching to {segment} failed ({err}). The segment is most likely gone: the peer died or "
+            "unlinked it, systemd-logind RemoveIPC deleted it, or the ranks do not share one /dev/shm "
+            "(separate containers without --ipc=host).\n" + _SHM_CHECK
         ),
         origin="NCCL src/include/shm.h 2.4-2.11, src/misc/shmutils.cc 2.14-2.28, src/os/linux.cc 2.30",
-        samples=("g148:14937:69361 [0] misc/shmutils.cc:143 NCCL WARN Error while attaching to shared memory segment /dev/shm/nccl-glnlGK (size 14156128), error: No such file or directory (2)",),
+        samples=("gpu-2:881:900 [1] include/shm.h:48 NCCL WARN Error while attaching to shared memory segment nccl-shm-recv-7f1c-0-1-0 (size 9637888)",),
         priority=80,
+    ),
+    Signature(
+        id="nccl.shm.attach_denied",
+        patterns=(r"Error while attaching to shared memory segment \S+ \(size \d+\), error: Permission denied",),
+        extract=r"segment (?P<segment>\S+)",
+        cause="shm_exhausted",
+        role="fault",
+        confidence="high",
+        title="/dev/shm unusable: permission denied attaching to a shared-memory segment",
+        fix="The process may not open {segment}: /dev/shm has the wrong mode or owner (expect drwxrwxrwt), or the ranks run as different users.\n" + _SHM_CHECK,
+        origin="NCCL src/misc/shmutils.cc 2.14-2.28, src/os/linux.cc 2.30 `Error while %s shared memory segment %s (size %ld), error: %s (%d)` with strerror(EACCES)",
+        samples=("g148:14937:69361 [0] misc/shmutils.cc:143 NCCL WARN Error while attaching to shared memory segment /dev/shm/nccl-glnlGK (size 14156128), error: Permission denied (13)",),
+        priority=84,
     ),
     Signature(
         id="nccl.shm.attach_missing",
@@ -1710,7 +1749,7 @@ _P2P: tuple[Signature, ...] = (
             "gpu:974:4981 [0] transport/p2p.cu:548 NCCL WARN failed to open CUDA IPC handle : 11 invalid argument",
             "[rank1]:cudaIpcGetMemHandle failed : invalid device ordinal",
         ),
-        priority=72,
+        priority=86,
     ),
     Signature(
         id="nccl.p2p.nvlink_p2p_disabled",
@@ -1816,7 +1855,7 @@ _P2P: tuple[Signature, ...] = (
         ),
         origin="NCCL src/transport/nvls.cc 2.28-2.30; cause hardware_fault because NCCL's own text blames the Fabric Manager or NVSwitches (the NVLink fabric), not the application",
         samples=("gpu:1:1 [0] transport/nvls.cc:208 NCCL WARN Failed to bind NVLink SHARP (NVLS) Multicast memory of size 1073741824 : CUDA error 2 'out of memory'.",),
-        priority=80,
+        priority=82,
     ),
     Signature(
         id="nccl.nvls.same_device",
@@ -3482,3 +3521,20 @@ _RESULT: tuple[Signature, ...] = (
 )
 
 SIGNATURES: tuple[Signature, ...] = _IB + _SOCKET + _SHM + _CUDA + _P2P + _NETPLUGIN + _PROXY + _TOPO + _USAGE + _RESULT
+
+# Entries whose sample another entry reads (schema.py `alone_differs`): why the verdict on
+# that sample is not this entry's cause.
+SIGNATURES = alone_differs(SIGNATURES, {
+    "nccl.cuda.failure": (
+        "A catch-all for any 'Cuda failure' WARN: where the quoted text is a known cudaError_t string, that cuda.rt.* entry reads the line and its cause wins."
+    ),
+    "nccl.result.remote_error": (
+        "The ncclResult_t text as c10d wraps it; torch.nccl.error_remote reads the wrapped line (a peer failed first: its own crash) and is the more specific reading."
+    ),
+    "nccl.result.cuda_error": (
+        "The ncclResult_t text as c10d wraps it; torch.nccl.error_unhandled_cuda reads the wrapped line (the CUDA error is the rank's own) and is the more specific reading."
+    ),
+    "nccl.result.invalid_usage": (
+        "The ncclResult_t text as c10d wraps it; torch.nccl.error_invalid_usage reads the wrapped line, where invalid usage is most often two ranks on one GPU (device_ordinal)."
+    ),
+})

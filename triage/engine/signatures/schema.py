@@ -65,3 +65,14 @@ class Signature:
     survivable: bool = False
     outranked_by: tuple[str, ...] = field(default_factory=tuple)
     alone_differs: str = ""
+
+
+def alone_differs(sigs: tuple[Signature, ...], reasons: dict[str, str]) -> tuple[Signature, ...]:
+    """`sigs` with `alone_differs` set on the entries named in `reasons` (for entries built by a
+    module's helper, which has no such argument); an unknown id is an error."""
+    from dataclasses import replace
+
+    unknown = set(reasons) - {s.id for s in sigs}
+    if unknown:
+        raise KeyError(f"alone_differs for entries that do not exist: {sorted(unknown)}")
+    return tuple(replace(s, alone_differs=reasons[s.id]) if s.id in reasons else s for s in sigs)

@@ -18,7 +18,7 @@ osinit.c (NVRM lines); glibc malloc/malloc.c (`malloc_printerr` texts); strerror
 """
 from __future__ import annotations
 
-from .schema import Signature
+from .schema import Signature, alone_differs
 
 
 def _sig(
@@ -220,7 +220,7 @@ OOM: tuple[Signature, ...] = (
     ),
     _sig(
         "shell.killed",
-        (r"^(?:\S+:\s*)?Killed\s*$", r": line \d+: +\d+ Killed"),
+        (r"^(?:\S+:\s*|[>|]?\s*)Killed\s*$", r": line \d+: +\d+ Killed"),
         "oom", "fault", "low", 30,
         "Process killed by SIGKILL (shell 'Killed'): most often the OOM killer",
         "The shell reports that its child got SIGKILL. Unless the scheduler or a person killed it, "
@@ -942,7 +942,7 @@ ERRNO: tuple[Signature, ...] = (
         "getaddrinfo gai_strerror EAI_NONAME 'Name or service not known' / EAI_AGAIN 'Temporary "
         "failure in name resolution' (glibc; macOS wording 'nodename nor servname provided')",
         ("socket.gaierror: [Errno -2] Name or service not known",
-         "[W socket.cpp:697] [c10d] The IPv6 network addresses of (worker-0.job, 29500) cannot be retrieved (gai error: -3 - Temporary failure in name resolution).",
+         "socket.gaierror: [Errno -3] Temporary failure in name resolution",
          "gloo/transport/tcp/device.cc:83] getaddrinfo: No address associated with hostname"),
     ),
     _sig(
@@ -1075,3 +1075,26 @@ HARMLESS: tuple[Signature, ...] = (
 )
 
 SIGNATURES: tuple[Signature, ...] = OOM + SHM + PCIE + NVIDIA + NIC + CRASH + ERRNO + HARMLESS
+
+# Entries whose sample another entry reads (schema.py `alone_differs`): why the verdict on
+# that sample is not this entry's cause.
+SIGNATURES = alone_differs(SIGNATURES, {
+    "os.disk_full": (
+        "Generic ENOSPC text; its sample is torch writing a shared-memory file (</torch_...>), which torch.shm.no_space reads as /dev/shm full."
+    ),
+    "errno.connection_reset": (
+        "Generic errno text; its sample is c10d fetching the NCCL unique id, which torch.pgnccl.uniqueid_store_error reads (rank 0 died: its crash)."
+    ),
+    "errno.no_route_to_host": (
+        "Generic errno text; its sample is c10d's TCPStore client, which torch.store.connect_unreachable reads as a store the ranks cannot reach (rendezvous_hang)."
+    ),
+    "errno.connection_timed_out": (
+        "Generic errno text; its sample is c10d's TCPStore client timing out, which torch.store.client_connect_timeout reads (rendezvous_hang)."
+    ),
+    "errno.broken_pipe": (
+        "Generic errno text; its sample is Gloo's full-mesh connect, which torch.gloo.connect_full_mesh reads as a rendezvous failure."
+    ),
+    "errno.cannot_allocate_memory": (
+        "Generic errno text; its sample is Python's OSError for ENOMEM, which torch.exc.host_memory_error reads as host memory exhausted (oom)."
+    ),
+})

@@ -10,7 +10,7 @@ are written as `\\d+`, `\\S+`, `.*`.
 """
 from __future__ import annotations
 
-from .schema import Signature
+from .schema import Signature, alone_differs
 
 _PGNCCL = "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp"
 _NCCLUTILS = "torch/csrc/distributed/c10d/NCCLUtils.hpp/.cpp"
@@ -1036,7 +1036,9 @@ SIGNATURES: tuple[Signature, ...] = (
             r"The client socket has failed to connect to .*\(errno: (?:113 - No route to host|101 - Network is unreachable)\)",
         ),
         extract=r"\(errno: (?P<errno>\d+) - (?P<error>[^)]+)\)",
-        cause="network",
+        # DESIGN.md: ranks that never joined because MASTER_ADDR/PORT or a firewall keep them
+        # from the store are a rendezvous_hang (the rule reading the same line agrees).
+        cause="rendezvous_hang",
         role="fault",
         confidence="medium",
         title="Cannot route to the TCPStore host",
@@ -1879,7 +1881,7 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         id="torch.cuda.init_system_not_ready",
         patterns=(r"CUDA initialization: .*Error 802: system not yet initialized",),
-        cause="other",
+        cause="hardware_fault",  # as cuda.rt.system_not_ready reads error 802
         role="fault",
         confidence="medium",
         title="CUDA not ready: Fabric Manager not running (NVSwitch system)",
@@ -2366,3 +2368,11 @@ SIGNATURES: tuple[Signature, ...] = (
         priority=10,
     ),
 )
+
+# Entries whose sample another entry reads (schema.py `alone_differs`): why the verdict on
+# that sample is not this entry's cause.
+SIGNATURES = alone_differs(SIGNATURES, {
+    "torch.pgnccl.watchdog_thread_exception": (
+        "Its sample carries NCCL's remote-error text in the rethrown what(); torch.nccl.error_remote reads that (a peer failed first), which is the more specific reading."
+    ),
+})

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from .schema import Signature
+from .schema import Signature, alone_differs
 
 # Named groups for the finding: bus id `domain:bus:device` (None when masked), Xid number,
 # pid where printed (None for `pid='<unknown>'`).
@@ -543,3 +543,11 @@ def fault_class(code: int) -> tuple[str, str]:
         if sig.cause == "rank_crash":
             return name, "app"
     return name, "driver"
+
+# Entries whose sample another entry reads (schema.py `alone_differs`): why the verdict on
+# that sample is not this entry's cause.
+SIGNATURES = alone_differs(SIGNATURES, {
+    "xid.preemptive_removal": (
+        "Its sample names the Xid 79 it follows ('caused by previous Xid 79'); xid.fallen_off_bus reads that mention, rightly: the earlier hardware fault is the cause."
+    ),
+})
