@@ -1091,10 +1091,7 @@ SIGNATURES = alone_differs(SIGNATURES, {
     "errno.connection_timed_out": (
         "Generic errno text; its sample is c10d's TCPStore client timing out, which torch.store.client_connect_timeout reads (rendezvous_hang)."
     ),
-    "errno.broken_pipe": (
-        "Generic errno text; its sample is Gloo's full-mesh connect, which torch.gloo.connect_full_mesh reads as a rendezvous failure."
-    ),
-    "errno.cannot_allocate_memory": (
+       "errno.cannot_allocate_memory": (
         "Generic errno text; its sample is Python's OSError for ENOMEM, which torch.exc.host_memory_error reads as host memory exhausted (oom)."
     ),
 })

@@ -1290,12 +1290,18 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         id="torch.gloo.connect_full_mesh",
         patterns=(r"Gloo connectFullMesh failed with ",),
-        cause="rendezvous_hang",
-        role="symptom",
+        # connectFullMesh runs after the ranks exchanged their addresses through the store: the
+        # rendezvous worked, the direct TCP pairs between the ranks did not.
+        cause="network",
+        role="fault",  # the printing rank's own connects failed (as nccl.socket.connect_unreachable)
         confidence="medium",
-        title="Gloo could not connect all ranks",
-        fix="Gloo failed to connect to every peer: a missing rank or a wrong GLOO_SOCKET_IFNAME. Set the interface explicitly:\n$ export GLOO_SOCKET_IFNAME=eth0",
-        origin="torch/csrc/distributed/c10d/ProcessGroupGloo.cpp, 2.0-2.13",
+        title="Gloo could not open TCP connections between the ranks",
+        fix=("Gloo's ranks found each other through the store, then could not connect their TCP pairs: each rank "
+             "advertised an address of an interface the others cannot reach (a wrong GLOO_SOCKET_IFNAME, a "
+             "container/bridge address, a firewall), or a peer died meanwhile. Set the interface explicitly:\n"
+             "$ export GLOO_SOCKET_IFNAME=eth0\n$ ip -br addr"),
+        origin=("torch/csrc/distributed/c10d/ProcessGroupGloo.cpp (2.0-2.13) after gloo::rendezvous::Context::"
+                "connectFullMesh, which reads every peer's address from the store, then connects the pairs"),
         samples=("RuntimeError: Gloo connectFullMesh failed with [../third_party/gloo/gloo/transport/tcp/pair.cc:144] no error",),
         priority=62,
     ),
