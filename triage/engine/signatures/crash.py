@@ -96,6 +96,7 @@ SIGNATURES: tuple[Signature, ...] = (
         id="ompi.stacktrace.details",
         patterns=(r"\[[\w.-]+:\d+\] Signal code: .* \(-?\d+\)", r"\[[\w.-]+:\d+\] Failing at address: (?:0x)?[0-9a-fA-F]+",
                   r"\[[\w.-]+:\d+\] \*\*\* End of error message \*\*\*",
+                  r"\[[\w.-]+:\d+\] (?:Associated errno: |Sending PID: \d+, Sending UID|Band event: |siginfo is NULL)",
                   r"\[[\w.-]+:\d+\] \[ ?\d+\] \S+\[0x[0-9a-fA-F]+\]"),
         cause=None,
         role="context",
@@ -103,9 +104,10 @@ SIGNATURES: tuple[Signature, ...] = (
         title="Open MPI's signal handler: signal code, faulting address, frames",
         fix="The frames name the library the process died in; read them top down (frame 0 is the signal trampoline).",
         origin=("Open MPI opal/util/stacktrace.c \"Signal code: %s (%d)\", \"Failing at address: %p\", "
-                "\"*** End of error message ***\"; opal/mca/backtrace/execinfo \"[%2d] \" + backtrace_symbols"),
+                "\"*** End of error message ***\", \"Associated errno: %s (%d)\", \"Sending PID: %d, Sending UID: %d, Status: %d\", "
+                "\"Band event: %ld\", \"siginfo is NULL, additional information unavailable\"; opal/mca/backtrace/execinfo \"[%2d] \" + backtrace_symbols"),
         samples=("[gpu-n07:04411] Signal code: Address not mapped (1)", "[gpu-n07:04411] Failing at address: 0x7f2a00000010",
-                 "[gpu-n07:04411] *** End of error message ***",
+                 "[gpu-n07:04411] *** End of error message ***", "[gpu-n07:04411] Sending PID: 4242, Sending UID: 0, Status: 0",
                  "[gpu-n07:04411] [ 3] /usr/lib/x86_64-linux-gnu/libnccl.so.2(+0x6b1c2)[0x7f2b4c86b1c2]"),
         priority=15,
     ),
