@@ -52,7 +52,10 @@ def fill(fmt: str) -> str:
     """A printf / fmt format string as a line a program would print."""
     text = fmt.replace('\\"', '"').replace("\\n", " ").replace("\\t", " ")
     text = _PRINTF.sub(lambda m: _FILL.get(m.group(1) or "s", "x"), text)
-    return re.sub(r"\{[^{}]*\}", "3", text).strip()
+    text = re.sub(r"\{[^{}]*\}", "3", text).strip()
+    # A message that ends where the program appends a value ('invalid root rank: ' << rank,
+    # '... failed to pass monitoredBarrier in ' << ms << " ms") gets one.
+    return text + " 3" if re.search(r"(?::|\b(?:in|after|with|rank|Rank))$", text) else text
 
 
 def _call_strings(source: str, call: str) -> list[str]:
