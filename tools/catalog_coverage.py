@@ -76,7 +76,9 @@ def nccl_messages(repo: Path) -> dict[str, list[str]]:
         source = _git(repo, "show", f"HEAD:{path}")
         warns += _call_strings(source, r"WARN\(\s*")
         infos += [s for s in _call_strings(source, r"INFO\(\s*NCCL_\w+(?:\s*\|\s*NCCL_\w+)*\s*,\s*") if _FAILURE.search(s)]
-    return {"nccl WARN": _unique(warns), "nccl INFO (failures)": _unique(infos)}
+    # As NCCL prints them: its prefix, the source location, the level.
+    return {"nccl WARN": ["gpu-a:4242:4300 [0] src/x.cc:1 NCCL WARN " + m for m in _unique(warns)],
+            "nccl INFO (failures)": ["gpu-a:4242:4300 [0] NCCL INFO " + m for m in _unique(infos)]}
 
 
 def c10d_messages(torch_dir: Path) -> dict[str, list[str]]:

@@ -3520,7 +3520,88 @@ _RESULT: tuple[Signature, ...] = (
     ),
 )
 
-SIGNATURES: tuple[Signature, ...] = _IB + _SOCKET + _SHM + _CUDA + _P2P + _NETPLUGIN + _PROXY + _TOPO + _USAGE + _RESULT
+# NCCL's internal checks, by subsystem (src/gin, src/rma, src/dev_runtime.cc and src/register for the
+# device API and symmetric memory; src/transport/net_ib resiliency; src/allocator.cc,
+# src/proxy.cc, src/misc/param.cc, src/misc/utils.cc; src/graph/topo.cc and xml.cc; src/ras): what
+# each family means for the job, at low confidence (the WARN says where, not why).
+_INTERNAL: tuple[Signature, ...] = (
+    Signature(
+        id="nccl.internal.device_api",
+        patterns=(r"NCCL WARN .*(?:\bGIN\b|\bRMA\b|[Rr]ma [Pp]roxy|ncclRma\w*|\bLSA\b|ncclDevr\w*|Window registration|Dev comm not found|worldGinBarrier|\bGFD\b|\bDOCA\b|ncclSignal: |GDAKI|MCBasePtr|NCCL_ELASTIC_BUFFER_REGISTER|[Ss]ymmetric (?:memory|register)|(?:gin|rma)Plugin)",),
+        cause="other",
+        role="fault",
+        confidence="low",
+        title="NCCL's device API / symmetric-memory layer failed (GIN, RMA, LSA windows)",
+        fix=("A feature of NCCL's device-initiated API or symmetric memory (2.27+: GIN, RMA, LSA teams, window "
+             "registration) failed its checks: usually an unsupported setup (no DMA-BUF/GDRCopy, a driver or "
+             "NIC without the capability) or an NCCL bug. Check the versions and rerun without the feature:\n"
+             "$ NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ALLOC,NET <your launch command>"),
+        origin="NCCL src/gin/*, src/rma/*, src/dev_runtime.cc, src/register/* WARN texts (2.27-2.30)",
+        samples=("gpu-a:4242:4300 [0] gin/gin_host.cc:212 NCCL WARN rank 3 - GIN Symmetric register failed: buff 0x7f00, size 4096",
+                 "gpu-a:4242:4300 [0] rma/rma_proxy.cc:90 NCCL WARN RMA proxy is not connected"),
+        priority=30,
+    ),
+    Signature(
+        id="nccl.ib.resiliency_internal",
+        patterns=(r"NCCL WARN NET/IB ?: .*(?:request|[Rr]esiliency|replay|repost|prob(?:e|ing)|CQE|wr_id|QP|alive message|failure queue|vNic|mlx5dv)",),
+        cause="network",
+        role="fault",
+        confidence="low",
+        title="NCCL's IB transport lost track of a request or QP (resiliency / completion handling)",
+        fix=("NCCL's InfiniBand transport met a completion or request it could not match, or its resiliency "
+             "(failover between NICs) could not recover: the fabric dropped or reordered work on a failing link. "
+             "Check the ports and counters on both nodes:\n$ ibstat; ibv_devinfo | grep -E 'state|link_layer'\n"
+             "$ perfquery -x   # symbol/link error counters"),
+        origin="NCCL src/transport/net_ib/*.cc (p2p.cc, resiliency.cc, connect.cc) WARN texts (2.28-2.30)",
+        samples=("gpu-a:4242:4300 [0] transport/net_ib/p2p.cc:700 NCCL WARN NET/IB: Encountered a stale CQE with error for slot=3. Slot was already handled (comm=0x55, wc.wr_id=12, wc.status=IBV_WC_RETRY_EXC_ERR(12))",),
+        priority=35,
+    ),
+    Signature(
+        id="nccl.internal.invariant",
+        patterns=(r"NCCL WARN (?:Intrusive address map|Object pointer is NULL|Output object pointer is NULL|Invalid key size|Couldn't find opId|Could not find pool of op|Inactive op has next|ncclProxyConnect: \w+ -?\d+ out of bounds|No allocation found at offset|Allocation failed|Given size=\S+ extends beyond|Device object does not exist|invalid pointer \S+ / size|Invalid argument (?:desc|comm) |PARAM: Duplicate|getRandomData: |Thread join failed|(?:NET/MLX5: )?lib wrapper not initialized|Group creation failed|Listencomm in unknown state|Invalid client status|trying to access the number of devices|failed to set the number of devices|Unknown device code index|Not enough space to get elements|Error: trying to connect already connected|bcastGrowHandle: |bootstrapInit: handles and parent)",),
+        cause="other",
+        role="fault",
+        confidence="low",
+        title="An internal consistency check of NCCL failed",
+        fix=("NCCL found its own state inconsistent (allocator, proxy operations, a plugin table, parameters): an "
+             "NCCL bug, a net/tuner plugin built for another NCCL version, or memory corruption in the process. "
+             "Try the current NCCL release and without third-party plugins:\n"
+             "$ NCCL_NET_PLUGIN=none NCCL_TUNER_PLUGIN=none NCCL_DEBUG=INFO <your launch command>"),
+        origin="NCCL src/allocator.cc, src/proxy.cc, src/misc/param.cc, src/misc/utils.cc, src/plugin/*.cc, src/bootstrap.cc internal-check WARN texts (2.19-2.30)",
+        samples=("gpu-a:4242:4300 [0] proxy.cc:410 NCCL WARN Could not find pool of op 0x7f12",
+                 "gpu-a:4242:4300 [0] misc/param.cc:80 NCCL WARN PARAM: Duplicate option name \"NCCL_PROTO\""),
+        priority=30,
+    ),
+    Signature(
+        id="nccl.topo.detection_failed",
+        patterns=(r"NCCL WARN (?:ncclTopo\w* ?: |BusId 0x[0-9a-fA-F]+ has non-zero bits|MLOPart index|Invalid number of network devices|Unknown netDevs policy|Error : (?:value|name) \S+ too long|nLocals = \d+ should be a diviser)",),
+        cause="other",
+        role="fault",
+        confidence="low",
+        title="NCCL's topology detection failed",
+        fix=("NCCL could not build the node's topology (PCI tree, NICs, NVLink): a container that hides /sys, an "
+             "unusual PCI layout, or a topology file (NCCL_TOPO_FILE) that does not fit. Dump what NCCL sees:\n"
+             "$ NCCL_TOPO_DUMP_FILE=/tmp/topo.xml NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=GRAPH <your launch command>\n"
+             "$ ls /sys/class/infiniband /sys/bus/pci/devices | head"),
+        origin="NCCL src/graph/topo.cc, src/graph/xml.cc, src/graph/paths.cc WARN texts (2.12-2.30)",
+        samples=("gpu-a:4242:4300 [0] graph/xml.cc:810 NCCL WARN ncclTopoGetSystemFromXml: system node not found in XML",),
+        priority=30,
+    ),
+    Signature(
+        id="nccl.ras.unknown_message",
+        patterns=(r"RAS received unknown (?:notification|message) type",),
+        cause="version_mismatch",
+        role="symptom",
+        confidence="low",
+        title="NCCL's RAS thread got a message it does not know (peers on different NCCL versions)",
+        fix="The RAS subsystems of two ranks speak different protocol versions: the ranks load different NCCL builds. Compare:\n$ python -c 'import torch; print(torch.cuda.nccl.version())'   # on every host",
+        origin="NCCL src/ras/ras.cc, src/ras/peers.cc 'RAS received unknown message type (%d) from %s' (2.24-2.30)",
+        samples=("gpu-a:4242:4300 [0] ras/ras.cc:510 NCCL WARN RAS received unknown message type (9) from 10.0.0.7<28029>",),
+        priority=40,
+    ),
+)
+
+SIGNATURES: tuple[Signature, ...] = _IB + _SOCKET + _SHM + _CUDA + _P2P + _NETPLUGIN + _PROXY + _TOPO + _USAGE + _RESULT + _INTERNAL
 
 # Entries whose sample another entry reads (schema.py `alone_differs`): why the verdict on
 # that sample is not this entry's cause.
