@@ -65,6 +65,8 @@ def test_open_mpis_signal_handler_names_the_crashed_process(tmp_path: Path) -> N
     ff = d["first_failure"]
     # '[host:pid] ' is Open MPI's own prefix (HOSTFORMAT): who crashed comes from the content.
     assert (ff["host"], ff["pid"]) == ("trn-a07", 31337)
+    # mpirun's own report names the MPI rank of that pid.
+    assert ff["rank"] == 5
     assert "SIGSEGV" in top["title"]
 
 
@@ -198,3 +200,9 @@ def test_nccl_over_an_ipv6_link_local_address_is_a_network_fault(tmp_path: Path)
     top, _ = _top(tmp_path, {"job.log": text})
     assert (top["cause"], top["rule"]) == ("network", "signature.nccl.socket.link_local_connect_failed")
     assert "eno1" in top["fix"] and "NCCL_SOCKET_FAMILY" in top["fix"]
+
+
+def test_open_mpis_handler_alone_names_host_and_pid_but_no_rank(tmp_path: Path) -> None:
+    _, d = _top(tmp_path, {"job.out": OMPI_SEGV})
+    ff = d["first_failure"]
+    assert (ff["host"], ff["pid"], ff["rank"]) == ("trn-a07", 31337, None)

@@ -766,12 +766,12 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         id="mpi.ompi.proc_sigbus",
         patterns=(r"noticed that process rank \d+ with PID \d+ on node \S+ exited on signal 7\b",),
-        extract=r"process rank (?P<rank>\d+) with PID (?P<pid>\d+) on node (?P<host>\S+) exited",
+        extract=r"process rank (?P<culprit_rank>\d+) with PID (?P<pid>\d+) on node (?P<host>\S+) exited",
         cause="shm_exhausted",
         role="symptom",
         confidence="low",
         title="mpirun: a rank died of SIGBUS",
-        fix="Rank {rank} on {host} died of a bus error, most often /dev/shm full or too small (containers):\n$ df -h /dev/shm",
+        fix="Rank {culprit_rank} on {host} died of a bus error, most often /dev/shm full or too small (containers):\n$ df -h /dev/shm",
         origin="Open MPI orte/tools/orterun/help-orterun.txt [orterun:proc-aborted(-strsignal)] 1.x-4.1; PRRTE (5.x)",
         samples=("mpirun noticed that process rank 3 with PID 0 on node gpu-node-2 exited on signal 7 (Bus error).",),
         priority=50,
@@ -779,13 +779,14 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         id="mpi.ompi.proc_signal",
         patterns=(r"noticed that process rank \d+ with PID \d+ on node \S+ exited on signal \d+",),
-        extract=r"process rank (?P<rank>\d+) with PID (?P<pid>\d+) on node (?P<host>\S+) exited on signal (?P<signal>\d+)",
+        # mpirun names the MPI_COMM_WORLD rank that died: the failing rank, as 'Process name' does.
+        extract=r"process rank (?P<culprit_rank>\d+) with PID (?P<pid>\d+) on node (?P<host>\S+) exited on signal (?P<signal>\d+)",
         cause="rank_crash",
         role="symptom",
         confidence="medium",
         title="mpirun: a rank was killed by a signal",
         fix=(
-            "MPI rank {rank} (pid {pid}) on {host} died of signal {signal}: 9 SIGKILL (OOM killer), "
+            "MPI rank {culprit_rank} (pid {pid}) on {host} died of signal {signal}: 9 SIGKILL (OOM killer), "
             "11 SIGSEGV (native crash), 6 SIGABRT (abort/assert). Check that rank's output and the node:\n"
             "$ ssh {host} dmesg -T | grep -iE 'killed process|segfault'"
         ),
