@@ -10,9 +10,10 @@ equals `primary_cause`. Healthy logs count as right when nothing above `low` is 
 Leave-one-source-out: the corpus is grouped by the project whose thread a case comes from
 (nccl, pytorch, deepspeed, vllm, ...). For each group, every catalog entry with a sample found
 word for word in that group's logs is switched off (as if those logs had never been seen while
-writing the catalog), and the group's cases are diagnosed again. It measures how much the
-verdicts lean on wording copied from the corpus; the format parsers and the cause rules stay
-(they cannot be left out one source at a time).
+writing the catalog), and so is every cause rule whose only support is that group's cases (the
+rule's findings are dropped: a rule no other project's log and no synthetic scenario needs was
+written for that project); the group's cases are then diagnosed again. It measures how much
+the verdicts lean on wording and rules drawn from the corpus.
 """
 from __future__ import annotations
 
@@ -73,14 +74,35 @@ def source_of(case: Path) -> str:
     return re.sub(r"-\d+$", "", case.name)
 
 
+def rule_support(real: list[Path], scenarios: bool = True) -> dict[str, set[str]]:
+    """For each cause rule (not the catalog's `signature.*`), the projects whose cases it fires on
+    (any finding), and 'scenarios' where a synthetic scenario needs it."""
+    support: dict[str, set[str]] = defaultdict(set)
+    for case in real:
+        for f in diagnose(case / "log.txt").to_dict()["findings"]:
+            support[f["rule"]].add(source_of(case))
+    if scenarios:
+        from triage.scenarios import SCENARIO_CAUSES, build
+
+        with tempfile.TemporaryDirectory() as tmp:
+            for cause in SCENARIO_CAUSES:
+                for seed in (0, 1):
+                    for f in diagnose(build(cause, Path(tmp) / f"{cause}{seed}", seed=seed)).to_dict()["findings"]:
+                        support[f["rule"]].add("scenarios")
+    return {rule: where for rule, where in support.items() if not rule.startswith("signature.")}
+
+
 def leave_one_source_out(real: list[Path]) -> list[dict[str, Any]]:
-    from triage.engine import reader
+    from triage.engine import pipeline, reader
+    from triage.engine.parsers import cuda as cuda_parser
+    from triage.engine.rules import run_rules
     from triage.engine.signatures import CATALOG
     from triage.engine.signatures.matcher import CatalogMatcher
 
     groups: dict[str, list[Path]] = defaultdict(list)
     for case in real:
         groups[source_of(case)].append(case)
+    support = rule_support(real)
     original = reader.matcher
     out = []
     try:
@@ -89,14 +111,20 @@ def leave_one_source_out(real: list[Path]) -> list[dict[str, Any]]:
             seen = {sig.id for sig in CATALOG if any(s.strip() and s.strip() in text for s in sig.samples)}
             reduced = CatalogMatcher(tuple(sig for sig in CATALOG if sig.id not in seen))
             reader.matcher = lambda prefer=None, m=reduced: m  # type: ignore[assignment]
+            cuda_parser.matcher = reader.matcher  # type: ignore[assignment]
+            rules_off = {rule for rule, where in support.items() if where == {source}}
+            pipeline.run_rules = lambda facts, off=rules_off: [  # type: ignore[assignment]
+                f for f in run_rules(facts) if f.rule not in off]
             for case in cases:
                 meta = json.loads((case / "meta.json").read_text())
                 got, conf, result = engine_verdict(case / "log.txt")
-                out.append({"source": source, "case": case.name, "entries_off": len(seen), "engine": got,
-                            "rule": (result["findings"][0]["rule"] if result["findings"] else None),
+                out.append({"source": source, "case": case.name, "entries_off": len(seen), "rules_off": sorted(rules_off),
+                            "engine": got, "rule": (result["findings"][0]["rule"] if result["findings"] else None),
                             "ok": score_case(got, conf, meta["acceptable"])})
     finally:
         reader.matcher = original
+        cuda_parser.matcher = original  # type: ignore[assignment]
+        pipeline.run_rules = run_rules
     return out
 
 
@@ -199,14 +227,17 @@ def main() -> int:
     if not args.no_loso:
         loso = leave_one_source_out(real)
         ok = sum(r["ok"] for r in loso)
-        print(f"\nleave-one-source-out (catalog entries whose samples are in the left-out logs switched off): "
+        print(f"\nleave-one-source-out (catalog entries whose samples are in the left-out logs, and rules only "
+              f"that project's cases need, switched off): "
               f"acceptable {ok}/{len(loso)} ({ok / len(loso):.0%})")
         by_source: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for r in loso:
             by_source[r["source"]].append(r)
         for source, items in by_source.items():
             misses = [f"{r['case']} -> {r['engine']}" for r in items if not r["ok"]]
+            off = items[0]["rules_off"]
             print(f"  {source:22s} {sum(r['ok'] for r in items)}/{len(items)}  entries off {items[0]['entries_off']:3d}"
+                  f"  rules off {len(off)}{' (' + ', '.join(off) + ')' if off else ''}"
                   f"{'  missed: ' + ', '.join(misses) if misses else ''}")
     if args.json:
         args.json.write_text(json.dumps({"real": rows, "healthy": healthy_rows, "scenarios": scen_pairs, "loso": loso},

@@ -68,7 +68,7 @@ def test_patterns_compile_in_re2() -> None:
 
 
 def test_sources_are_all_present() -> None:
-    assert set(SOURCES) == {"nccl", "cuda", "xid", "system", "torch", "frameworks"}
+    assert set(SOURCES) == {"nccl", "cuda", "xid", "system", "torch", "frameworks", "crash"}
 
 
 def test_patterns_compile_in_hyperscan() -> None:

@@ -20,25 +20,49 @@ def test_the_corpus_is_there() -> None:
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_it_diagnoses_an_acceptable_cause(case: Path) -> None:
     meta = load_meta(case)
-    result = diagnose(case / "log.txt").to_dict()
-    findings = result["findings"]
+    findings = diagnose(case / "log.txt").to_dict()["findings"]
     acceptable = meta["acceptable"]
-    if findings and findings[0]["cause"] in acceptable:
-        return
+    got = findings[0]["cause"] if findings else "unknown"
     # 'unknown' means no finding, or a low-confidence one.
-    assert "unknown" in acceptable, f"{case.name}: got {findings[0]['cause'] if findings else 'nothing'}, acceptable {acceptable}"
-    assert not findings or findings[0]["confidence"] == "low", f"{case.name}: {findings[0]}"
+    low = not findings or findings[0]["confidence"] == "low"
+    assert got in acceptable or ("unknown" in acceptable and low), f"{case.name}: got {got}, acceptable {acceptable}"
+
+
+SUPPORTED = [c for c in CASES if load_meta(c).get("log_supports_label") == "yes"]
+
+
+@pytest.mark.parametrize("case", SUPPORTED, ids=[c.name for c in SUPPORTED])
+def test_it_names_the_label_where_the_log_supports_it(case: Path) -> None:
+    meta = load_meta(case)
+    findings = diagnose(case / "log.txt").to_dict()["findings"]
+    got = findings[0]["cause"] if findings else "unknown"
+    if meta["primary_cause"] not in meta["acceptable"]:
+        # The thread's label is not defensible from the log (the labeller says so): acceptable is.
+        assert got in meta["acceptable"], (case.name, got)
+    else:
+        assert got == meta["primary_cause"], (case.name, got, findings[0]["rule"] if findings else None)
+
+
+def test_the_label_share_over_the_corpus() -> None:
+    """Reported, and held: at least 80% of all cases get the thread's label."""
+    hits = 0
+    for case in CASES:
+        findings = diagnose(case / "log.txt").to_dict()["findings"]
+        hits += (findings[0]["cause"] if findings else "unknown") == load_meta(case)["primary_cause"]
+    assert hits / len(CASES) >= 0.80, f"label {hits}/{len(CASES)}"
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_it_names_the_failing_rank_when_the_log_does(case: Path) -> None:
-    meta = load_meta(case)
-    want = meta.get("failing_rank_from_log")
+    want = load_meta(case).get("failing_rank_from_log")
     result = diagnose(case / "log.txt").to_dict()
+    ff = result["first_failure"]
     if want is None:
-        return
-    assert result["first_failure"] is not None
-    assert result["first_failure"]["rank"] == want
+        # The log names no failing rank: the verdict names none either (an inference the log
+        # does not support is a wrong answer, not a guess).
+        assert ff is None or ff["rank"] is None, (case.name, ff and ff.get("rank_from"))
+    else:
+        assert ff is not None and ff["rank"] == want, (case.name, ff and ff.get("rank"))
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])

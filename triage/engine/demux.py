@@ -18,6 +18,9 @@ _TORCHRUN = re.compile(r"^\[(?:rank(?P<rank>\d+)|(?P<role>[A-Za-z_]+)(?P<lrank>\
 # Open MPI's --tag-output ('[jobid,rank]<stdout>:'), which horovodrun turns on, and Horovod's
 # Gloo launcher ('[rank]<stderr>:'): the rank is MPI_COMM_WORLD's, the job's global rank.
 _MPI_TAG = re.compile(r"^\[(?:\d+,)?(?P<rank>\d+)\]<(?:stdout|stderr|stddiag)>:\s?")
+# Open MPI's own messages (opal/util/stacktrace.c HOSTFORMAT "[%s:%05d] ", orte/prrte show_help):
+# '[host:pid] ' names the process that wrote the line.
+_OMPI_PROC = re.compile(r"^\[(?P<host>[A-Za-z0-9][\w.-]*):(?P<pid>\d{1,8})\] ")
 _SLURM = re.compile(r"^\s{0,4}(?P<task>\d{1,5}): ")
 _VLLM = re.compile(
     r"^\((?P<who>[A-Za-z_]+)(?: rank=(?P<rank>\d+))?(?: pid=(?P<pid>\d+))?(?:, ip=(?P<ip>[\d.]+))?\) "
@@ -84,6 +87,12 @@ def split_prefix(line: str) -> tuple[Origin, str]:
         m = _MPI_TAG.match(body)
         if m:
             origin.rank = int(m["rank"]) if origin.rank is None else origin.rank
+            body = body[m.end() :]
+            continue
+        m = _OMPI_PROC.match(body)
+        if m and origin.pid is None and _looks_like_host(m["host"]):
+            origin.host = origin.host or m["host"]
+            origin.pid = int(m["pid"])
             body = body[m.end() :]
             continue
         m = _VLLM.match(body)

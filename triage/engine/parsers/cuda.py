@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from ..model import Event
+from ..signatures.matcher import matcher
 from .base import LineCtx, SourceState
 
 _OOM = re.compile(
@@ -19,39 +20,27 @@ _CUDA_ERROR = re.compile(r"CUDA error: (?P<err>[^.\n\[]+?)(?:\s*$|\s*\[|\.\s|\s+
 _CUDA_NAME = re.compile(r"(?:(?P<name>cudaError\w+): (?P<err>[^\n]+)|(?:returned|error|failed with) (?P<name2>cudaError\w+))")
 _CUBLAS = re.compile(r"CUBLAS_STATUS_(?P<status>\w+)")
 
-# cudaGetErrorString text -> (cudaError name, class)
-CUDA_ERRORS: dict[str, tuple[str, str]] = {
-    "out of memory": ("cudaErrorMemoryAllocation", "oom"),
-    "initialization error": ("cudaErrorInitializationError", "driver"),
-    "CUDA driver version is insufficient for CUDA runtime version": ("cudaErrorInsufficientDriver", "version"),
-    "CUDA-capable device(s) is/are busy or unavailable": ("cudaErrorDevicesUnavailable", "device"),
-    "no CUDA-capable device is detected": ("cudaErrorNoDevice", "device"),
-    "invalid device ordinal": ("cudaErrorInvalidDevice", "device_ordinal"),
-    "no kernel image is available for execution on the device": ("cudaErrorNoKernelImageForDevice", "version"),
-    "uncorrectable ECC error encountered": ("cudaErrorECCUncorrectable", "hardware"),
-    "uncorrectable NVLink error detected during the execution": ("cudaErrorNvlinkUncorrectable", "hardware"),
-    "an illegal memory access was encountered": ("cudaErrorIllegalAddress", "app"),
-    "too many resources requested for launch": ("cudaErrorLaunchOutOfResources", "app"),
-    "the launch timed out and was terminated": ("cudaErrorLaunchTimeout", "app"),
-    "device-side assert triggered": ("cudaErrorAssert", "app"),
-    "hardware stack error": ("cudaErrorHardwareStackError", "app"),
-    "an illegal instruction was encountered": ("cudaErrorIllegalInstruction", "app"),
-    "misaligned address": ("cudaErrorMisalignedAddress", "app"),
-    "unspecified launch failure": ("cudaErrorLaunchFailure", "app_or_hw"),
-    "system not yet initialized": ("cudaErrorSystemNotReady", "driver"),
-    "system has unsupported display driver / cuda driver combination": ("cudaErrorSystemDriverMismatch", "version"),
-    "forward compatibility was attempted on non supported HW": ("cudaErrorCompatNotSupportedOnDevice", "version"),
-    "unknown error": ("cudaErrorUnknown", "app_or_hw"),
-}
-_BY_NAME = {name: (text, cls) for text, (name, cls) in CUDA_ERRORS.items()}
+# What the rules join on, from the catalog entry's cause (signatures/cuda.py reads every
+# cudaError_t); the parser keeps no table of its own.
+_RUNTIME_NAME = re.compile(r"cudaError[A-Z]\w+")
+_CLASS_OF_CAUSE = {"oom": "oom", "hardware_fault": "hardware", "version_mismatch": "version",
+                   "device_ordinal": "device_ordinal", "rank_crash": "app"}
 
 
-def classify(err: str) -> tuple[str | None, str]:
+def classify(err: str, name: str | None = None) -> tuple[str | None, str]:
+    """(cudaError name where the line gives it, class): the class is what the catalog's entry
+    for this error says. An entry the catalog is unsure of, or one another line can explain
+    (`outranked_by`: busy/unavailable, no device), is `other`: the catalog's finding reports it."""
     err = err.strip().rstrip(".")
-    for text, (name, cls) in CUDA_ERRORS.items():
-        if err.startswith(text) or text in err:
-            return name, cls
-    return None, "other"
+    found = matcher().best(f"{name}: {err}" if name else f"CUDA error: {err}")
+    if found is None or found.sig.role != "fault":
+        return name, "other"
+    sig = found.sig
+    named = _RUNTIME_NAME.search(sig.origin) if name is None and sig.id.startswith("cuda.rt.") else None
+    name = named.group(0) if named else name
+    if sig.confidence == "low" or sig.outranked_by:
+        return name, "other"
+    return name, _CLASS_OF_CAUSE.get(str(sig.cause), "other")
 
 
 def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
@@ -79,10 +68,11 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
     m = _CUDA_NAME.search(body)
     if m and "Search for `" not in body:
         name = m["name"] or m["name2"]
-        text, cls = _BY_NAME.get(name, (m["err"] or name, "other"))
+        text = (m["err"] or name).strip()
+        _, cls = classify(text, name)
         return [ctx.event("cuda_error", severity="error", error=text, cuda_name=name, error_class=cls)]
     m = _CUBLAS.search(body)
     if m and ("error" in body.lower() or "failed" in body):
-        cls = "oom" if m["status"] == "ALLOC_FAILED" else "app"
+        _, cls = classify(f"CUBLAS_STATUS_{m['status']}")
         return [ctx.event("cuda_error", severity="error", error=f"CUBLAS_STATUS_{m['status']}", cuda_name=None, error_class=cls)]
     return []

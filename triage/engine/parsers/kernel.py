@@ -1,10 +1,11 @@
-"""Kernel log lines (dmesg / journal): NVRM Xid with the code table of docs/log-formats.md §3.2, GPU
+"""Kernel log lines (dmesg / journal): NVRM Xid (named and classed by the catalog), GPU
 fell off the bus, the host OOM killer, IOMMU / AMD-Vi / DMAR faults, PCIe AER errors."""
 from __future__ import annotations
 
 import re
 
 from ..model import Event
+from ..signatures.xid import fault_class
 from .base import LineCtx, SourceState
 
 _XID = re.compile(
@@ -20,46 +21,9 @@ _OOM_KILL = re.compile(r"(?:Out of memory: )?Kill(?:ed)? process (?P<pid>\d+) \(
 _IOMMU = re.compile(r"(?P<dev>[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.\d)?:? ?(?:AMD-Vi: Event logged \[(?P<amd>IO_PAGE_FAULT|[A-Z_]+)|DMAR: \[?(?:DRHD: handling fault|DMA \w+\]? Request)|iommu fault|IOMMU fault)")
 _AER = re.compile(r"AER: (?P<sev>Uncorrected|Corrected|Multiple)[^:]*error", re.I)
 
-# Xid -> (name, fault class). Classes: hardware, app, secondary, driver.
-XID_TABLE: dict[int, tuple[str, str]] = {
-    8: ("GPU stopped processing (FIFO idle timeout)", "app"),
-    13: ("Graphics engine exception", "app"),
-    31: ("GPU memory page fault (MMU fault)", "app"),
-    32: ("Invalid or corrupted push buffer stream", "hardware"),
-    43: ("GPU stopped processing (channel reset after fault)", "app"),
-    45: ("Preemptive cleanup, due to previous errors", "secondary"),
-    48: ("Double-bit (uncorrectable) ECC error", "hardware"),
-    61: ("Internal micro-controller breakpoint/warning", "driver"),
-    62: ("Internal micro-controller halt", "hardware"),
-    63: ("ECC page retirement or row remapping recorded", "hardware"),
-    64: ("ECC page retirement or row remapping failure", "hardware"),
-    68: ("Video decoder exception", "driver"),
-    69: ("Graphics engine class error", "driver"),
-    74: ("NVLink error", "hardware"),
-    79: ("GPU has fallen off the bus", "hardware"),
-    92: ("High single-bit ECC error rate", "hardware"),
-    93: ("Non-fatal InfoROM violation", "hardware"),
-    94: ("Contained uncorrectable ECC error", "hardware"),
-    95: ("Uncontained uncorrectable ECC error", "hardware"),
-    119: ("GSP RPC timeout", "hardware"),
-    120: ("GSP error", "hardware"),
-    121: ("C2C link error", "hardware"),
-    136: ("NVLink ALI training failure", "hardware"),
-    137: ("NVLink FLA privilege error", "driver"),
-    140: ("Unrecovered ECC error (escaped containment)", "hardware"),
-    143: ("GPU initialization failure", "hardware"),
-    154: ("GPU recovery action changed", "hardware"),
-}
-
-
 def xid_info(xid: int) -> tuple[str, str]:
-    if xid in XID_TABLE:
-        return XID_TABLE[xid]
-    if 144 <= xid <= 150:
-        return ("NVLink sub-unit error", "hardware")
-    if 155 <= xid <= 176:
-        return ("GPU fault (R57x+ code)", "hardware")
-    return (f"Xid {xid}", "driver")
+    """The Xid's name and class, from the catalog (signatures/xid.py): the parser keeps no table."""
+    return fault_class(xid)
 
 
 def bus_key(bdf: str) -> str:
@@ -114,7 +78,7 @@ def _parse(ctx: LineCtx) -> list[Event]:
             ]
         m = _OFF_BUS.search(body)
         if m:
-            return [ctx.event("xid", severity="error", xid=79, xid_name=XID_TABLE[79][0], fault_class="hardware", bus=bus_key(m["bdf"]), xid_pid=None, process=None, detail="GPU has fallen off the bus")]
+            return [ctx.event("xid", severity="error", xid=79, xid_name=xid_info(79)[0], fault_class="hardware", bus=bus_key(m["bdf"]), xid_pid=None, process=None, detail="GPU has fallen off the bus")]
     m = _OOM_KILL.search(body)
     if m:
         pid = m["pid"] or m["pid2"]

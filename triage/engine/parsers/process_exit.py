@@ -26,6 +26,11 @@ _TERMINATE = re.compile(r"terminate called after throwing an instance of '(?P<ty
 _WHAT = re.compile(r"^\s*what\(\):\s+(?P<what>.*)$")
 _SEGV = re.compile(r"Fatal Python error: (?P<what>Segmentation fault|Bus error|Aborted)|Segmentation fault(?: \(core dumped\))?|Bus error \(core dumped\)")
 _SHELL_KILLED = re.compile(r"^(?:.*: )?(?:line \d+: )?\d*\s*Killed\b")
+# Crash reporters inside the process: Open MPI's signal handler ('[host:pid] Signal: %s (%d)',
+# the prefix peeled by demux) and Abseil's failure signal handler ('*** %s received at time=').
+_OMPI_SIGNAL = re.compile(r"^Signal: (?P<what>[A-Za-z][\w /-]*?) \((?P<num>\d+)\)\s*$")
+_ABSL_SIGNAL = re.compile(r"\*\*\* (?:(?P<name>SIG[A-Z]+)|Signal (?P<num>\d+)) received at time=\d+")
+_FAULTHANDLER = re.compile(r"Fatal Python error: (?P<what>Floating point exception|Illegal instruction)")
 _SGLANG_SIGQUIT = re.compile(r"Received sigquit from a child process")
 _VLLM_INIT_FAIL = re.compile(r"Error executing method (?P<method>\w+)\. This might cause deadlock")
 
@@ -116,6 +121,18 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
         what = m["what"] or m.group(0)
         sig = "SIGSEGV" if "Segmentation" in what else ("SIGBUS" if "Bus" in what else "SIGABRT")
         return [ctx.event("crash_signal", severity="fatal", signal=sig, what=what)]
+    m = _OMPI_SIGNAL.match(body) if ctx.origin.pid is not None else None
+    if m:
+        return [ctx.event("crash_signal", severity="fatal", signal=signal_name(-int(m["num"])), what=m["what"],
+                          reporter="openmpi")]
+    m = _ABSL_SIGNAL.search(body)
+    if m:
+        name: str | None = m["name"] or signal_name(-int(m["num"]))
+        return [ctx.event("crash_signal", severity="fatal", signal=name, what=name or m.group(0), reporter="abseil")]
+    m = _FAULTHANDLER.search(body)
+    if m:
+        sig = "SIGFPE" if m["what"].startswith("Floating") else "SIGILL"
+        return [ctx.event("crash_signal", severity="fatal", signal=sig, what=m["what"], reporter="faulthandler")]
     if _SGLANG_SIGQUIT.search(body):
         return [ctx.event("child_failed", severity="error", reporter="sglang")]
     if _SHELL_KILLED.match(body) and len(body) < 120:

@@ -14,7 +14,6 @@ from . import (
     ncclras,
     network,
     oom,
-    other,
     p2p_unsupported,
     rank_crash,
     rendezvous_hang,
@@ -36,7 +35,6 @@ RULES: tuple[Callable[[Facts], list[Finding]], ...] = (
     collective_timeout_straggler.find,
     flight_recorder.find,
     ncclras.find,
-    other.find,
     signature.find,
 )
 

@@ -1,12 +1,13 @@
-"""device_ordinal: ranks mapped to GPUs wrongly: two ranks on one GPU (NCCL Duplicate GPU), or a
-local rank beyond the visible devices (invalid device ordinal)."""
+"""device_ordinal: ranks mapped to GPUs wrongly: two ranks on one GPU (NCCL Duplicate GPU, or two
+processes whose NCCL init names one bus id). What one line says ("invalid device ordinal",
+"busy or unavailable", which a GPU the kernel says is lost outranks) is the catalog's."""
 from __future__ import annotations
 
 from collections import defaultdict
 
 from ..facts import Facts
 from ..model import Finding
-from .common import earliest, evidence, hosts_of, ranks_of, where
+from .common import earliest, evidence, hosts_of, ranks_of
 
 FIX = (
     "Give every process its own GPU: call torch.cuda.set_device(local_rank) (LOCAL_RANK from the "
@@ -20,8 +21,6 @@ FIX = (
 def find(facts: Facts) -> list[Finding]:
     findings: list[Finding] = []
     dup = facts.kind("nccl_duplicate_gpu")
-    ordinal = [e for e in facts.kind("cuda_error") if e.data.get("error_class") == "device_ordinal"]
-    busy = [e for e in facts.kind("cuda_error") if e.data.get("cuda_name") == "cudaErrorDevicesUnavailable"]
     if dup:
         first = earliest(dup)
         assert first is not None
@@ -34,29 +33,10 @@ def find(facts: Facts) -> list[Finding]:
             fix=FIX, ranks=sorted(set(pair)) or ranks_of(dup), hosts=hosts_of(dup), evidence=evidence(dup), weight=92,
             culprit=None,
         ))
-    if ordinal:
-        first = earliest(ordinal)
-        assert first is not None
-        findings.append(Finding(
-            cause="device_ordinal", rule="device_ordinal.invalid_ordinal", confidence="high",
-            title=f"Invalid device ordinal on {where(facts, first)}",
-            detail="A process asked for a GPU index that does not exist among its visible devices: LOCAL_RANK (or the "
-                   "device index) is larger than the number of GPUs in CUDA_VISIBLE_DEVICES.",
-            fix=FIX, ranks=ranks_of(ordinal), hosts=hosts_of(ordinal), evidence=evidence(ordinal), weight=92, culprit=first,
-        ))
     if not dup:
         shared = _shared_bus(facts)
         if shared:
             findings.append(shared)
-    if busy and not findings:
-        first = earliest(busy)
-        assert first is not None
-        findings.append(Finding(
-            cause="device_ordinal", rule="device_ordinal.busy", confidence="medium",
-            title=f"GPU busy or unavailable on {where(facts, first)}",
-            detail="CUDA says the device is busy or unavailable: another process holds it (exclusive-process mode) or two ranks share it.",
-            fix=FIX, ranks=ranks_of(busy), hosts=hosts_of(busy), evidence=evidence(busy), weight=70, culprit=first,
-        ))
     return findings
 
 

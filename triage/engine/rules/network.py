@@ -1,10 +1,11 @@
-"""network: InfiniBand/RoCE completion errors, transport disagreement between nodes, peers that
-cannot be reached, no usable interface; and, at low confidence, a peer connection that dropped
-with nothing else to explain it."""
+"""network: InfiniBand/RoCE completion errors, peers that cannot be reached, no usable interface;
+and, at low confidence, a peer connection that dropped with nothing else to explain it. What a
+single line means (a transport of the wrong type, an error trail from the network code) is the
+catalog's (nccl.socket.wrong_type, nccl.trail.network_error)."""
 from __future__ import annotations
 
 from ..facts import Facts, short_host
-from ..model import Evidence, Finding
+from ..model import Event, Evidence, Finding
 from .common import earliest, evidence, hosts_of, ranks_of, upper_first, where
 from .rank_crash import fault_elsewhere
 
@@ -34,8 +35,10 @@ FIX_PEER = (
 def find(facts: Facts) -> list[Finding]:
     findings: list[Finding] = []
     ib = facts.kind("nccl_ib_error")
-    mismatch = facts.kind("nccl_transport_mismatch")
-    connect = [e for e in facts.kind("nccl_socket_error") if e.data.get("reason") in ("connect failed", "refused", "no interface")]
+    # A connect the catalog reads as another cause (a refused port: the peer is not listening
+    # yet or died; a UNIX-domain socket between local ranks) is that cause's.
+    connect = [e for e in facts.kind("nccl_socket_error") if e.data.get("reason") in ("connect failed", "refused", "no interface")
+               and not _another_cause(facts, e)]
     if ib:
         first = earliest(ib)
         assert first is not None
@@ -50,17 +53,6 @@ def find(facts: Facts) -> list[Finding]:
                     + (" (status 12 = transport retries exhausted: link down, peer unreachable over RDMA)" if status == 12 else "")
                     + ". Init had completed, so the RDMA path between the nodes is broken."),
             fix=FIX_IB, ranks=ranks_of(ib), hosts=hosts_of(ib), evidence=evidence(ib), weight=40 if secondary else 78, culprit=first,
-        ))
-    if mismatch:
-        first = earliest(mismatch)
-        assert first is not None
-        findings.append(Finding(
-            cause="network", rule="network.transport_mismatch", confidence="high",
-            title=f"Nodes disagree on the network transport ({where(facts, first)})",
-            detail=(f"A socket-transport listener received a connection of another transport type "
-                    f"({first.data.get('got')} != {first.data.get('want')}): some nodes use IB, others sockets, usually because IB is broken or disabled on one node."),
-            fix=FIX_IB, ranks=ranks_of(mismatch + facts.kind("nccl_proxy_failure")), hosts=hosts_of(mismatch),
-            evidence=evidence(mismatch + facts.kind("nccl_proxy_failure")), weight=78, culprit=first,
         ))
     if connect:
         first = earliest(connect)
@@ -79,34 +71,13 @@ def find(facts: Facts) -> list[Finding]:
     if not findings:
         findings.extend(_dropped_peer(facts))
     findings.extend(_ib_unused(facts))
-    findings.extend(_network_trail(facts))
     return findings
 
 
-# NCCL source files whose errors are the network transport's (sockets, IB verbs, net plugins,
-# bootstrap): an error trail that starts in one of them is a network failure.
-_NET_FILES = ("net.h", "net.cc", "net_socket", "net_ib", "socket.cc", "socket.h", "ibvwrap", "bootstrap", "p2p_plugin", "net_v")
-
-
-def _network_trail(facts: Facts) -> list[Finding]:
-    """An ncclSystemError / ncclRemoteError trail (`file:line -> 2|6`) raised in the network
-    code, with no WARN naming anything: the transport failed, which is a network problem until
-    a log says otherwise (low confidence: the WARN with the reason was not printed or captured)."""
-    trails = [e for e in facts.kind("nccl_trail") if e.data.get("rc") in (2, 6)
-              and any(f in str(e.data.get("file") or "") for f in _NET_FILES)]
-    if not trails:
-        return []
-    first = earliest(trails)
-    assert first is not None
-    sockets = any(str(e.data.get("via", "")).startswith("NET/Socket") for e in facts.kind("nccl_transport"))
-    return [Finding(
-        cause="network", rule="network.transport_error_trail", confidence="low",
-        title=f"NCCL's network transport failed on {where(facts, first)} ({first.data.get('file')} -> {first.data.get('rc')})",
-        detail=("The error trail starts in NCCL's network code (" + ", ".join(sorted({str(e.data.get('file')) for e in trails})[:4])
-                + ") with ncclSystemError/ncclRemoteError and no WARN saying why."
-                + (" The ranks talk over TCP sockets (NET/Socket), whose interface choice is the usual culprit." if sockets else "")),
-        fix=FIX_SOCKET, ranks=ranks_of(trails), hosts=hosts_of(trails), evidence=evidence(trails), weight=25, culprit=first,
-    )]
+def _another_cause(facts: Facts, ev: Event) -> bool:
+    meaning = facts.meaning_of(ev)
+    return (meaning is not None and meaning.data.get("role") in ("fault", "symptom")
+            and meaning.data.get("cause") not in (None, "network"))
 
 
 def _ib_unused(facts: Facts) -> list[Finding]:

@@ -45,11 +45,12 @@ def named_elsewhere(facts: Facts, ev: Event) -> bool:
 
 
 def _names_other_fault(facts: Facts, ev: Event) -> bool:
-    """The catalog reads the line as a fault of a named cause, and is not unsure of it."""
+    """The catalog reads the line as a fault of another cause (`other` too: an MPS daemon, a
+    licence, a driver that cannot initialise are no bug of the rank's), and is not unsure of it."""
     meaning = facts.meaning_of(ev)
     if meaning is None or meaning.data.get("role") != "fault":
         return False
-    return meaning.data.get("cause") not in (None, "rank_crash", "other") and meaning.data.get("confidence") != "low"
+    return meaning.data.get("cause") not in (None, "rank_crash") and meaning.data.get("confidence") != "low"
 
 
 def crash_events(facts: Facts) -> list[Event]:

@@ -1,11 +1,12 @@
 """rendezvous_hang: the ranks never all joined: store/TCPStore timeouts, N-1/N clients joined,
-an unreachable or bogus MASTER_ADDR, rendezvous errors from torch elastic."""
+an unreachable MASTER_ADDR (a cross-line judgement: connect retries that never got through). What
+one line says (a store error, an elastic rendezvous error, a launch command whose master address
+is no address) is the catalog's."""
 from __future__ import annotations
 
 from ..facts import Facts
 from ..model import Event, Finding
 from .common import earlier_on_same_process, earliest, evidence, hosts_of, later_on_same_process, normal_ends, ranks_of
-from .rank_crash import fault_elsewhere
 
 FIX = (
     "Make every node reach the rendezvous endpoint: MASTER_ADDR must be the address of the rank-0 "
@@ -58,7 +59,6 @@ def _unresolved(facts: Facts, failed: list[Event], store_errors: list[Event]) ->
 def find(facts: Facts) -> list[Finding]:
     findings: list[Finding] = []
     missing = facts.kind("store_clients_missing")
-    bad_addr = [e for e in facts.kind("master_addr") if not e.data.get("valid")]
     errors = facts.kind("store_error") + [
         e for e in facts.kind("exception")
         if (e.data.get("exc_short") or "") in ("DistStoreError", "DistNetworkError", "RendezvousConnectionError", "RendezvousTimeoutError", "RendezvousClosedError")
@@ -81,17 +81,6 @@ def find(facts: Facts) -> list[Finding]:
             fix=FIX, ranks=[], hosts=hosts_of(missing), evidence=evidence(missing + connect), weight=86,
             culprit=None,  # the store's owner reports it; the culprits are the ranks that never came
         ))
-    if bad_addr:
-        first = earliest(bad_addr)
-        assert first is not None
-        findings.append(Finding(
-            cause="rendezvous_hang", rule="rendezvous_hang.bad_master_addr", confidence="high",
-            title=f"MASTER_ADDR is not an address: {first.data['address']!r}",
-            detail=("The launch command passes a master address that is no host name or IP (here it looks like text captured "
-                    "from a shell, e.g. a .bashrc that prints on remote login). Workers cannot rendezvous with it."),
-            fix=FIX + "\nMake remote shells quiet (no output from .bashrc for non-interactive ssh) and pass --master_addr explicitly.",
-            ranks=ranks_of(bad_addr), hosts=hosts_of(bad_addr), evidence=evidence(bad_addr), weight=87, culprit=first,
-        ))
     if connect and not missing:
         first = earliest(connect)
         assert first is not None
@@ -103,19 +92,5 @@ def find(facts: Facts) -> list[Finding]:
                     + ("the master address is not routable from this node. " if errno_text and "route" in errno_text else "")
                     + "The master is unreachable, not listening yet, or MASTER_ADDR/PORT point at the wrong place."),
             fix=FIX, ranks=ranks_of(connect), hosts=hosts_of(connect), evidence=evidence(connect + errors), weight=84, culprit=first,
-        ))
-    if errors and not findings:
-        first = earliest(errors)
-        assert first is not None
-        # A store that fails mid-job (a rank waiting for the unique id rank 0 never published, a
-        # peer's key never set) is what the others see when a process died of its own fault.
-        secondary = fault_elsewhere(facts, first, "rendezvous_hang")
-        findings.append(Finding(
-            cause="rendezvous_hang", rule="rendezvous_hang.store_error", confidence="medium",
-            title="Rendezvous / store error" + (" after another process failed" if secondary else " before the job started"),
-            detail=f"The distributed store failed ({first.message[:200]})."
-                   + (" Another process had already failed on its own; the store lost it." if secondary else ""),
-            fix=FIX, ranks=ranks_of(errors), hosts=hosts_of(errors), evidence=evidence(errors),
-            weight=40 if secondary else 55, culprit=first,
         ))
     return findings

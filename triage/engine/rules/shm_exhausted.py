@@ -59,24 +59,27 @@ def _small_shm(facts: Facts) -> tuple[list[Evidence], str] | None:
 
 
 def single_node_system_error(facts: Facts) -> list[Finding]:
-    """NCCL's 'unhandled system error' on one machine whose ranks talk over shared memory and no
-    network transport: there the failing system calls are the /dev/shm ones (a container's 64 MB
-    default is the usual reason), so that is the likelier cause, at low confidence."""
+    """NCCL's bare 'unhandled system error' (ncclSystemError, no WARN naming the call) where
+    nothing shows a network between the ranks (no NET transport, no socket or IB error, at most
+    one host): between ranks of one machine the system calls NCCL makes are the /dev/shm and IPC
+    ones (a container's 64 MB default is the usual reason), so that is the likelier cause, at
+    low confidence. With NCCL_DEBUG=INFO the WARN before it names the call."""
     errors = [e for e in facts.kind("signature") if "system" in str(e.data.get("sig")) and e.data.get("cause") == "network"
               and e.data.get("confidence") == "low"]
     transports = {str(e.data.get("transport")) for e in facts.kind("nccl_transport")}
     net = facts.kind("nccl_ib_error", "nccl_socket_error") or "NET" in transports
     hosts = {e.host for e in facts.events if e.host}
-    if not errors or net or "SHM" not in transports or len(hosts) > 1:
+    if not errors or net or len(hosts) > 1:
         return []
     first = earliest(errors)
     assert first is not None
     return [Finding(
         cause="shm_exhausted", rule="shm_exhausted.single_node_system_error", confidence="low",
-        title="NCCL system error between ranks that use shared memory: /dev/shm is the likely cause",
-        detail="The ranks are on one machine and connect 'via SHM' / 'direct shared memory'; NCCL then reports "
-               "'unhandled system error' without a WARN naming the call. On one node that is most often /dev/shm too "
-               "small (containers default to 64 MB). Re-run with NCCL_DEBUG=INFO to see the failing call.",
+        title="NCCL system error with no network in sight: /dev/shm is the likely cause",
+        detail="NCCL reports 'unhandled system error' without a WARN naming the call, and nothing in these logs shows a "
+               "network between the ranks (one machine at most, no NET transport, no socket or IB error). There the "
+               "failing calls are most often the /dev/shm ones (containers default to 64 MB). Re-run with "
+               "NCCL_DEBUG=INFO to see the failing call" + (" (the ranks connect over shared memory)." if "SHM" in transports else "."),
         fix=FIX, ranks=ranks_of(errors), hosts=hosts_of(errors), evidence=evidence(errors + facts.kind("nccl_transport")[:2]),
         weight=30, culprit=first,
     )]

@@ -51,6 +51,59 @@ def _survivable(facts: Facts) -> list[Event]:
     return normal_ends(facts)
 
 
+def outranked(facts: Facts, sig: Signature) -> Event | None:
+    """The first line of the bundle that the entry says explains it (`outranked_by`): another
+    entry's line, or any fault of a named cause (for `cause:hardware_fault`, also the kernel's
+    Xid lines the catalog calls hardware)."""
+    if not sig.outranked_by:
+        return None
+    found: list[Event] = []
+    for ref in sig.outranked_by:
+        cause = ref[len("cause:"):] if ref.startswith("cause:") else None
+        for e in facts.kind("signature"):
+            if (e.data.get("sig") == ref or (cause is not None and e.data.get("cause") == cause
+                                             and e.data.get("role") == "fault" and e.data.get("confidence") != "low")):
+                found.append(e)
+        if cause is not None:
+            found.extend(e for e in facts.kind("xid") if e.data.get("cause") == cause
+                         or (cause == "hardware_fault" and e.data.get("fault_class") == "hardware"))
+    return earliest(found)
+
+
+def _failure_besides(facts: Facts, ev: Event, after: bool) -> bool:
+    """Anything else in the bundle says a process failed: an error or fatal line other than
+    `ev`'s own (and other than survivable entries); with `after`, not earlier on `ev`'s process."""
+    for e in facts.events:
+        if e.line == ev.line and e.source == ev.source:
+            continue
+        if after and e.order < ev.order and e.source == ev.source:
+            continue
+        if e.kind == "signature":
+            sig = BY_ID.get(str(e.data.get("sig")))
+            if (sig is not None and not sig.survivable and e.data.get("role") in ("fault", "symptom")
+                    and e.data.get("cause") and e.data.get("confidence") != "low"):
+                return True
+        elif e.severity in ("error", "fatal") and e.data.get("exitcode") != 0:
+            return True
+    return False
+
+
+def earned(facts: Facts, ev: Event, sig: Signature, confidence: str) -> tuple[str, str]:
+    """The confidence the bundle supports for the entry's line, and why it is lower: a
+    survivable message only counts where the run then failed; a line another one in the bundle
+    explains drops to low; a single line with nothing failing around it is not `high`."""
+    if sig.survivable:
+        if not _failure_besides(facts, ev, after=True):
+            return "low", " The program said it falls back and goes on, and nothing failed after it."
+        confidence = "medium" if confidence == "high" else confidence
+    above = outranked(facts, sig)
+    if above is not None:
+        return "low", f" Outranked by an earlier-named cause in the same bundle: {above.message[:160]}"
+    if confidence == "high" and not _failure_besides(facts, ev, after=False):
+        return "medium", " It is the only failing line in these logs; nothing else confirms it."
+    return confidence, ""
+
+
 def find(facts: Facts) -> list[Finding]:
     by_cause: dict[str, list[Event]] = defaultdict(list)
     for ev in facts.kind("signature"):
@@ -67,7 +120,8 @@ def find(facts: Facts) -> list[Finding]:
         assert first is not None
         sig = BY_ID[str(first.data["sig"])]
         role = str(first.data["role"])
-        confidence = "low" if later_on_same_process(first, ends) else _confidence(first)
+        confidence, why = earned(facts, first, sig, _confidence(first))
+        confidence = "low" if later_on_same_process(first, ends) else confidence
         findings.append(Finding(
             cause=cause,
             rule=f"signature.{sig.id}",
@@ -76,7 +130,7 @@ def find(facts: Facts) -> list[Finding]:
             detail=(f"{upper_first(where(facts, first))} printed: {first.message[:300]}"
                     + ("" if role == "fault" else " This message usually follows a failure elsewhere; no fault of this "
                        "kind was found on the rank itself.")
-                    + f" (signature {sig.id}: {sig.origin})"),
+                    + why + f" (signature {sig.id}: {sig.origin})"),
             fix=fill(sig.fix, first),
             ranks=ranks_of([first]), hosts=hosts_of([first]),
             evidence=evidence([first] + sorted(pool, key=lambda e: e.order)),

@@ -4,7 +4,7 @@
 """
 from __future__ import annotations
 
-from . import cuda, frameworks, nccl, nccltests, system, torch, xid
+from . import crash, cuda, frameworks, nccl, nccltests, system, torch, xid
 from .schema import CONFIDENCES, ROLES, Signature
 
 __all__ = ["CATALOG", "CONFIDENCES", "ROLES", "SOURCES", "Signature"]
@@ -16,5 +16,6 @@ SOURCES: dict[str, tuple[Signature, ...]] = {
     "system": system.SIGNATURES,
     "torch": torch.SIGNATURES,
     "frameworks": frameworks.SIGNATURES,
+    "crash": crash.SIGNATURES,  # crash reporters inside a process (Open MPI, Abseil/glog, faulthandler)
 }
 CATALOG: tuple[Signature, ...] = tuple(s for group in SOURCES.values() for s in group)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-from .schema import Signature
+from .schema import Signature, alone_differs
 
 # What prints a CUDA error text: torch/c10 `CUDA error:`, NCCL `Cuda failure`, nccl-tests
 # `Test CUDA failure`, `cudaErrorXxx:` (CuPy, custom checks), THC `cuda runtime error (N) :`,
@@ -155,6 +155,7 @@ def _runtime(
     bare: bool = False,
     extra_samples: tuple[str, ...] = (),
     origin_note: str = "",
+    outranked_by: tuple[str, ...] = (),
 ) -> Signature:
     """One `cudaError_t` (and its CUresult twin) as a catalog entry.
 
@@ -206,6 +207,7 @@ def _runtime(
         origin=origin,
         samples=tuple(samples),
         priority=priority,
+        outranked_by=outranked_by,
     )
 
 
@@ -375,6 +377,8 @@ RUNTIME: tuple[Signature, ...] = (
         + "\n$ dmesg -T | grep -E 'NVRM: Xid'",
         bare=True,
         origin_note="older runtimes (<= 10.x): 'all CUDA-capable devices are busy or unavailable'",
+        # 'Unavailable' is also what a GPU the kernel says fell off the bus or needs a reset gives.
+        outranked_by=("cause:hardware_fault",),
     ),
     _runtime(
         "incompatible_driver_context", ("cudaErrorIncompatibleDriverContext",), 49,
@@ -422,6 +426,8 @@ RUNTIME: tuple[Signature, ...] = (
         "$ ls -l /dev/nvidia*\n"
         "$ docker run --gpus all ... nvidia-smi   # or the pod's nvidia.com/gpu request",
         bare=True,
+        # A GPU the kernel log says fell off the bus or needs a reset is why none is visible.
+        outranked_by=("cause:hardware_fault",),
     ),
     _runtime(
         "invalid_device", ("cudaErrorInvalidDevice", "CUDA_ERROR_INVALID_DEVICE"), 101,
@@ -1166,7 +1172,7 @@ LIBRARIES: tuple[Signature, ...] = (
          "Could not load library libcudnn_ops.so.9: CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED"),
     ),
     _status(
-        "cuda.cudnn.not_supported", ("CUDNN_STATUS_NOT_SUPPORTED_",), "other", "fault", "low", 40,
+        "cuda.cudnn.not_supported", ("CUDNN_STATUS_NOT_SUPPORTED_",), "other", "fault", "low", 55,
         "cuDNN operation not supported for these inputs",
         "cuDNN has no kernel for this combination of shapes, dtypes, layout and GPU. Try without "
         "cuDNN (torch.backends.cudnn.enabled=False) or another dtype to confirm.",
@@ -1545,3 +1551,17 @@ NVML: tuple[Signature, ...] = (
 )
 
 SIGNATURES: tuple[Signature, ...] = RUNTIME + LIBRARIES + MATHLIBS + TOOLCHAIN + CONTAINER + NVML
+
+# Entries whose sample another entry reads (schema.py `alone_differs`): why the verdict on
+# that sample is not this entry's cause.
+SIGNATURES = alone_differs(SIGNATURES, {
+    "cuda.rt.invalid_resource_handle": (
+        "Inside an NCCL WARN ('Cuda failure ... invalid resource handle') the error is NCCL's own call, which nccl.cuda.invalid_resource_handle reads as other; this entry is for the application's CUDA calls."
+    ),
+    "cuda.rt.invalid_value": (
+        "Inside an NCCL WARN ('Cuda failure 1 invalid argument') the error is NCCL's own call, which nccl.cuda.invalid_argument reads as other; this entry is for the application's CUDA calls."
+    ),
+    "cuda.rt.stream_capture": (
+        "Its texts ('operation not permitted when stream is capturing') are also what a framework's CUDA-graph capture prints; vllm.cuda_graph_capture_error reads them as other (capture set up by vLLM/SGLang, --enforce-eager works around it)."
+    ),
+})

@@ -375,14 +375,29 @@ SIGNATURES: tuple[Signature, ...] = (
     ),
     Signature(
         id="vllm.custom_allreduce_disabled",
+        patterns=(r"Custom allreduce is disabled because (?:your platform lacks GPU P2P capability|P2P test failed)",),
+        cause="p2p_unsupported",
+        role="fault",
+        confidence="medium",
+        title="vLLM custom all-reduce disabled: no GPU P2P (falls back to NCCL)",
+        fix=("vLLM found no working GPU peer access and uses NCCL instead; on its own this is benign. Where the "
+             "run then failed or hung in NCCL, P2P between these GPUs is broken rather than absent (IOMMU/ACS, "
+             "virtualisation):\n$ nvidia-smi topo -p2p r\n$ NCCL_P2P_DISABLE=1 <your launch command>   # confirms"),
+        survivable=True,
+        origin="vllm distributed/device_communicators/custom_all_reduce.py, 0.3-0.34",
+        samples=("WARNING 05-01 10:00:00 custom_all_reduce.py:285] Custom allreduce is disabled because your platform lacks GPU P2P capability or P2P test failed. To silence this warning, specify disable_custom_all_reduce=True explicitly.",),
+        priority=10,
+    ),
+    Signature(
+        id="vllm.custom_allreduce_disabled_layout",
         patterns=(r"Custom allreduce is disabled (?:because|due to)",),
         cause=None,
         role="harmless",
         confidence="low",
-        title="vLLM custom all-reduce disabled (falls back to NCCL)",
-        fix="Benign: vLLM uses NCCL instead. If P2P is expected on this machine, check nvidia-smi topo -m and IOMMU/ACS settings.",
+        title="vLLM custom all-reduce disabled for this layout (falls back to NCCL)",
+        fix="Benign: vLLM uses NCCL instead (more than two PCIe-only GPUs, a group spanning nodes, an unsupported world size).",
         origin="vllm distributed/device_communicators/custom_all_reduce.py, 0.3-0.34",
-        samples=("WARNING 05-01 10:00:00 custom_all_reduce.py:285] Custom allreduce is disabled because your platform lacks GPU P2P capability or P2P test failed. To silence this warning, specify disable_custom_all_reduce=True explicitly.",),
+        samples=("WARNING 05-01 10:00:00 custom_all_reduce.py:130] Custom allreduce is disabled because it's not supported on more than two PCIe-only GPUs. To silence this warning, specify disable_custom_all_reduce=True explicitly.",),
         priority=10,
     ),
     Signature(
@@ -726,16 +741,37 @@ SIGNATURES: tuple[Signature, ...] = (
         samples=("ray.exceptions.ObjectStoreFullError: Failed to put object abc in object store because it is full.",),
         priority=60,
     ),
+    # ------------------------------------------------------------------ launch commands
+    Signature(
+        id="launcher.master_addr_not_an_address",
+        patterns=(r"--master[_-]addr[= ]['\"]?[^\s'\"=]*/", r"--master[_-]addr[= ](?:''|\"\")(?:\s|$)",
+                  r"--master[_-]addr=(?:\s|$)"),
+        extract=r"--master[_-]addr[= ](?P<address>\S*)",
+        cause="rendezvous_hang",
+        role="fault",
+        confidence="high",
+        title="The launch command's master address is no address (a path or nothing)",
+        fix=("The launcher was given --master_addr {address}: no host name or IP (a file path, or empty), so the "
+             "workers cannot reach the rendezvous. The value usually comes from a variable filled by a command whose "
+             "output was not what was expected (a remote shell printing at login, an unset variable). Pass the "
+             "rank-0 host's address explicitly and check it from every node:\n"
+             "$ echo $MASTER_ADDR; getent hosts $MASTER_ADDR\n$ nc -zv $MASTER_ADDR $MASTER_PORT"),
+        origin=("torch.distributed.run / torch.distributed.launch, deepspeed.launcher.launch and accelerate launch "
+                "argument --master_addr / --master-addr (a host name or IP); DeepSpeed's runner echoes the command it runs"),
+        samples=("cmd = /usr/bin/python -u -m deepspeed.launcher.launch --world_info=eyJh --node_rank=0 --master_addr=/etc/profile.d/env.sh --master_port=29500 train.py",
+                 "torchrun --nnodes=2 --node_rank=1 --master_addr= --master_port=29500 train.py"),
+        priority=85,
+    ),
     # ------------------------------------------------------------------ Open MPI / PRRTE
     Signature(
         id="mpi.ompi.proc_sigbus",
         patterns=(r"noticed that process rank \d+ with PID \d+ on node \S+ exited on signal 7\b",),
-        extract=r"process rank (?P<rank>\d+) with PID (?P<pid>\d+) on node (?P<host>\S+) exited",
+        extract=r"process rank (?P<culprit_rank>\d+) with PID (?P<pid>\d+) on node (?P<host>\S+) exited",
         cause="shm_exhausted",
         role="symptom",
         confidence="low",
         title="mpirun: a rank died of SIGBUS",
-        fix="Rank {rank} on {host} died of a bus error, most often /dev/shm full or too small (containers):\n$ df -h /dev/shm",
+        fix="Rank {culprit_rank} on {host} died of a bus error, most often /dev/shm full or too small (containers):\n$ df -h /dev/shm",
         origin="Open MPI orte/tools/orterun/help-orterun.txt [orterun:proc-aborted(-strsignal)] 1.x-4.1; PRRTE (5.x)",
         samples=("mpirun noticed that process rank 3 with PID 0 on node gpu-node-2 exited on signal 7 (Bus error).",),
         priority=50,
@@ -743,13 +779,14 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         id="mpi.ompi.proc_signal",
         patterns=(r"noticed that process rank \d+ with PID \d+ on node \S+ exited on signal \d+",),
-        extract=r"process rank (?P<rank>\d+) with PID (?P<pid>\d+) on node (?P<host>\S+) exited on signal (?P<signal>\d+)",
+        # mpirun names the MPI_COMM_WORLD rank that died: the failing rank, as 'Process name' does.
+        extract=r"process rank (?P<culprit_rank>\d+) with PID (?P<pid>\d+) on node (?P<host>\S+) exited on signal (?P<signal>\d+)",
         cause="rank_crash",
         role="symptom",
         confidence="medium",
         title="mpirun: a rank was killed by a signal",
         fix=(
-            "MPI rank {rank} (pid {pid}) on {host} died of signal {signal}: 9 SIGKILL (OOM killer), "
+            "MPI rank {culprit_rank} (pid {pid}) on {host} died of signal {signal}: 9 SIGKILL (OOM killer), "
             "11 SIGSEGV (native crash), 6 SIGABRT (abort/assert). Check that rank's output and the node:\n"
             "$ ssh {host} dmesg -T | grep -iE 'killed process|segfault'"
         ),

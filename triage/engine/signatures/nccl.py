@@ -10,7 +10,7 @@ it works behind `host:pid:tid [dev] file:line NCCL WARN`, a launcher prefix or n
 """
 from __future__ import annotations
 
-from .schema import Signature
+from .schema import Signature, alone_differs
 
 # Wrappers the samples rotate through, so each entry is tested behind several prefixes.
 _W = "node1:24141:24296 [2] {file} NCCL WARN "
@@ -777,6 +777,52 @@ _SOCKET: tuple[Signature, ...] = (
         priority=72,
     ),
     Signature(
+        id="nccl.socket.link_local_connect_failed",
+        patterns=(r"(?i)connect to fe80:[0-9a-f:]*%[\w.-]+<\d+> (?:failed|returned)",),
+        extract=r"(?i)connect to (?P<peer>fe80:[0-9a-f:]*%(?P<iface>[\w.-]+))<\d+> (?:failed ?: |returned )(?P<err>[^,]+)",
+        cause="network",
+        role="fault",
+        confidence="high",
+        title="NCCL bootstraps over an IPv6 link-local address that does not reach the peer",
+        fix=(
+            "NCCL picked interface {iface} and its IPv6 link-local address ({peer}) for its sockets; "
+            "link-local addresses are only valid on one link and often not routed or firewalled "
+            "between the nodes ('{err}'). Pick an interface with a routable address, or IPv4:\n"
+            "$ export NCCL_SOCKET_IFNAME=<interface with a routable address, e.g. eth0>\n"
+            "$ export NCCL_SOCKET_FAMILY=AF_INET\n$ ip -br addr"
+        ),
+        origin=("NCCL src/misc/socket.cc socketStartConnect `Connect to %s failed : %s` / `%s: connect to %s "
+                "returned %s` with a `fe80::...%%<iface>` address from ncclSocketToString (2.4-2.30)"),
+        samples=(
+            "node-b:31:31 [0] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to fe80::a288:c2ff:fe0d:1c44%eth2<41221> failed : Network is unreachable",
+            "[rank5]:node-b:31:31 [1] NCCL WARN ncclSocketConnect: connect to fe80::a288:c2ff:fe0d:1c44%ib0<38845> returned Connection timed out, exceeded error retry count after 35 attempts",
+        ),
+        priority=80,
+    ),
+    Signature(
+        id="nccl.socket.connect_docker_bridge",
+        patterns=(r"(?i)connect to 172\.17\.\d{1,3}\.\d{1,3}<\d+> (?:failed|returned)",),
+        extract=r"(?i)connect to (?P<peer>172\.17\.\d{1,3}\.\d{1,3})<\d+> (?:failed ?: |returned )(?P<err>[^,]+)",
+        cause="network",
+        role="fault",
+        confidence="medium",
+        title="NCCL connects to an address on Docker's default bridge (docker0 picked as the NCCL interface)",
+        fix=(
+            "The peer address {peer} is in 172.17.0.0/16, Docker's default bridge network: NCCL chose docker0 "
+            "(or a container's bridge address) as its socket interface, which other hosts cannot reach ('{err}'). "
+            "Exclude it, or name the data interface:\n"
+            "$ export NCCL_SOCKET_IFNAME=^docker0,lo   # or =eth0 / ib0\n" + _SOCKET_CHECK
+        ),
+        origin=("NCCL src/misc/socket.cc socketStartConnect `Connect to %s failed : %s` 2.4-2.26, `%s: connect to %s "
+                "returned %s` 2.28-2.30, with an address of Docker's default bridge pool 172.17.0.0/16 (docker0, "
+                "Docker daemon default `bip`)"),
+        samples=(
+            "trainer-b:4410:4470 [2] misc/socket.cc:484 NCCL WARN socketStartConnect: Connect to 172.17.0.3<52110> failed : Connection refused",
+            "trainer-b:4410:4470 [2] NCCL WARN ncclSocketConnect: connect to 172.17.0.1<41000> returned No route to host, exceeded error retry count after 35 attempts",
+        ),
+        priority=79,
+    ),
+    Signature(
         id="nccl.socket.connect_failed",
         patterns=(
             r"(?i)connect to \S+ failed ?: ",
@@ -1209,18 +1255,55 @@ _SHM: tuple[Signature, ...] = (
         id="nccl.shm.attach_failed",
         patterns=(r"Error while attaching to shared memory segment",),
         extract=r"segment (?P<segment>\S+)(?: \(size (?P<size>\d+)\))?(?:, error: (?P<err>.+?) \(\d+\))?$",
-        cause="shm_exhausted",
+        # Attaching opens a segment a peer created: a full /dev/shm fails on create or extend
+        # (ENOSPC), never here. Without the errno (older NCCL, a wrapped line) the segment is
+        # most likely not there (nccl.shm.attach_missing); EACCES is nccl.shm.attach_denied.
+        cause="other",
         role="fault",
         confidence="medium",
         title="Could not attach to a peer's shared-memory segment",
         fix=(
-            "Attaching to {segment} failed ({err}). 'No such file or directory' means the segment is "
-            "gone: the peer died or unlinked it, systemd-logind RemoveIPC deleted it, or the ranks do "
-            "not share one /dev/shm (separate containers without --ipc=host).\n" + _SHM_CHECK
+            "Attaching to {segment} failed ({err}). The segment is most likely gone: the peer died or "
+            "unlinked it, systemd-logind RemoveIPC deleted it, or the ranks do not share one /dev/shm "
+            "(separate containers without --ipc=host).\n" + _SHM_CHECK
         ),
         origin="NCCL src/include/shm.h 2.4-2.11, src/misc/shmutils.cc 2.14-2.28, src/os/linux.cc 2.30",
-        samples=("g148:14937:69361 [0] misc/shmutils.cc:143 NCCL WARN Error while attaching to shared memory segment /dev/shm/nccl-glnlGK (size 14156128), error: No such file or directory (2)",),
+        samples=("gpu-2:881:900 [1] include/shm.h:48 NCCL WARN Error while attaching to shared memory segment nccl-shm-recv-7f1c-0-1-0 (size 9637888)",),
         priority=80,
+    ),
+    Signature(
+        id="nccl.shm.attach_denied",
+        patterns=(r"Error while attaching to shared memory segment \S+ \(size \d+\), error: Permission denied",),
+        extract=r"segment (?P<segment>\S+)",
+        cause="shm_exhausted",
+        role="fault",
+        confidence="high",
+        title="/dev/shm unusable: permission denied attaching to a shared-memory segment",
+        fix="The process may not open {segment}: /dev/shm has the wrong mode or owner (expect drwxrwxrwt), or the ranks run as different users.\n" + _SHM_CHECK,
+        origin="NCCL src/misc/shmutils.cc 2.14-2.28, src/os/linux.cc 2.30 `Error while %s shared memory segment %s (size %ld), error: %s (%d)` with strerror(EACCES)",
+        samples=("g148:14937:69361 [0] misc/shmutils.cc:143 NCCL WARN Error while attaching to shared memory segment /dev/shm/nccl-glnlGK (size 14156128), error: Permission denied (13)",),
+        priority=84,
+    ),
+    Signature(
+        id="nccl.shm.attach_missing",
+        patterns=(r"Error while attaching to shared memory segment \S+ \(size \d+\), error: No such file or directory",),
+        extract=r"segment (?P<segment>\S+) \(size (?P<size>\d+)\)",
+        cause="other",
+        role="fault",
+        confidence="medium",
+        title="A peer's shared-memory segment does not exist (attach failed with ENOENT)",
+        fix=(
+            "The segment {segment} was gone when this rank attached: this is no full /dev/shm (that fails "
+            "on create or extend with ENOSPC). The peer died or unlinked it early, systemd-logind RemoveIPC "
+            "deleted it, the ranks do not share one /dev/shm (separate containers without --ipc=host), or an "
+            "NCCL regression (try the previous release):\n"
+            "$ grep -i RemoveIPC /etc/systemd/logind.conf   # must be 'no'\n"
+            "$ NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ENV,BOOTSTRAP,ALLOC <your launch command>"
+        ),
+        origin=("NCCL src/misc/shmutils.cc ncclShmOpen 2.14-2.28, src/os/linux.cc 2.30: `Error while %s shared memory "
+                "segment %s (size %ld), error: %s (%d)` with 'attaching to' and strerror(ENOENT)"),
+        samples=("node-4:2231:2290 [3] misc/shmutils.cc:100 NCCL WARN Error while attaching to shared memory segment /dev/shm/nccl-Qx81Ab (size 9637888), error: No such file or directory (2)",),
+        priority=84,
     ),
     Signature(
         id="nccl.shm.extend_failed",
@@ -1666,7 +1749,7 @@ _P2P: tuple[Signature, ...] = (
             "gpu:974:4981 [0] transport/p2p.cu:548 NCCL WARN failed to open CUDA IPC handle : 11 invalid argument",
             "[rank1]:cudaIpcGetMemHandle failed : invalid device ordinal",
         ),
-        priority=72,
+        priority=86,
     ),
     Signature(
         id="nccl.p2p.nvlink_p2p_disabled",
@@ -1772,7 +1855,7 @@ _P2P: tuple[Signature, ...] = (
         ),
         origin="NCCL src/transport/nvls.cc 2.28-2.30; cause hardware_fault because NCCL's own text blames the Fabric Manager or NVSwitches (the NVLink fabric), not the application",
         samples=("gpu:1:1 [0] transport/nvls.cc:208 NCCL WARN Failed to bind NVLink SHARP (NVLS) Multicast memory of size 1073741824 : CUDA error 2 'out of memory'.",),
-        priority=80,
+        priority=82,
     ),
     Signature(
         id="nccl.nvls.same_device",
@@ -3276,6 +3359,24 @@ _RESULT: tuple[Signature, ...] = (
     ),
     # ---------------------------------------------------------------- error trail `-> N`
     Signature(
+        id="nccl.trail.network_error",
+        patterns=(r"(?:^|[\s/])(?:net|net_socket|net_ib\w*|socket|ibvwrap|bootstrap|p2p_plugin|net_v\d+)\.(?:cc|h):\d+(?: \(\w+\))? -> [26]\b",),
+        extract=r"(?P<file>[\w./+-]+):(?P<line>\d+)(?: \(\w+\))? -> (?P<rc>[26])",
+        cause="network",
+        role="symptom",
+        confidence="low",
+        title="ncclSystemError/ncclRemoteError raised in NCCL's network code, with no WARN saying why",
+        fix=("The error trail starts in NCCL's network transport ({file} -> {rc}): sockets, IB verbs, a net plugin "
+             "or the bootstrap failed, and the WARN with the reason was not printed or not captured. Re-run with "
+             "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET and check the interface every node uses:\n" + _SOCKET_CHECK),
+        origin=("NCCL src/include/checks.h NCCLCHECK trail INFO `%s:%d -> %d` from src/transport/net*.cc, "
+                "src/misc/socket.cc, src/include/socket.h, src/misc/ibvwrap.cc, src/bootstrap.cc (2.4-2.30); "
+                "ncclSystemError = 2, ncclRemoteError = 6"),
+        samples=("gpu-b:1201:1290 [1] NCCL INFO transport/net_socket.cc:530 -> 2",
+                 "gpu-b:1201:1290 [1] NCCL INFO bootstrap.cc:88 -> 6"),
+        priority=40,
+    ),
+    Signature(
         id="nccl.trail.system_error",
         patterns=(r"\.(?:cc|cu|h|c|cpp):\d+(?: \(\w+\))? -> 2\b",),
         extract=r"(?P<file>[\w./+-]+):(?P<line>\d+)(?: \((?P<func>\w+)\))? -> 2(?: \((?P<errno>[^)]*)\))?",
@@ -3419,4 +3520,102 @@ _RESULT: tuple[Signature, ...] = (
     ),
 )
 
-SIGNATURES: tuple[Signature, ...] = _IB + _SOCKET + _SHM + _CUDA + _P2P + _NETPLUGIN + _PROXY + _TOPO + _USAGE + _RESULT
+# NCCL's internal checks, by subsystem (src/gin, src/rma, src/dev_runtime.cc and src/register for the
+# device API and symmetric memory; src/transport/net_ib resiliency; src/allocator.cc,
+# src/proxy.cc, src/misc/param.cc, src/misc/utils.cc; src/graph/topo.cc and xml.cc; src/ras): what
+# each family means for the job, at low confidence (the WARN says where, not why).
+_INTERNAL: tuple[Signature, ...] = (
+    Signature(
+        id="nccl.internal.device_api",
+        patterns=(r"NCCL WARN .*(?:\bGIN\b|\bRMA\b|[Rr]ma [Pp]roxy|ncclRma\w*|\bLSA\b|ncclDevr\w*|Window registration|Dev comm not found|worldGinBarrier|\bGFD\b|\bDOCA\b|ncclSignal: |GDAKI|MCBasePtr|NCCL_ELASTIC_BUFFER_REGISTER|[Ss]ymmetric (?:memory|register)|(?:gin|rma)Plugin)",),
+        cause="other",
+        role="fault",
+        confidence="low",
+        title="NCCL's device API / symmetric-memory layer failed (GIN, RMA, LSA windows)",
+        fix=("A feature of NCCL's device-initiated API or symmetric memory (2.27+: GIN, RMA, LSA teams, window "
+             "registration) failed its checks: usually an unsupported setup (no DMA-BUF/GDRCopy, a driver or "
+             "NIC without the capability) or an NCCL bug. Check the versions and rerun without the feature:\n"
+             "$ NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ALLOC,NET <your launch command>"),
+        origin="NCCL src/gin/*, src/rma/*, src/dev_runtime.cc, src/register/* WARN texts (2.27-2.30)",
+        samples=("gpu-a:4242:4300 [0] gin/gin_host.cc:212 NCCL WARN rank 3 - GIN Symmetric register failed: buff 0x7f00, size 4096",
+                 "gpu-a:4242:4300 [0] rma/rma_proxy.cc:90 NCCL WARN RMA proxy is not connected"),
+        priority=30,
+    ),
+    Signature(
+        id="nccl.ib.resiliency_internal",
+        patterns=(r"NCCL WARN NET/IB ?: .*(?:request|[Rr]esiliency|replay|repost|prob(?:e|ing)|CQE|wr_id|QP|alive message|failure queue|vNic|mlx5dv)",),
+        cause="network",
+        role="fault",
+        confidence="low",
+        title="NCCL's IB transport lost track of a request or QP (resiliency / completion handling)",
+        fix=("NCCL's InfiniBand transport met a completion or request it could not match, or its resiliency "
+             "(failover between NICs) could not recover: the fabric dropped or reordered work on a failing link. "
+             "Check the ports and counters on both nodes:\n$ ibstat; ibv_devinfo | grep -E 'state|link_layer'\n"
+             "$ perfquery -x   # symbol/link error counters"),
+        origin="NCCL src/transport/net_ib/*.cc (p2p.cc, resiliency.cc, connect.cc) WARN texts (2.28-2.30)",
+        samples=("gpu-a:4242:4300 [0] transport/net_ib/p2p.cc:700 NCCL WARN NET/IB: Encountered a stale CQE with error for slot=3. Slot was already handled (comm=0x55, wc.wr_id=12, wc.status=IBV_WC_RETRY_EXC_ERR(12))",),
+        priority=35,
+    ),
+    Signature(
+        id="nccl.internal.invariant",
+        patterns=(r"NCCL WARN (?:Intrusive address map|Object pointer is NULL|Output object pointer is NULL|Invalid key size|Couldn't find opId|Could not find pool of op|Inactive op has next|ncclProxyConnect: \w+ -?\d+ out of bounds|No allocation found at offset|Allocation failed|Given size=\S+ extends beyond|Device object does not exist|invalid pointer \S+ / size|Invalid argument (?:desc|comm) |PARAM: Duplicate|getRandomData: |Thread join failed|(?:NET/MLX5: )?lib wrapper not initialized|Group creation failed|Listencomm in unknown state|Invalid client status|trying to access the number of devices|failed to set the number of devices|Unknown device code index|Not enough space to get elements|Error: trying to connect already connected|bcastGrowHandle: |bootstrapInit: handles and parent)",),
+        cause="other",
+        role="fault",
+        confidence="low",
+        title="An internal consistency check of NCCL failed",
+        fix=("NCCL found its own state inconsistent (allocator, proxy operations, a plugin table, parameters): an "
+             "NCCL bug, a net/tuner plugin built for another NCCL version, or memory corruption in the process. "
+             "Try the current NCCL release and without third-party plugins:\n"
+             "$ NCCL_NET_PLUGIN=none NCCL_TUNER_PLUGIN=none NCCL_DEBUG=INFO <your launch command>"),
+        origin="NCCL src/allocator.cc, src/proxy.cc, src/misc/param.cc, src/misc/utils.cc, src/plugin/*.cc, src/bootstrap.cc internal-check WARN texts (2.19-2.30)",
+        samples=("gpu-a:4242:4300 [0] proxy.cc:410 NCCL WARN Could not find pool of op 0x7f12",
+                 "gpu-a:4242:4300 [0] misc/param.cc:80 NCCL WARN PARAM: Duplicate option name \"NCCL_PROTO\""),
+        priority=30,
+    ),
+    Signature(
+        id="nccl.topo.detection_failed",
+        patterns=(r"NCCL WARN (?:ncclTopo\w* ?: |BusId 0x[0-9a-fA-F]+ has non-zero bits|MLOPart index|Invalid number of network devices|Unknown netDevs policy|Error : (?:value|name) \S+ too long|nLocals = \d+ should be a diviser)",),
+        cause="other",
+        role="fault",
+        confidence="low",
+        title="NCCL's topology detection failed",
+        fix=("NCCL could not build the node's topology (PCI tree, NICs, NVLink): a container that hides /sys, an "
+             "unusual PCI layout, or a topology file (NCCL_TOPO_FILE) that does not fit. Dump what NCCL sees:\n"
+             "$ NCCL_TOPO_DUMP_FILE=/tmp/topo.xml NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=GRAPH <your launch command>\n"
+             "$ ls /sys/class/infiniband /sys/bus/pci/devices | head"),
+        origin="NCCL src/graph/topo.cc, src/graph/xml.cc, src/graph/paths.cc WARN texts (2.12-2.30)",
+        samples=("gpu-a:4242:4300 [0] graph/xml.cc:810 NCCL WARN ncclTopoGetSystemFromXml: system node not found in XML",),
+        priority=30,
+    ),
+    Signature(
+        id="nccl.ras.unknown_message",
+        patterns=(r"RAS received unknown (?:notification|message) type",),
+        cause="version_mismatch",
+        role="symptom",
+        confidence="low",
+        title="NCCL's RAS thread got a message it does not know (peers on different NCCL versions)",
+        fix="The RAS subsystems of two ranks speak different protocol versions: the ranks load different NCCL builds. Compare:\n$ python -c 'import torch; print(torch.cuda.nccl.version())'   # on every host",
+        origin="NCCL src/ras/ras.cc, src/ras/peers.cc 'RAS received unknown message type (%d) from %s' (2.24-2.30)",
+        samples=("gpu-a:4242:4300 [0] ras/ras.cc:510 NCCL WARN RAS received unknown message type (9) from 10.0.0.7<28029>",),
+        priority=40,
+    ),
+)
+
+SIGNATURES: tuple[Signature, ...] = _IB + _SOCKET + _SHM + _CUDA + _P2P + _NETPLUGIN + _PROXY + _TOPO + _USAGE + _RESULT + _INTERNAL
+
+# Entries whose sample another entry reads (schema.py `alone_differs`): why the verdict on
+# that sample is not this entry's cause.
+SIGNATURES = alone_differs(SIGNATURES, {
+    "nccl.cuda.failure": (
+        "A catch-all for any 'Cuda failure' WARN: where the quoted text is a known cudaError_t string, that cuda.rt.* entry reads the line and its cause wins."
+    ),
+    "nccl.result.remote_error": (
+        "The ncclResult_t text as c10d wraps it; torch.nccl.error_remote reads the wrapped line (a peer failed first: its own crash) and is the more specific reading."
+    ),
+    "nccl.result.cuda_error": (
+        "The ncclResult_t text as c10d wraps it; torch.nccl.error_unhandled_cuda reads the wrapped line (the CUDA error is the rank's own) and is the more specific reading."
+    ),
+    "nccl.result.invalid_usage": (
+        "The ncclResult_t text as c10d wraps it; torch.nccl.error_invalid_usage reads the wrapped line, where invalid usage is most often two ranks on one GPU (device_ordinal)."
+    ),
+})

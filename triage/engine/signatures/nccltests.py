@@ -16,7 +16,7 @@ Formats (printf, no NCCL prefix; an MPI launcher may add `[1,0]<stdout>:`):
 """
 from __future__ import annotations
 
-from .schema import Signature
+from .schema import Signature, alone_differs
 
 _ORIGIN_CUDA = "nccl-tests src/common.h CUDACHECK `%s: Test CUDA failure %s:%d '%s'` v2.0-v2.19"
 _ORIGIN_NCCL = ("nccl-tests src/common.h NCCLCHECK `%s: Test NCCL failure %s:%d '%s'` v2.0.0-v2.19.6 (NCCL < 2.13), "
@@ -88,7 +88,7 @@ SIGNATURES: tuple[Signature, ...] = (
           "A kernel crashed during a plain NCCL test, where application bugs are unlikely: check dmesg "
           "for an Xid (48/62/74/79/94/95 = hardware; 13/31/43 = software) and the NCCL version.\n"
           "$ dmesg -T | grep -i xid",
-          "cudaErrorIllegalAddress (700) / cudaErrorLaunchFailure (719)", "an illegal memory access was encountered", priority=70),
+          "cudaErrorIllegalAddress (700) / cudaErrorLaunchFailure (719)", "an illegal memory access was encountered", priority=80),
     _cuda("no_device", "(?:no CUDA-capable device is detected|(?:all )?CUDA-capable device\\(s\\) (?:is/are|are) busy or unavailable)'",
           "device_ordinal", "medium", "nccl-tests: no usable GPU (none visible, or busy in exclusive mode)",
           "The test sees no GPU, or the GPU is held by another process in EXCLUSIVE_PROCESS mode "
@@ -152,7 +152,7 @@ SIGNATURES: tuple[Signature, ...] = (
     ),
     Signature(
         id="nccltests.nccl.old_failure",
-        patterns=(r"^NCCL failure \S+:\d+ '",),
+        patterns=(r"NCCL failure \S+:\d+ '",),  # 'Test NCCL failure' (v2, priority 35) outranks it
         cause="other",
         role="fault",
         confidence="low",
@@ -378,3 +378,14 @@ SIGNATURES: tuple[Signature, ...] = (
         priority=40,
     ),
 )
+
+# Entries whose sample another entry reads (schema.py `alone_differs`): why the verdict on
+# that sample is not this entry's cause.
+SIGNATURES = alone_differs(SIGNATURES, {
+    "nccltests.cuda.failure": (
+        "A catch-all for any 'Test CUDA failure': where the quoted text is a known cudaError_t string, that cuda.rt.* entry reads the line and its cause wins."
+    ),
+    "nccltests.nccl.failure": (
+        "A catch-all for any 'Test NCCL failure': where the quoted text names its reason (a duplicate GPU, a system error), the entry for that reason reads the line."
+    ),
+})

@@ -39,6 +39,15 @@ class Signature:
     - `samples`: at least one real-looking line that must match (used by the tests).
     - `literals`: lower-case substrings one of which every match contains, for the pure-Python
       prefilter. Empty: derived from the patterns (the test suite checks that derivation works).
+    - `survivable`: the program says it falls back and goes on (a fast path off, a retry): the
+      line is a finding only where the run then failed, and never above `medium`.
+    - `outranked_by`: what explains this message when it is also in the bundle: entry ids, or
+      `cause:<cause>` for any fault of that cause the catalog or the kernel log names (a GPU the
+      kernel says fell off the bus or needs a reset outranks "CUDA devices busy or unavailable").
+      The entry's finding then drops to `low`.
+    - `alone_differs`: why the verdict on this entry's sample alone is not the entry's `cause`
+      (a cause rule reads the same line more closely); empty for almost every entry. The
+      catalog-wide tests take exactly these entries out, and say so.
     """
 
     id: str
@@ -53,3 +62,17 @@ class Signature:
     extract: str | None = None
     priority: int = 50
     literals: tuple[str, ...] = field(default_factory=tuple)
+    survivable: bool = False
+    outranked_by: tuple[str, ...] = field(default_factory=tuple)
+    alone_differs: str = ""
+
+
+def alone_differs(sigs: tuple[Signature, ...], reasons: dict[str, str]) -> tuple[Signature, ...]:
+    """`sigs` with `alone_differs` set on the entries named in `reasons` (for entries built by a
+    module's helper, which has no such argument); an unknown id is an error."""
+    from dataclasses import replace
+
+    unknown = set(reasons) - {s.id for s in sigs}
+    if unknown:
+        raise KeyError(f"alone_differs for entries that do not exist: {sorted(unknown)}")
+    return tuple(replace(s, alone_differs=reasons[s.id]) if s.id in reasons else s for s in sigs)

@@ -18,7 +18,7 @@ osinit.c (NVRM lines); glibc malloc/malloc.c (`malloc_printerr` texts); strerror
 """
 from __future__ import annotations
 
-from .schema import Signature
+from .schema import Signature, alone_differs
 
 
 def _sig(
@@ -220,7 +220,7 @@ OOM: tuple[Signature, ...] = (
     ),
     _sig(
         "shell.killed",
-        (r"^(?:\S+:\s*)?Killed\s*$", r": line \d+: +\d+ Killed"),
+        (r"^(?:\S+:\s*|[>|]?\s*)Killed\s*$", r": line \d+: +\d+ Killed"),
         "oom", "fault", "low", 30,
         "Process killed by SIGKILL (shell 'Killed'): most often the OOM killer",
         "The shell reports that its child got SIGKILL. Unless the scheduler or a person killed it, "
@@ -442,6 +442,59 @@ NVIDIA: tuple[Signature, ...] = (
          "[ 8123.6] NVRM: fallen off the bus and is not responding to commands.",
          "kernel: NVRM: GPU at PCI:0000:3b:00: GPU has fallen off the bus."),
         extract=r"NVRM: GPU (?:at PCI:)?(?P<bus_id>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})",
+    ),
+    _sig(
+        "kernel.nvrm.gsp_timeout",
+        (r"NVRM: .*\*+ GSP Timeout \*+", r"Timeout after \d+m?s of waiting for RPC response from GPU\d+ GSP!",
+         r"NVRM: .*_kgspIsHeartbeatTimedOut"),
+        "hardware_fault", "fault", "medium", 78,
+        "GSP firmware stopped answering the driver (NVRM, without an Xid line)",
+        "The GPU System Processor firmware on {gpu_index} timed out; the GPU is unusable until it "
+        "is reset or the node rebooted, and CUDA on it then fails ('busy or unavailable', 'unknown "
+        "error'). Reset/reboot; update the driver, or load it with GSP off to confirm; drain the "
+        "node if it recurs:\n"
+        "$ dmesg -T | grep -E 'NVRM' | tail -50\n"
+        "$ nvidia-smi -q | grep -iE 'GSP Firmware|Recovery'\n"
+        "$ modprobe nvidia NVreg_EnableGpuFirmware=0   # proprietary module only, to confirm",
+        "open-gpu-kernel-modules src/nvidia/src/kernel/gpu/gsp/kernel_gsp.c _kgspLogXid119 "
+        "('********************************* GSP Timeout **********************************', "
+        "'Timeout after %ds of waiting for RPC response from GPU%d GSP!'), _kgspIsHeartbeatTimedOut "
+        "(535-595)",
+        ("[ 9241.77] NVRM: GPU0 _kgspLogXid119: ********************************* GSP Timeout **********************************",
+         "kernel: NVRM: Timeout after 45s of waiting for RPC response from GPU3 GSP! Expected function 10 (FREE) (0xa55a0040 0x0).",
+         "[ 9241.80] NVRM: GPU1 _kgspIsHeartbeatTimedOut: Heartbeat timed out, last heartbeat 9210s"),
+        extract=r"(?P<gpu_index>GPU\d+)",
+    ),
+    _sig(
+        "kernel.nvrm.gpu_is_lost",
+        (r"\[NV_ERR_GPU_IS_LOST\]", r"NVRM: .*GPU lost from the bus"),
+        "hardware_fault", "fault", "high", 88,
+        "The driver lost the GPU (NV_ERR_GPU_IS_LOST)",
+        "The GPU stopped answering on PCIe (as with 'fallen off the bus'): every process on it is "
+        "gone. Drain the node; it needs a reboot, often a power cycle; RMA if it recurs:\n"
+        "$ dmesg -T | grep -E 'NVRM|AER'\n$ nvidia-smi",
+        "open-gpu-kernel-modules src/nvidia/inc/kernel/core/ (NV_STATUS strings, "
+        "nvstatuscodes.h NV_ERR_GPU_IS_LOST 'GPU lost from the bus') printed by NV_ASSERT_OK / "
+        "nvCheckOkFailed as '... [NV_ERR_GPU_IS_LOST] (0x0000000F)'",
+        ("[ 812.2] NVRM: nvAssertOkFailedNoLog: Assertion failed: GPU lost from the bus [NV_ERR_GPU_IS_LOST] (0x0000000F) returned from pRmApi->Control",
+         "NVRM: rpcRmApiControl_GSP: GspRmControl failed: hClient=0xc1d00032; hObject=0x5c000003; cmd=0x20800a4c; paramsSize=4; paramsStatus=0x0000000f [NV_ERR_GPU_IS_LOST]"),
+    ),
+    _sig(
+        "nvidia.reset_required",
+        (r"(?i)NVRM: .*\b(?:requires|needs) (?:a )?(?:GPU )?reset\b", r"(?i)\bGPU requires (?:a )?reset\b",
+         r"^\s*Reset Required\s*:\s*Yes\b"),
+        "hardware_fault", "fault", "medium", 76,
+        "The GPU needs a reset before it can be used again",
+        "The driver marked the GPU as needing a reset (after an uncontained error, a GSP/firmware "
+        "failure or a pending row remap); until then CUDA calls on it fail ('busy or unavailable'). "
+        "Stop the processes on it and reset it, or reboot; drain it if it recurs:\n"
+        "$ nvidia-smi -q | grep -iE -A2 'reset status|recovery action|remapp'\n"
+        "$ nvidia-smi -r -i <gpu>",
+        "NVML NVML_ERROR_RESET_REQUIRED ('GPU requires reset'); nvidia-smi -q 'GPU Reset Status / "
+        "Reset Required : Yes' (R535+); NVRM recovery-action texts",
+        ("NVRM: GPU 0000:41:00.0: GPU requires reset before it can be used again",
+         "Failed to initialize NVML: GPU requires reset",
+         "        Reset Required                    : Yes"),
     ),
     _sig(
         "kernel.nvrm.api_mismatch",
@@ -889,7 +942,7 @@ ERRNO: tuple[Signature, ...] = (
         "getaddrinfo gai_strerror EAI_NONAME 'Name or service not known' / EAI_AGAIN 'Temporary "
         "failure in name resolution' (glibc; macOS wording 'nodename nor servname provided')",
         ("socket.gaierror: [Errno -2] Name or service not known",
-         "[W socket.cpp:697] [c10d] The IPv6 network addresses of (worker-0.job, 29500) cannot be retrieved (gai error: -3 - Temporary failure in name resolution).",
+         "socket.gaierror: [Errno -3] Temporary failure in name resolution",
          "gloo/transport/tcp/device.cc:83] getaddrinfo: No address associated with hostname"),
     ),
     _sig(
@@ -1022,3 +1075,23 @@ HARMLESS: tuple[Signature, ...] = (
 )
 
 SIGNATURES: tuple[Signature, ...] = OOM + SHM + PCIE + NVIDIA + NIC + CRASH + ERRNO + HARMLESS
+
+# Entries whose sample another entry reads (schema.py `alone_differs`): why the verdict on
+# that sample is not this entry's cause.
+SIGNATURES = alone_differs(SIGNATURES, {
+    "os.disk_full": (
+        "Generic ENOSPC text; its sample is torch writing a shared-memory file (</torch_...>), which torch.shm.no_space reads as /dev/shm full."
+    ),
+    "errno.connection_reset": (
+        "Generic errno text; its sample is c10d fetching the NCCL unique id, which torch.pgnccl.uniqueid_store_error reads (rank 0 died: its crash)."
+    ),
+    "errno.no_route_to_host": (
+        "Generic errno text; its sample is c10d's TCPStore client, which torch.store.connect_unreachable reads as a store the ranks cannot reach (rendezvous_hang)."
+    ),
+    "errno.connection_timed_out": (
+        "Generic errno text; its sample is c10d's TCPStore client timing out, which torch.store.client_connect_timeout reads (rendezvous_hang)."
+    ),
+       "errno.cannot_allocate_memory": (
+        "Generic errno text; its sample is Python's OSError for ENOMEM, which torch.exc.host_memory_error reads as host memory exhausted (oom)."
+    ),
+})

@@ -10,7 +10,7 @@ are written as `\\d+`, `\\S+`, `.*`.
 """
 from __future__ import annotations
 
-from .schema import Signature
+from .schema import Signature, alone_differs
 
 _PGNCCL = "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp"
 _NCCLUTILS = "torch/csrc/distributed/c10d/NCCLUtils.hpp/.cpp"
@@ -636,7 +636,7 @@ SIGNATURES: tuple[Signature, ...] = (
         id="torch.desync.monitored_barrier",
         patterns=(
             r"failed to pass monitoredBarrier in \d+ ms",
-            r"timed out in monitoredBarrier after \d+",
+            r"(?i)timed out in monitoredBarrier after \d+",
         ),
         extract=r"Ranks? (?P<ranks>[\d, ]+) failed to pass monitoredBarrier",
         cause="collective_timeout_straggler",
@@ -1036,7 +1036,9 @@ SIGNATURES: tuple[Signature, ...] = (
             r"The client socket has failed to connect to .*\(errno: (?:113 - No route to host|101 - Network is unreachable)\)",
         ),
         extract=r"\(errno: (?P<errno>\d+) - (?P<error>[^)]+)\)",
-        cause="network",
+        # DESIGN.md: ranks that never joined because MASTER_ADDR/PORT or a firewall keep them
+        # from the store are a rendezvous_hang (the rule reading the same line agrees).
+        cause="rendezvous_hang",
         role="fault",
         confidence="medium",
         title="Cannot route to the TCPStore host",
@@ -1288,14 +1290,167 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         id="torch.gloo.connect_full_mesh",
         patterns=(r"Gloo connectFullMesh failed with ",),
+        # connectFullMesh runs after the ranks exchanged their addresses through the store: the
+        # rendezvous worked, the direct TCP pairs between the ranks did not.
+        cause="network",
+        role="fault",  # the printing rank's own connects failed (as nccl.socket.connect_unreachable)
+        confidence="medium",
+        title="Gloo could not open TCP connections between the ranks",
+        fix=("Gloo's ranks found each other through the store, then could not connect their TCP pairs: each rank "
+             "advertised an address of an interface the others cannot reach (a wrong GLOO_SOCKET_IFNAME, a "
+             "container/bridge address, a firewall), or a peer died meanwhile. Set the interface explicitly:\n"
+             "$ export GLOO_SOCKET_IFNAME=eth0\n$ ip -br addr"),
+        origin=("torch/csrc/distributed/c10d/ProcessGroupGloo.cpp (2.0-2.13) after gloo::rendezvous::Context::"
+                "connectFullMesh, which reads every peer's address from the store, then connects the pairs"),
+        samples=("RuntimeError: Gloo connectFullMesh failed with [../third_party/gloo/gloo/transport/tcp/pair.cc:144] no error",),
+        priority=62,
+    ),
+    # ------------------------------------------------------------------ c10d socket and store internals
+    Signature(
+        id="torch.store.master_daemon_failed",
+        patterns=(r"TCPStoreMasterDaemon::run\(\) failed with (?:exception|unknown exception)",),
+        cause="rendezvous_hang",
+        role="fault",
+        confidence="medium",
+        title="The TCPStore server thread on the master died",
+        fix=("The store's server loop on the rank-0 host failed, so every rank waiting on the store will time "
+             "out. The text after it says why (file descriptors, memory, a socket error); check the master host:\n"
+             "$ ulimit -n; ss -s"),
+        origin=f"{_TCPSTORE} TCPStoreMasterDaemon::run 'TCPStoreMasterDaemon::run() failed with exception: ' (1.12-2.13)",
+        samples=("[E1204 08:00:01.000000000 TCPStore.cpp:1051] [c10d] TCPStoreMasterDaemon::run() failed with exception: Too many open files",),
+        priority=70,
+    ),
+    Signature(
+        id="torch.store.wait_for_input_timeout",
+        patterns=(r"waitForInput: socket .* timed out after \d+ms", r"waitForInput: poll for socket .* returned 0, likely a timeout"),
+        cause="rendezvous_hang",
+        role="symptom",
+        confidence="low",
+        title="A store socket read timed out (a key was never set, or the peer is gone)",
+        fix="A rank waited for the store and got nothing in time: another rank never arrived or died. The store error that follows names the key; look for the rank that should have set it.",
+        origin=f"{_SOCKET} waitForInput 'waitForInput: socket %s timed out after %dms' (2.2-2.13)",
+        samples=("[W1204 08:00:01.000000000 socket.cpp:460] [c10d] waitForInput: socket SocketImpl(fd=31, addr=[node-a]:41230, remote=[node-b]:29500) timed out after 300000ms",),
+        priority=45,
+    ),
+    Signature(
+        id="torch.socket.option_warning",
+        patterns=(r"The (?:no-delay option|address reuse option) cannot be enabled for the (?:client|server) socket",
+                  r"The (?:hostname|remote address|port number) of the (?:client )?socket cannot be retrieved",
+                  r"The socket cannot be switched to (?:non-)?blocking mode"),
+        cause=None,
+        role="harmless",
+        confidence="high",
+        title="c10d could not set or read a socket option (a warning; the connection goes on)",
+        fix="Benign on its own: c10d logs it and continues. Only if a store error follows does the socket's error matter.",
+        origin=f"{_SOCKET} SocketImpl option setters/getters (warnings, 1.13-2.13)",
+        samples=("[W1204 08:00:01.000000000 socket.cpp:200] [c10d] The no-delay option cannot be enabled for the client socket on [node-b]:29500.",),
+        priority=40,
+    ),
+    Signature(
+        id="torch.collective.size_mismatch",
+        patterns=(r"Received data size doesn't match expected size\. Is there a distributed collective mismatch",),
+        cause="collective_timeout_straggler",
+        role="fault",
+        confidence="medium",
+        title="Ranks called different collectives (received data size differs from expected)",
+        fix=("Two ranks disagree on the collective they are running (order, size or type): a code path taken on "
+             "some ranks only, or different inputs. Run with TORCH_DISTRIBUTED_DEBUG=DETAIL to get the first mismatched call:\n"
+             "$ TORCH_DISTRIBUTED_DEBUG=DETAIL <your launch command>"),
+        origin="torch/csrc/distributed/c10d (Gloo/UCC receive path) 'Received data size doesn't match expected size. Is there a distributed collective mismatch in your code?'",
+        samples=("RuntimeError: Received data size doesn't match expected size. Is there a distributed collective mismatch in your code?",),
+        priority=75,
+    ),
+    Signature(
+        id="torch.c10d.api_misuse",
+        patterns=(r"invalid root rank: -?\d+", r"Invalid peer rank: -?\d+", r"invalid input tensor list size, must be world size",
+                  r"Cannot use ReduceOp\.PREMUL_SUM with Gloo", r"Could not resolve the process group registered under the name",
+                  r"Split ranks cannot be empty"),
+        cause="rank_crash",
+        role="fault",
+        confidence="medium",
+        title="A distributed call was made with invalid arguments (the program's own bug)",
+        fix="The rank passed an argument c10d rejects (a rank outside the group, a list of the wrong length, an op the backend lacks). Fix the call on the rank whose traceback shows it.",
+        origin="torch/csrc/distributed/c10d ProcessGroupGloo.cpp / ProcessGroupNCCL.cpp / Functional.cpp argument checks (TORCH_CHECK, 1.10-2.13)",
+        samples=("RuntimeError: invalid root rank: 8", "RuntimeError: Could not resolve the process group registered under the name tp_group_3"),
+        priority=55,
+    ),
+    Signature(
+        id="torch.gloo.device_no_interface",
+        patterns=(r"makeTCPDevice\(\): interface or hostname can't be empty",),
+        cause="network",
+        role="fault",
+        confidence="high",
+        title="Gloo got no interface or host name to bind to",
+        fix="GLOO_SOCKET_IFNAME is set but empty (or the host name resolves to nothing). Set it to the data interface:\n$ export GLOO_SOCKET_IFNAME=eth0\n$ ip -br addr",
+        origin="torch/csrc/distributed/c10d/GlooDeviceFactory.cpp makeTCPDevice 'GlooDeviceFactory::makeTCPDevice(): interface or hostname can't be empty' (1.10-2.13)",
+        samples=("RuntimeError: GlooDeviceFactory::makeTCPDevice(): interface or hostname can't be empty",),
+        priority=80,
+    ),
+    Signature(
+        id="torch.store.server_socket_failed",
+        patterns=(r"The server socket (?:on \S+ )?has failed to (?:bind|listen|accept a connection)",
+                  r"The server socket cannot be initialized on \S+", r"Failed to listen on socket initialized from fd \d+"),
+        cause="rendezvous_hang",
+        role="fault",
+        confidence="low",
+        title="The store's server socket could not be set up on the master",
+        fix=("The rank hosting the TCPStore could not bind/listen on MASTER_PORT (taken by another job or a "
+             "leftover process, or MASTER_ADDR not an address of this host); the other ranks then cannot join. "
+             "(One failed address family while another works is normal: c10d warns and goes on.)\n"
+             "$ ss -ltnp | grep $MASTER_PORT\n$ ip -br addr | grep $MASTER_ADDR"),
+        origin=f"{_SOCKET} SocketListenOp / SocketImpl 'The server socket has failed to bind to %s %s.', 'has failed to listen on', 'cannot be initialized on' (1.13-2.13)",
+        samples=("[E1204 08:00:01.000000000 socket.cpp:540] [c10d] The server socket has failed to listen on any local network address. port: 29500, useIpv6: 0, code: -98, name: EADDRINUSE, message: address already in use",
+                 "RuntimeError: The server socket cannot be initialized on [::]:29500 (errno: 97 - Address family not supported by protocol)."),
+        priority=35,
+    ),
+    Signature(
+        id="torch.store.client_connect_attempt",
+        patterns=(r"The client socket (?:has failed to connect to|cannot be initialized to connect to) \S+",),
+        cause=None,
+        role="context",
+        confidence="medium",
+        title="A c10d client connect attempt failed (retried until the store timeout)",
+        fix="c10d retries the connection until its timeout; a few at start-up while the master comes up are normal. If they never stop, the store is unreachable: check MASTER_ADDR/PORT from this node.",
+        origin=f"{_SOCKET} SocketConnectOp 'The client socket has failed to connect to %s %s.' (1.13-2.13)",
+        samples=("[I1204 08:00:01.000000000 socket.cpp:880] [c10d] The client socket has failed to connect to [node-a]:29500 (errno: 111 - Connection refused).",),
+        priority=25,
+    ),
+    Signature(
+        id="torch.store.barrier_failed",
+        patterns=(r"barrier timeout after \d+ms, key: \S+", r"barrier failed -- missing ranks: "),
+        extract=r"missing ranks: (?P<ranks>[\d, \[\]]+)",
         cause="rendezvous_hang",
         role="symptom",
         confidence="medium",
-        title="Gloo could not connect all ranks",
-        fix="Gloo failed to connect to every peer: a missing rank or a wrong GLOO_SOCKET_IFNAME. Set the interface explicitly:\n$ export GLOO_SOCKET_IFNAME=eth0",
-        origin="torch/csrc/distributed/c10d/ProcessGroupGloo.cpp, 2.0-2.13",
-        samples=("RuntimeError: Gloo connectFullMesh failed with [../third_party/gloo/gloo/transport/tcp/pair.cc:144] no error",),
-        priority=62,
+        title="A store-based barrier timed out (ranks missing)",
+        fix="Not every rank reached the store barrier: {ranks} never arrived (not started, crashed, or stuck before it). Look at those ranks' logs.",
+        origin=f"{_TCPSTORE} / torch/csrc/distributed/c10d/Store barrier 'barrier timeout after %dms, key: %s', 'barrier failed -- missing ranks: ' (2.3-2.13)",
+        samples=("torch.distributed.DistStoreError: barrier failed -- missing ranks: [2, 5]", "RuntimeError: barrier timeout after 600000ms, key: init/barrier"),
+        priority=65,
+    ),
+    Signature(
+        id="torch.store.server_socket_error",
+        patterns=(r"Failed to accept socket\.", r"async error on socket", r"Failed to open existing socket\."),
+        cause="rendezvous_hang",
+        role="symptom",
+        confidence="low",
+        title="The store's server socket failed while serving a client",
+        fix="The TCPStore server hit a socket error (a client that vanished, a descriptor limit). The store error on the clients follows; check the master host's limits:\n$ ulimit -n",
+        origin=f"{_TCPSTORE} / {_SOCKET} server-side socket errors (2.0-2.13)",
+        samples=("[E1204 08:00:01.000000000 TCPStore.cpp:800] [c10d] Failed to accept socket.",),
+        priority=40,
+    ),
+    Signature(
+        id="torch.desync.wrapper_barrier_error",
+        patterns=(r"ProcessGroupWrapper: Monitored Barrier encountered error running collective",),
+        cause="collective_timeout_straggler",
+        role="symptom",
+        confidence="medium",
+        title="TORCH_DISTRIBUTED_DEBUG's monitored barrier failed before a collective (a rank is missing)",
+        fix="With TORCH_DISTRIBUTED_DEBUG=DETAIL the wrapper runs a monitored barrier before each collective; it failed, so a rank did not arrive. The error text names it.",
+        origin="torch/csrc/distributed/c10d/ProcessGroupWrapper.cpp runCollectiveChecks (1.10-2.13)",
+        samples=("RuntimeError: ProcessGroupWrapper: Monitored Barrier encountered error running collective: CollectiveFingerPrint(SequenceNumber=9, OpType=ALLREDUCE). Error: Rank 2 failed to pass monitoredBarrier in 30000 ms",),
+        priority=50,
     ),
     # ------------------------------------------------------------------ torchelastic / torchrun
     Signature(
@@ -1879,7 +2034,7 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         id="torch.cuda.init_system_not_ready",
         patterns=(r"CUDA initialization: .*Error 802: system not yet initialized",),
-        cause="other",
+        cause="hardware_fault",  # as cuda.rt.system_not_ready reads error 802
         role="fault",
         confidence="medium",
         title="CUDA not ready: Fabric Manager not running (NVSwitch system)",
@@ -2366,3 +2521,11 @@ SIGNATURES: tuple[Signature, ...] = (
         priority=10,
     ),
 )
+
+# Entries whose sample another entry reads (schema.py `alone_differs`): why the verdict on
+# that sample is not this entry's cause.
+SIGNATURES = alone_differs(SIGNATURES, {
+    "torch.pgnccl.watchdog_thread_exception": (
+        "Its sample carries NCCL's remote-error text in the rethrown what(); torch.nccl.error_remote reads that (a peer failed first), which is the more specific reading."
+    ),
+})

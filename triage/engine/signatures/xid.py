@@ -16,7 +16,9 @@ hardware, unless they repeat on one GPU across jobs.
 """
 from __future__ import annotations
 
-from .schema import Signature
+import re
+
+from .schema import Signature, alone_differs
 
 # Named groups for the finding: bus id `domain:bus:device` (None when masked), Xid number,
 # pid where printed (None for `pid='<unknown>'`).
@@ -73,6 +75,9 @@ FIX_MEDIA = (
 )
 
 
+_CODES: dict[int, str] = {}  # Xid code -> id of the entry that reads it (filled by _xid)
+
+
 def _xid(
     codes: tuple[int, ...],
     slug: str,
@@ -109,6 +114,8 @@ def _xid(
                    "Device=GPU-0b11d014-1685-04bd-26ed-5fc0bc1c44ae; marking device as unhealthy.")
     samples.extend(extra_samples)
     codes_text = ", ".join(str(c) for c in codes)
+    for c in codes:
+        _CODES.setdefault(c, f"xid.{slug}")
     return Signature(
         id=f"xid.{slug}",
         patterns=patterns,
@@ -515,3 +522,32 @@ SIGNATURES: tuple[Signature, ...] = (
         priority=10,
     ),
 )
+
+BY_CODE: dict[int, Signature] = {code: next(s for s in SIGNATURES if s.id == sid) for code, sid in _CODES.items()}
+
+
+def fault_class(code: int) -> tuple[str, str]:
+    """What the catalog says an Xid code means, in the words the rules join on: its name, and
+    `hardware` (a hardware fault the catalog is sure of), `app` (the process's own fault),
+    `secondary` (a symptom of an earlier Xid or fault) or `driver` (anything the catalog is
+    unsure of or has no entry for; the catalog's own finding reports it)."""
+    sig = BY_CODE.get(code)
+    if sig is None:
+        return f"Xid {code}", "driver"
+    name = re.sub(r"^Xid [\d, /-]+: ", "", sig.title)
+    if sig.role == "symptom":
+        return name, "secondary"
+    if sig.role == "fault" and sig.confidence != "low":
+        if sig.cause == "hardware_fault":
+            return name, "hardware"
+        if sig.cause == "rank_crash":
+            return name, "app"
+    return name, "driver"
+
+# Entries whose sample another entry reads (schema.py `alone_differs`): why the verdict on
+# that sample is not this entry's cause.
+SIGNATURES = alone_differs(SIGNATURES, {
+    "xid.preemptive_removal": (
+        "Its sample names the Xid 79 it follows ('caused by previous Xid 79'); xid.fallen_off_bus reads that mention, rightly: the earlier hardware fault is the cause."
+    ),
+})
