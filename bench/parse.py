@@ -126,7 +126,7 @@ def main() -> None:
                              "ratio": ratio, "cold_ratio": grep_s / cold_s, "rss_mb": rss_mb, "verdict": verdict, "right": ok,
                              "engine": info["engine"]})
                 print(f"{name:16s} {size / 1e6:6.0f} {size / 1e6 / grep_s:10.0f} {size / 1e6 / eng_s:12.0f} {ratio:5.2f}x "
-                      f"{grep_s / cold_s:5.2f}x {rss_mb:7.0f} MB  {verdict}{'' if ok else '  <-- expected oom on rank %d' % CULPRIT}",
+                      f"{grep_s / cold_s:5.2f}x {rss_mb:7.0f} MB  {verdict}{'' if ok else f'  <-- expected oom on rank {CULPRIT:d}'}",
                       flush=True)
                 if args.dir is None:
                     shutil.rmtree(root, ignore_errors=True)

@@ -87,7 +87,7 @@ def tar_of(folder: Path, members: list[Path], name: str) -> Path:
 
 
 def load() -> str:
-    return "load %.1f %.1f %.1f" % os.getloadavg()
+    return "load {:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
 
 
 class Stack:

@@ -7,6 +7,7 @@ status (128+N for signal N, like a shell), so it can replace the bare command in
 """
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import re
@@ -210,7 +211,7 @@ def run(opts: RunOptions) -> int:
 
     started = time.time()
     sampler = NvmlSampler(workdir / "nvml-samples.jsonl", opts.sample_interval, host).start()
-    log = open(workdir / "output.log", "wb")
+    log = open(workdir / "output.log", "wb")  # noqa: SIM115 - closed on each path below, once the child is gone
     try:
         child = subprocess.Popen(opts.command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                  start_new_session=True)
@@ -223,10 +224,8 @@ def run(opts: RunOptions) -> int:
     # The child leads its own process group, so a terminal's Ctrl-C reaches it once, through us,
     # and torchrun plus all its workers get the signal together.
     def forward(signum: int, _frame: Any) -> None:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(child.pid, signum)
-        except ProcessLookupError:
-            pass
     previous = {s: signal.signal(s, forward) for s in FORWARDED_SIGNALS}
 
     lock = threading.Lock()

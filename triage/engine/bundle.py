@@ -14,8 +14,8 @@ import contextlib
 import gzip
 import io
 import lzma
-import re
 import os
+import re
 import stat
 import tarfile
 import tempfile
@@ -24,7 +24,7 @@ import zlib
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Literal, Protocol, Union, cast, runtime_checkable
+from typing import BinaryIO, Literal, Protocol, cast, runtime_checkable
 
 import zstandard
 
@@ -79,7 +79,7 @@ class Blob(Protocol):
     def open(self) -> BinaryIO: ...
 
 
-Input = Union[str, os.PathLike[str], Sequence[tuple[str, Union[str, os.PathLike[str], Blob]]]]
+Input = str | os.PathLike[str] | Sequence[tuple[str, str | os.PathLike[str] | Blob]]
 
 
 class BundleError(Exception):
@@ -137,7 +137,7 @@ class CountingReader(io.RawIOBase):
         inner: BinaryIO,
         budget: Budget,
         name: str,
-        compressed: "CountingRaw | None" = None,
+        compressed: CountingRaw | None = None,
     ) -> None:
         self._inner = inner
         self._budget = budget
@@ -149,7 +149,7 @@ class CountingReader(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: "memoryview | bytearray") -> int:  # type: ignore[override]
+    def readinto(self, buffer: memoryview | bytearray) -> int:  # type: ignore[override]
         if self.truncated:
             return 0
         # read1 hands over what one decompression step produced, so the data before a
@@ -202,7 +202,7 @@ class CountingRaw(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: "memoryview | bytearray") -> int:  # type: ignore[override]
+    def readinto(self, buffer: memoryview | bytearray) -> int:  # type: ignore[override]
         into = getattr(self._inner, "readinto", None)
         if into is not None:  # straight from the file into the caller's buffer: no copy
             n = into(buffer) or 0
@@ -293,7 +293,7 @@ class NulFold(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: "memoryview | bytearray") -> int:  # type: ignore[override]
+    def readinto(self, buffer: memoryview | bytearray) -> int:  # type: ignore[override]
         into = getattr(self._inner, "readinto", None)
         if into is not None:
             view = memoryview(buffer)
@@ -399,7 +399,7 @@ def _iter_path(path: Path | Blob, label: str, budget: Budget) -> Iterator[Member
     if not path.is_file():
         raise BundleError(f"{shown}: not a regular file")
     try:
-        handle = open(path, "rb")
+        handle = open(path, "rb")  # noqa: SIM115 - entered below, once an open error is told apart
     except OSError as exc:
         raise BundleError(f"{shown}: cannot open ({exc.strerror})") from exc
     with handle:
@@ -426,7 +426,7 @@ def _iter_dir(root: Path, label: str, budget: Budget) -> Iterator[Member]:
                 budget.note(f"{name}: not a regular file, skipped")
                 continue
             try:
-                handle = open(full, "rb")
+                handle = open(full, "rb")  # noqa: SIM115 - entered below, once an open error is told apart
             except OSError as exc:
                 budget.note(f"{name}: cannot open ({exc.strerror})")
                 continue
@@ -555,7 +555,7 @@ class Prefixed(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: "memoryview | bytearray") -> int:  # type: ignore[override]
+    def readinto(self, buffer: memoryview | bytearray) -> int:  # type: ignore[override]
         if self._first.nbytes:
             n = min(len(buffer), self._first.nbytes)
             buffer[:n] = self._first[:n]
@@ -596,7 +596,7 @@ def _iter_tar(
 ) -> Iterator[Member]:
     prefix = _archive_prefix(name, outer_is_single)
     try:
-        archive = tarfile.open(fileobj=stream, mode=mode)
+        archive = tarfile.open(fileobj=stream, mode=mode)  # noqa: SIM115 - entered below, as above
     except tarfile.TarError as exc:
         budget.note(f"{name}: not a readable tar archive ({_describe(exc)})")
         return
@@ -703,7 +703,7 @@ class _RatioGuard(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: "memoryview | bytearray") -> int:  # type: ignore[override]
+    def readinto(self, buffer: memoryview | bytearray) -> int:  # type: ignore[override]
         n = self._inner.readinto(buffer)
         limits = self._budget.limits
         produced = self._inner.read_bytes

@@ -205,7 +205,7 @@ class PatternSet:
     literals: tuple[tuple[str, ...], ...]
 
     def of(self, cls: int) -> list[str]:
-        return [p for p, c in zip(self.patterns, self.classes) if c == cls]
+        return [p for p, c in zip(self.patterns, self.classes, strict=False) if c == cls]
 
 
 def _catalog_class(role: str, cause: str | None, priority: int) -> int | None:
@@ -238,7 +238,7 @@ def pattern_set() -> PatternSet:
                           tuple(tuple(r[3]) for r in rows))
 
     def dump(ps: PatternSet) -> bytes:
-        return json.dumps(list(zip(ps.patterns, ps.classes, ps.caseless, ps.literals))).encode()
+        return json.dumps(list(zip(ps.patterns, ps.classes, ps.caseless, ps.literals, strict=False))).encode()
 
     return _disk_cached(f"gate-{_digest(inputs)}.json", load, lambda: _build_pattern_set(by_class), dump)
 
@@ -403,7 +403,7 @@ def _re2(ps: PatternSet) -> Prefilter | None:
         import re2
     except ImportError:
         return None
-    exprs = [f"(?m)(?i:{p})" if c else f"(?m){p}" for p, c in zip(ps.patterns, ps.caseless)]
+    exprs = [f"(?m)(?i:{p})" if c else f"(?m){p}" for p, c in zip(ps.patterns, ps.caseless, strict=False)]
     try:
         options = re2.Options()
         options.max_mem = 256 << 20
@@ -490,7 +490,7 @@ _PREFILTER: Prefilter | None = None
 def prefilter(prefer: str | None = None) -> Prefilter:
     """The fastest available engine (cached). `prefer` forces one, for tests and benchmarks:
     "hyperscan", "re2", or "python" (also "re") for the pure-Python fallback."""
-    global _PREFILTER
+    global _PREFILTER  # noqa: PLW0603 - the module-wide cache of the compiled prefilter
     if _PREFILTER is not None and prefer is None:
         return _PREFILTER
     ps = pattern_set()
@@ -858,7 +858,7 @@ class LineScanner:
         extra_set = set(extra)
         picks: list[tuple[int, bytes]] = []
         indexes = line_indexes(buf, lo, ordered)
-        for start, before in zip(ordered, indexes):
+        for start, before in zip(ordered, indexes, strict=False):
             end = buf.find(b"\n", start, hi)
             if start in head and start not in extra_set:
                 self.plain.add(line_base + before + 1)

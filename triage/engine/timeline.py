@@ -3,6 +3,7 @@ state it ended in and which events mark it, on an honest axis: wall time where t
 it, else collective sequence numbers, else reading position."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -38,18 +39,68 @@ def _row_id(key: tuple[Any, ...]) -> str:
     return "p:" + "|".join("" if v is None else str(v) for v in key)
 
 
-def build_timeline(facts: Facts, culprit: Event | None, ff: dict[str, Any] | None = None) -> dict[str, Any]:
-    ranks = facts.ranks
-    processes = _processes(facts)
+def _axis(ranks: dict[int, RankInfo], processes: dict[Any, RankInfo]) -> str:
+    """Time when at least half the rows have times, else NCCL sequence numbers, else position."""
     timed = [r for r in ranks.values() if r.last_time is not None] + [p for p in processes.values() if p.last_time]
     with_seq = [r for r in ranks.values() if r.last_seq is not None]
     total = len(ranks) + len(processes)
     if total and len(timed) >= max(1, total // 2):
-        axis = "time"
-    elif with_seq:
-        axis = "sequence"
-    else:
-        axis = "position"
+        return "time"
+    if with_seq:
+        return "sequence"
+    return "position"
+
+
+def _markers(
+    facts: Facts, ranks: dict[int, RankInfo], processes: dict[tuple[Any, ...], RankInfo], x_of: Callable[[Event], Any],
+) -> list[dict[str, Any]]:
+    """The event markers drawn on the rows, at most MAX_EVENTS_PER_RANK a row."""
+    events: list[dict[str, Any]] = []
+    per_row: dict[Any, int] = {}
+    first_error_seen: set[Any] = set()
+    ranked_processes = {(info.host, info.pid) for info in ranks.values() if info.pid is not None}
+    for ev in facts.events:
+        kind = MARKER_KINDS.get(ev.kind) or ("nccl_warn" if ev.kind.startswith("nccl") and ev.severity in ("warn", "error") else None)
+        if kind is None:
+            continue
+        who: Any = ev.rank
+        row_id = None
+        if who is None:
+            pkey = _process_key(ev)
+            if pkey is None or pkey not in processes or (ev.host, ev.pid) in ranked_processes:
+                continue
+            who = row_id = _row_id(pkey)
+        x = x_of(ev)
+        if x is None:
+            continue
+        if ev.severity in ("error", "fatal") and who not in first_error_seen:
+            first_error_seen.add(who)
+            kind_out = "first_error" if kind not in ("cuda_oom", "xid", "watchdog_timeout") else kind
+        else:
+            kind_out = kind
+        n = per_row.get(who, 0)
+        if n >= MAX_EVENTS_PER_RANK:
+            continue
+        per_row[who] = n + 1
+        item = {
+            "rank": ev.rank,
+            "x": x,
+            "kind": kind_out,
+            "label": (ev.message or ev.text)[:120],
+            "text": ev.text[:300],
+            "source": ev.source,
+            "line": ev.line,
+        }
+        if row_id is not None:
+            item["row"] = row_id
+        events.append(item)
+    return events
+
+
+def build_timeline(facts: Facts, culprit: Event | None, ff: dict[str, Any] | None = None) -> dict[str, Any]:
+    ranks = facts.ranks
+    processes = _processes(facts)
+    axis = _axis(ranks, processes)
 
     def x_of(ev: Event) -> Any:
         if axis == "time":
@@ -92,45 +143,7 @@ def build_timeline(facts: Facts, culprit: Event | None, ff: dict[str, Any] | Non
         row["first_error"] = first_error.get(row["rank"] if row["rank"] is not None else row.get("row"))
         row["segments"] = _segments(row, end_all)
 
-    events: list[dict[str, Any]] = []
-    per_row: dict[Any, int] = {}
-    first_error_seen: set[Any] = set()
-    ranked_processes = {(info.host, info.pid) for info in ranks.values() if info.pid is not None}
-    for ev in facts.events:
-        kind = MARKER_KINDS.get(ev.kind) or ("nccl_warn" if ev.kind.startswith("nccl") and ev.severity in ("warn", "error") else None)
-        if kind is None:
-            continue
-        who: Any = ev.rank
-        row_id = None
-        if who is None:
-            pkey = _process_key(ev)
-            if pkey is None or pkey not in processes or (ev.host, ev.pid) in ranked_processes:
-                continue
-            who = row_id = _row_id(pkey)
-        x = x_of(ev)
-        if x is None:
-            continue
-        if ev.severity in ("error", "fatal") and who not in first_error_seen:
-            first_error_seen.add(who)
-            kind_out = "first_error" if kind not in ("cuda_oom", "xid", "watchdog_timeout") else kind
-        else:
-            kind_out = kind
-        n = per_row.get(who, 0)
-        if n >= MAX_EVENTS_PER_RANK:
-            continue
-        per_row[who] = n + 1
-        item = {
-            "rank": ev.rank,
-            "x": x,
-            "kind": kind_out,
-            "label": (ev.message or ev.text)[:120],
-            "text": ev.text[:300],
-            "source": ev.source,
-            "line": ev.line,
-        }
-        if row_id is not None:
-            item["row"] = row_id
-        events.append(item)
+    events = _markers(facts, ranks, processes, x_of)
     return {
         "axis": axis,
         "ranks": rows,
@@ -252,7 +265,7 @@ def _blocked_spans(facts: Facts, axis: str) -> dict[int, tuple[Any, Any]]:
             out[ev.rank] = (last_ok[ev.rank], ev.order)
     # Progress lines seen after the watchdog ("last completed NCCL work: N") refine the start.
     if axis == "sequence":
-        for rank, (start, end) in list(out.items()):
+        for rank, (_start, end) in list(out.items()):
             if rank in completed and completed[rank] < end:
                 out[rank] = (completed[rank], end)
     return out

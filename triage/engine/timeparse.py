@@ -30,7 +30,8 @@ _SYSLOG = re.compile(
 # Application 'DD-MM-YYYY HH:MM:SS' (seen in Lightning user logs)
 _DMY = re.compile(r"^(?P<d>\d\d)-(?P<mo>\d\d)-(?P<y>20\d\d) (?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)")
 
-_MONTHS = {m: i for i, m in enumerate("Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), 1)}
+_MONTH_NAMES = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+_MONTHS = {m: i for i, m in enumerate(_MONTH_NAMES, 1)}
 
 
 @dataclass

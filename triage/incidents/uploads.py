@@ -46,7 +46,8 @@ class HashedUploadedFile(TemporaryUploadedFile):
                  content_type_extra: dict[str, Any] | None = None) -> None:
         folder = upload_temp_dir()
         folder.mkdir(parents=True, exist_ok=True)
-        file = tempfile.NamedTemporaryFile(suffix=".upload", dir=folder)
+        # The upload owns the file and closes it, as Django's TemporaryUploadedFile does.
+        file = tempfile.NamedTemporaryFile(suffix=".upload", dir=folder)  # noqa: SIM115
         UploadedFile.__init__(self, file, name, content_type, size, charset, content_type_extra)
 
 
@@ -114,7 +115,6 @@ class HashingUploadHandler(FileUploadHandler):
             # Stop reading the body now rather than swallowing gigabytes to reject them.
             raise StopUpload(connection_reset=True)
         self.sink.put(raw_data)
-        return None
 
     def file_complete(self, file_size: int) -> HashedUploadedFile:
         self.file.sha256 = self.sink.finish()

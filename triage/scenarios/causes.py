@@ -6,11 +6,12 @@ really causes elsewhere (remote-peer errors, watchdog timeouts, SIGTERM from its
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from . import common as C
 from . import formats as F
-from .cluster import Job, Rank, STACKS
+from .cluster import STACKS, Job, Rank
 from .story import Story
 
 SITE = "/usr/local/lib/python3.11/dist-packages"

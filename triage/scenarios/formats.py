@@ -175,7 +175,8 @@ def elastic(host: Host, when: datetime, level: str, msg: str, src: str = ELASTIC
 SIGNALS = {6: "SIGABRT", 7: "SIGBUS", 9: "SIGKILL", 11: "SIGSEGV", 15: "SIGTERM"}
 
 
-def failure_entry(idx: int, when: datetime, host: Host, rank: int, local_rank: int, code: int,
+# One parameter per field of torchrun's failure entry (PLR0913).
+def failure_entry(idx: int, when: datetime, host: Host, rank: int, local_rank: int, code: int,  # noqa: PLR0913
                   pid: int, error_file: str | None, callstack: str | None) -> list[str]:
     out = [f"[{idx}]:", f"  time      : {when:%Y-%m-%d_%H:%M:%S}", f"  host      : {host.name}",
            f"  rank      : {rank} (local_rank: {local_rank})", f"  exitcode  : {code} (pid: {pid})",

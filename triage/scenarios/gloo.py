@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 WORKER = Path(__file__).with_name("gloo_worker.py")
@@ -58,7 +58,7 @@ def _write_json(path: Path, data: dict) -> None:
 def _manifest(host_dir: Path, host: str, job: str, files: list[dict]) -> None:
     _write_json(host_dir / "manifest.json", {
         "schema": "nccl-triage/manifest@1", "job": job, "host": host,
-        "created_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "created_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "collector": "nccl-triage-scenarios gloo", "files": files,
     })
 
@@ -77,7 +77,7 @@ def _torchrun(bundle: Path, *, nproc: int, mode: str, fail_rank: int, job: str,
         env = _env({"SCENARIO_MODE": mode, "FAIL_RANK": str(fail_rank), "FAIL_STEP": "3",
                     "STEPS": "6", "PG_TIMEOUT_S": "20"})
         proc = subprocess.run(cmd, env=env, cwd=tmp, capture_output=True, text=True,
-                              timeout=timeout_s)
+                              timeout=timeout_s, check=False)
         # stdout and stderr of torchrun are kept apart: interleaving them after the fact would
         # invent an order the processes never printed in.
         (host_dir / "torchrun.stdout.log").write_text(proc.stdout, encoding="utf-8")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 AXIS_TITLES = {
@@ -30,7 +30,7 @@ def parse_time(text: str) -> tuple[float, bool]:
     t = datetime.fromisoformat(text)
     zoned = t.tzinfo is not None
     if zoned:
-        t = t.astimezone(timezone.utc).replace(tzinfo=None)
+        t = t.astimezone(UTC).replace(tzinfo=None)
     return (t - _EPOCH).total_seconds() * 1000.0, zoned
 
 

@@ -124,7 +124,7 @@ def build_figure(timeline: dict[str, Any]) -> dict[str, Any]:
     spans, global_end = _span_traces(rows, axis)
     events, event_xs, skipped = _event_traces(timeline.get("events") or [], rows, axis, sources)
     if event_xs:
-        global_end = max(global_end or event_xs[-1], max(event_xs))
+        global_end = max(global_end or event_xs[-1], *event_xs)
     if skipped:
         notes.append(f"{skipped} events without a rank or position are not drawn")
     spans = _with_silent_tails(spans, rows, axis, global_end)

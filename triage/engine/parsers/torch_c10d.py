@@ -3,7 +3,6 @@ heartbeat monitor, and the rendezvous / TCPStore errors (FORMATS.md ยง2.2-2.6, ย
 from __future__ import annotations
 
 import re
-
 from typing import Any
 
 from ..model import Event
