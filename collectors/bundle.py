@@ -11,6 +11,7 @@ import os
 import re
 import tarfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -110,7 +111,7 @@ def classify(path: Path) -> dict[str, Any]:
     return {"kind": "log", **meta}
 
 
-def gather(paths: list[str | Path]) -> list[BundleFile]:
+def gather(paths: Sequence[str | Path]) -> list[BundleFile]:
     """Files under the given paths; a folder keeps its layout under its own name."""
     files: list[BundleFile] = []
     taken: set[str] = {"manifest.json"}

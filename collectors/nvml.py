@@ -141,10 +141,10 @@ def _nvlinks(pynvml: Any, h: Any, read: _Reader) -> list[dict[str, Any]]:
 def _throttle(pynvml: Any, h: Any, read: _Reader) -> list[str] | None:
     def reasons() -> int:
         try:
-            return pynvml.nvmlDeviceGetCurrentClocksEventReasons(h)
+            return int(pynvml.nvmlDeviceGetCurrentClocksEventReasons(h))
         except pynvml.NVMLError_FunctionNotFound:
             # Drivers older than the "clocks event" rename only have the deprecated name.
-            return pynvml.nvmlDeviceGetCurrentClocksThrottleReasons(h)
+            return int(pynvml.nvmlDeviceGetCurrentClocksThrottleReasons(h))
     mask = read("throttle_reasons", reasons)
     return throttle_reason_names(mask) if mask is not None else None
 

@@ -107,7 +107,8 @@ def post_bundle(server: str, token: str, path: Path, *, job: str | None, host: s
     )
     try:
         with urllib.request.urlopen(req, timeout=timeout) as resp:
-            return json.loads(resp.read().decode() or "{}")
+            answer: dict[str, Any] = json.loads(resp.read().decode() or "{}")
+            return answer
     except urllib.error.HTTPError as exc:
         detail = exc.read().decode("utf-8", "replace")[:300]
         if exc.code >= 500 or exc.code in (408, 429):

@@ -76,7 +76,7 @@ def redact_data(value: Any) -> Any:
     if isinstance(value, str):
         return redact_text(value)
     if isinstance(value, dict):
-        out = {}
+        out: dict[Any, Any] = {}
         for key, item in value.items():
             if isinstance(key, str) and _SECRET_KEY.search(key) and isinstance(item, (str, int, float)) and not isinstance(item, bool):
                 out[key] = REDACTED

@@ -47,7 +47,7 @@ class Story:
     gpu_ecc: dict[int, int] = field(default_factory=dict)  # rank -> uncorrected volatile count
     device_count: dict[str, int] = field(default_factory=dict)
     nccl_debug: bool = True  # False: NCCL_DEBUG was not set for this job
-    _order: count = field(default_factory=count)
+    _order: count[int] = field(default_factory=count)
 
     # ------------------------------------------------------------ adding lines
     def at(self, t: float) -> datetime:

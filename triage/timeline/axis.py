@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -58,9 +59,9 @@ class Axis:
             self.zoned = self.zoned or zoned
             # Microseconds kept (three decimals of a millisecond): the engine keeps them.
             return round(ms, 3)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            return None
-        return value
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+            return value
+        return None
 
     def title(self) -> str:
         if self.is_time:
@@ -208,7 +209,7 @@ def _event_ok(e: Any) -> bool:
     """An event already of the engine's shape (checked cheaply, field by field)."""
     if type(e) is not dict:
         return False
-    g = e.get
+    g: Callable[[str], Any] = e.get
     rank, x, line = g("rank"), g("x"), g("line")
     if not (rank is None or type(rank) is int) or not (line is None or type(line) is int):
         return False
@@ -230,6 +231,6 @@ def _sample_ok(g: Any) -> bool:
 
 
 def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        return None
-    return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return value
+    return None

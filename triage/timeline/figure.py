@@ -108,7 +108,7 @@ class _Rows:
         """The row of an event or first-failure mark: its rank's, else its process row's."""
         if item.get("rank") is not None and item["rank"] in self.of_rank:
             return self.of_rank[item["rank"]]
-        return self.of_row.get(item.get("row")) if item.get("row") else None
+        return self.of_row.get(item["row"]) if item.get("row") else None
 
 
 def build_figure(timeline: dict[str, Any]) -> dict[str, Any]:
@@ -121,13 +121,13 @@ def build_figure(timeline: dict[str, Any]) -> dict[str, Any]:
     n = len(rows)
     notes: list[str] = []
 
-    spans, global_end = _span_traces(rows, axis)
+    by_state, global_end = _span_traces(rows, axis)
     events, event_xs, skipped = _event_traces(timeline.get("events") or [], rows, axis, sources)
     if event_xs:
         global_end = max(global_end or event_xs[-1], *event_xs)
     if skipped:
         notes.append(f"{skipped} events without a rank or position are not drawn")
-    spans = _with_silent_tails(spans, rows, axis, global_end)
+    spans = _with_silent_tails(by_state, rows, axis, global_end)
     rank_points = _rank_traces(rows, axis)
     seq = _sequence_trace(rows)
     gpu = _gpu_trace(gpu_samples, rows, axis) if gpu_samples else None
@@ -155,7 +155,8 @@ def build_figure(timeline: dict[str, Any]) -> dict[str, Any]:
         "notes": notes,
     }
     figure = go.Figure(data=data, layout=layout)
-    return figure.to_plotly_json()
+    plotly_json: dict[str, Any] = figure.to_plotly_json()
+    return plotly_json
 
 
 def _fix_x_range(
@@ -239,7 +240,7 @@ def _span_traces(rows: _Rows, axis: Axis) -> tuple[dict[str, tuple[list[Any], li
         rank_end = axis.x(rank.get("end"))
         if rank_end is not None:
             end = rank_end if end is None else max(end, rank_end)
-    return by_state, end  # type: ignore[return-value]
+    return by_state, end
 
 
 def _with_silent_tails(
@@ -430,7 +431,7 @@ def _gpu_trace(samples: list[dict[str, Any]], rows: _Rows, axis: Axis) -> go.Hea
     sums: dict[tuple[int, int], list[float]] = {}
     for t, row, util, mem in parsed:
         b = min(buckets - 1, int((t - t0) / width)) if t1 > t0 else 0
-        acc = sums.setdefault((row, b), [0.0, 0, 0.0, 0])  # type: ignore[list-item]
+        acc = sums.setdefault((row, b), [0.0, 0, 0.0, 0])
         if util is not None:
             acc[0] += util
             acc[1] += 1
