@@ -12,7 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import dj_database_url
+import django_stubs_ext
 from django.core.exceptions import ImproperlyConfigured
+
+# ModelAdmin[Model] and the other classes generic in django-stubs are made subscriptable at
+# run time too (the admin modules name their model that way for mypy --strict).
+django_stubs_ext.monkeypatch()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 

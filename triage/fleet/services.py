@@ -12,6 +12,8 @@ import hmac
 import json
 import logging
 from collections import Counter
+from collections.abc import Mapping, Sequence
+from functools import partial
 from datetime import timedelta
 from typing import Any
 
@@ -319,7 +321,7 @@ def _wander_update(*, team_id: int, key: str, label: str, members: dict[str, str
     return {"scope": label, "message": WanderFlag.MESSAGE, **evidence}
 
 
-def _wander_evidence(label: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
+def _wander_evidence(label: str, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     shared = []
     for field_name, what in (("switch", "same switch/rail"), ("transport", "same NCCL transport NET/"),
                              ("family", "same message family"), ("cause", "same cause")):
@@ -390,7 +392,7 @@ def webhooks_notify(*, webhooks: list[Webhook], event: str, data: dict[str, Any]
             payload=webhook_body(webhook=webhook, event=event, team=webhook.team.name, data=data),
         )
         deliveries.append(delivery)
-        transaction.on_commit(lambda pk=delivery.pk: webhook_deliver_task.delay(pk))
+        transaction.on_commit(partial(webhook_deliver_task.delay, delivery.pk))
     return deliveries
 
 

@@ -19,7 +19,7 @@ import io
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 from botocore.exceptions import BotoCoreError, ClientError
 from django.core.files import File
@@ -101,10 +101,11 @@ class RangedReader(io.RawIOBase):
         super().close()
 
 
-class BundleS3Storage(S3Storage):
+class BundleS3Storage(S3Storage):  # type: ignore[misc]  # django-storages is untyped (Any)
     def _open(self, name: str, mode: str = "rb") -> File[Any]:
         if "w" in mode or "a" in mode or "+" in mode:
-            return super()._open(name, mode)
+            stock: File[Any] = super()._open(name, mode)
+            return stock
         key = self._normalize_name(name)
         obj = self.bucket.Object(key)
         try:
@@ -119,7 +120,7 @@ class BundleS3Storage(S3Storage):
         return file
 
     def _get_write_parameters(self, name: str, content: Any = None) -> dict[str, Any]:
-        params = super()._get_write_parameters(name, content)
+        params: dict[str, Any] = super()._get_write_parameters(name, content)
         params.pop("ContentEncoding", None)
         params["ContentType"] = "application/octet-stream"
         return params
@@ -146,9 +147,13 @@ class StoredBlob:
         return PurePosixPath(self.key).name
 
     def open(self) -> BinaryIO:
-        return default_storage.open(self.key, "rb").file  # type: ignore[no-any-return]
+        # Both storages hand a binary stream: a file opened "rb", or BundleS3Storage's reader.
+        return cast(BinaryIO, default_storage.open(self.key, "rb").file)
 
 
-def engine_input(name: str, size: int | None = None) -> str | StoredBlob:
-    """What the engine reads for a stored bundle: its local path, else a stream of it."""
+def engine_input(name: str | None, size: int | None = None) -> str | StoredBlob:
+    """What the engine reads for a stored bundle: its local path, else a stream of it. `name`
+    is a saved FileField's (optional in Django's types, set once the file is stored)."""
+    if not name:
+        raise ValueError("the bundle has no stored file")
     return local_path(name) or StoredBlob(key=name, size=size)

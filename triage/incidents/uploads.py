@@ -42,7 +42,7 @@ class HashedUploadedFile(TemporaryUploadedFile):
 
     sha256: str = ""
 
-    def __init__(self, name: str, content_type: str, size: int, charset: str | None,
+    def __init__(self, name: str | None, content_type: str | None, size: int, charset: str | None,
                  content_type_extra: dict[str, Any] | None = None) -> None:
         folder = upload_temp_dir()
         folder.mkdir(parents=True, exist_ok=True)
@@ -111,7 +111,8 @@ class HashingUploadHandler(FileUploadHandler):
         if exceeded is not None:
             self.sink.finish()  # Django closes (and so deletes) the partial file next
             if self.request is not None:
-                self.request.bundle_too_large = exceeded
+                # Read back by too_large(); HttpRequest declares no such attribute.
+                setattr(self.request, "bundle_too_large", exceeded)  # noqa: B010
             # Stop reading the body now rather than swallowing gigabytes to reject them.
             raise StopUpload(connection_reset=True)
         self.sink.put(raw_data)

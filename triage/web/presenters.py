@@ -224,7 +224,7 @@ def _ecc_sum(gpus: list[dict[str, Any]], keys: tuple[str, ...]) -> int | None:
     values = []
     for gpu in gpus:
         ecc = gpu.get("ecc") or {}
-        counts = [ecc.get(k) for k in keys if isinstance(ecc.get(k), int)]
+        counts = [v for k in keys if isinstance(v := ecc.get(k), int)]
         if counts:
             values.append(max(counts))
     return sum(values) if values else None

@@ -165,6 +165,7 @@ def upload_view(request: HttpRequest) -> HttpResponse:
         return _upload_page(request, UploadForm(teams=teams), status=413, error=str(e))
     except StorageUnavailable as e:
         retry_after = str(settings.TRIAGE_STORAGE_RETRY_AFTER)
+        response: HttpResponse
         if wants_json:
             response = JsonResponse({"error": str(e)}, status=503)
         else:
@@ -180,7 +181,7 @@ def upload_view(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
-def bundle_download_view(request: HttpRequest, incident_id: str, bundle_id: int) -> HttpResponse:
+def bundle_download_view(request: HttpRequest, incident_id: str, bundle_id: int) -> FileResponse:
     incident = _incident_or_404(request, incident_id)
     bundle = incident_bundle(incident=incident, bundle_id=bundle_id)
     if bundle is None:
