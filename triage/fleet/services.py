@@ -13,8 +13,8 @@ import json
 import logging
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from functools import partial
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 from django.conf import settings
