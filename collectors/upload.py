@@ -17,6 +17,7 @@ import urllib.request
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
@@ -111,7 +112,7 @@ def post_bundle(server: str, token: str, path: Path, *, job: str | None, host: s
             return answer
     except urllib.error.HTTPError as exc:
         detail = exc.read().decode("utf-8", "replace")[:300]
-        if exc.code >= 500 or exc.code in (408, 429):
+        if exc.code >= HTTPStatus.INTERNAL_SERVER_ERROR or exc.code in (HTTPStatus.REQUEST_TIMEOUT, HTTPStatus.TOO_MANY_REQUESTS):
             wait = _retry_after(exc.headers.get("Retry-After"))
             if wait is not None:
                 raise RetryLater(f"HTTP {exc.code}: {detail}", wait) from exc

@@ -209,9 +209,11 @@ class PatternSet:
 
 
 def _catalog_class(role: str, cause: str | None, priority: int) -> int | None:
+    from .signatures.schema import CATCH_ALL_PRIORITY
+
     if role in ("fault", "symptom"):
         return MEANING
-    if role == "context" and (cause or priority > 20):
+    if role == "context" and (cause or priority > CATCH_ALL_PRIORITY):
         return IDENTITY
     return None  # harmless lines and catch-alls: the ONCE keywords sample them
 

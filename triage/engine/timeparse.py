@@ -32,6 +32,7 @@ _DMY = re.compile(r"^(?P<d>\d\d)-(?P<mo>\d\d)-(?P<y>20\d\d) (?P<h>\d\d):(?P<mi>\
 
 _MONTH_NAMES = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 _MONTHS = {m: i for i, m in enumerate(_MONTH_NAMES, 1)}
+_MICRO_DIGITS = 6
 
 
 @dataclass
@@ -93,7 +94,7 @@ def parse_time(text: str, clock: Clock) -> tuple[datetime | None, bool]:
         # The 9-digit fraction of torch's C++ logger is CLOCK_MONOTONIC, not wall time (checked
         # against torch 2.13: it follows time.monotonic()'s fraction, and lines of one process
         # go backwards in it): keep seconds. glog builds print 6 wall-clock digits: keep them.
-        frac = m["f"] if m["f"] and len(m["f"]) <= 6 else None
+        frac = m["f"] if m["f"] and len(m["f"]) <= _MICRO_DIGITS else None
         return _safe(clock.assume_year(), month, day, int(m["h"]), int(m["mi"]), int(m["s"]), _micro(frac)), True
     m = _SYSLOG.search(head)
     if m:

@@ -11,6 +11,13 @@ from .rules.rank_crash import crash_events, exit_events
 
 ROOT_WEIGHT = 75  # at or above: a real fault, not a downstream symptom
 SYMPTOM_WEIGHT = 50  # below: what ranks print after a failure elsewhere, or a weak hint
+SHARED_ERROR_MIN_CHARS = 12  # an error text this long is searched for in the other ranks' lines
+ONE_NODE_MAX_PROCESSES = 8  # this many processes at most: a GPU index names a GPU of one node
+LINK_ENDS = 2  # both ends of one broken link report it
+SILENT_AFTER_S = 60  # a rank whose last line is this much older than the latest went silent
+FILL_WORLD_MAX = 4096  # ranks with no line at all are listed up to this world size
+SHOWN_MISSING = 12  # ranks with no lines named in the note
+LONG_WATCHDOG_MS = 1_800_000  # 30 min: a watchdog timeout raised from the 10 min default
 
 
 def _tier(weight: int) -> int:
@@ -93,7 +100,7 @@ def infer_rank(facts: Facts, ev: Event, cause: str | None = None) -> tuple[int |
     else:
         same = facts.kind(ev.kind)
     error = str(ev.data.get("error") or "")
-    if len(error) >= 12:
+    if len(error) >= SHARED_ERROR_MIN_CHARS:
         same += [e for e in facts.events if e.rank is not None and error in e.text]
     ranks = {e.rank for e in same if e.rank is not None}
     if len(ranks) == 1:
@@ -121,7 +128,7 @@ def infer_rank(facts: Facts, ev: Event, cause: str | None = None) -> tuple[int |
     device = ev.device if ev.device is not None else ev.data.get("gpu")
     if device is None:
         device = _digits(groups.get("device")) if groups.get("device") is not None else _digits(groups.get("gpu"))
-    if device is not None and len({e.pid for e in facts.events if e.pid is not None}) <= 8:
+    if device is not None and len({e.pid for e in facts.events if e.pid is not None}) <= ONE_NODE_MAX_PROCESSES:
         return int(device), "GPU index on a single node"
     return None, None
 
@@ -147,7 +154,7 @@ def _names_failing_rank(facts: Facts, verdict: Finding, ev: Event, rank_from: st
         else:
             same = facts.kind(ev.kind)
         # Both ends of one broken link report it; more ranks than that means a shared failure.
-        return len({e.rank for e in same if e.rank is not None}) <= 2
+        return len({e.rank for e in same if e.rank is not None}) <= LINK_ENDS
     return True
 
 
@@ -261,14 +268,14 @@ def set_rank_states(facts: Facts, findings: list[Finding], culprit: Event | None
             info.state = "silent"
         elif rank in errored:
             info.state = "errored"
-        elif info.last_time and latest and (latest - info.last_time).total_seconds() > 60:
+        elif info.last_time and latest and (latest - info.last_time).total_seconds() > SILENT_AFTER_S:
             info.state = "silent"
         elif info.sources or info.last_line:
             info.state = "ok"
         else:
             info.state = "unknown"
     # The world may have ranks with no line at all in the bundle.
-    if facts.world_size and facts.world_size <= 4096:
+    if facts.world_size and facts.world_size <= FILL_WORLD_MAX:
 
         for r in range(facts.world_size):
             facts.ranks.setdefault(r, RankInfo(rank=r, state="unknown"))
@@ -301,10 +308,10 @@ def notes(facts: Facts, findings: list[Finding]) -> list[str]:
     if facts.world_size:
         missing = [r for r, info in facts.ranks.items() if not info.sources and info.last_line is None]
         if missing:
-            shown = ", ".join(map(str, missing[:12])) + (" …" if len(missing) > 12 else "")
+            shown = ", ".join(map(str, missing[:SHOWN_MISSING])) + (" …" if len(missing) > SHOWN_MISSING else "")
             out.append(f"{len(missing)} of {facts.world_size} ranks have no lines in the bundle (ranks {shown}): conclusions about them are inferred from absence.")
     timeouts: list[Any] = [e.data.get("timeout_ms") for e in facts.kind("watchdog_timeout") if e.data.get("timeout_ms")]
-    if findings and findings[0].cause in ("rank_crash", "oom", "hardware_fault") and timeouts and max(timeouts) > 1_800_000:
+    if findings and findings[0].cause in ("rank_crash", "oom", "hardware_fault") and timeouts and max(timeouts) > LONG_WATCHDOG_MS:
         out.append(
             f"The collective timeout was raised to {max(timeouts) // 60000} min. Raising the timeout never fixes a crashed rank: "
             "the others only wait longer before failing."

@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from functools import partial
+from http import HTTPStatus
 from typing import Any
 
 from django.conf import settings
@@ -430,7 +431,7 @@ def delivery_attempt(*, delivery_id: int, final: bool) -> Delivery | None:
         code, error = e.code, f"HTTP {e.code}"
     except (urllib.error.URLError, OSError, ValueError) as e:
         error = f"{type(e).__name__}: {getattr(e, 'reason', e)}"
-    ok = code is not None and 200 <= code < 300
+    ok = code is not None and HTTPStatus.OK <= code < HTTPStatus.MULTIPLE_CHOICES
     Delivery.objects.filter(pk=delivery.pk).update(
         attempts=delivery.attempts + 1, response_code=code, error=error[:500],
         status=Delivery.Status.DELIVERED if ok else (Delivery.Status.FAILED if final else Delivery.Status.PENDING),

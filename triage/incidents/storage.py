@@ -18,6 +18,7 @@ from __future__ import annotations
 import io
 from collections.abc import Callable
 from dataclasses import dataclass
+from http import HTTPStatus
 from pathlib import PurePosixPath
 from typing import Any, BinaryIO, cast
 
@@ -37,7 +38,7 @@ def is_transient(exc: BaseException) -> bool:
     if isinstance(exc, ClientError):
         status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode") or 0
         code = exc.response.get("Error", {}).get("Code", "")
-        return status >= 500 or status == 429 or code in ("SlowDown", "RequestTimeout", "ServiceUnavailable")
+        return status >= HTTPStatus.INTERNAL_SERVER_ERROR or status == HTTPStatus.TOO_MANY_REQUESTS or code in ("SlowDown", "RequestTimeout", "ServiceUnavailable")
     return isinstance(exc, (BotoCoreError, ConnectionError, TimeoutError))
 
 
@@ -111,7 +112,7 @@ class BundleS3Storage(S3Storage):  # type: ignore[misc]  # django-storages is un
         try:
             size = obj.content_length  # a HEAD: also says at once when the object is missing
         except ClientError as err:
-            if err.response.get("ResponseMetadata", {}).get("HTTPStatusCode") == 404:
+            if err.response.get("ResponseMetadata", {}).get("HTTPStatusCode") == HTTPStatus.NOT_FOUND:
                 raise FileNotFoundError(f"no such bundle in the bucket: {name}") from err
             raise
         raw = RangedReader(lambda byte_range: obj.get(Range=byte_range), size)

@@ -20,6 +20,10 @@ AXIS_TITLES = {
 }
 
 _EPOCH = datetime(1970, 1, 1)
+# Beyond these a value is not a time, rank or position the engine wrote: dropped as hostile.
+_MAX_DIGITS = 20
+_MAX_ABS = 1e15
+_MAX_X_TEXT = 64
 
 
 def parse_time(text: str) -> tuple[float, bool]:
@@ -130,7 +134,7 @@ def _int(value: Any) -> int | None:
         return value
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit() and len(value) < 20:
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit() and len(value) < _MAX_DIGITS:
         return int(value)
     return None
 
@@ -146,7 +150,7 @@ def _x(value: Any) -> Any:
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
-        return value if math.isfinite(value) and abs(value) < 1e15 else None
+        return value if math.isfinite(value) and abs(value) < _MAX_ABS else None
     if isinstance(value, str):
         return value[:64]
     return None
@@ -213,7 +217,7 @@ def _event_ok(e: Any) -> bool:
     rank, x, line = g("rank"), g("x"), g("line")
     if not (rank is None or type(rank) is int) or not (line is None or type(line) is int):
         return False
-    if not (type(x) is str and len(x) <= 64 or type(x) in (int, float) and math.isfinite(x) and abs(x) < 1e15):
+    if not (type(x) is str and len(x) <= _MAX_X_TEXT or type(x) in (int, float) and math.isfinite(x) and abs(x) < _MAX_ABS):
         return False
     for key in ("kind", "label", "text", "source", "row"):
         v = g(key)

@@ -34,6 +34,15 @@ GPU_CELL_BUDGET = 24_000
 LINE_TEXT_LIMIT = 140
 # Up to this many rows every row gets its own y tick label; above it, hosts are labelled.
 ROW_LABEL_LIMIT = 64
+# Above this many rows (or values) markers shrink and numeric arrays go out as typed arrays.
+DENSE = 256
+MS_PER_S = 1000
+# Time axes: pad a spread under this (ms) by half a millisecond; hover in microseconds under
+# the next, tick in milliseconds under the last.
+TINY_SPREAD_MS, MICROSECOND_SPREAD_MS, MILLISECOND_SPREAD_MS = 5, 50, 5000
+MAX_INTEGER_TICKS = 6
+# Past this fraction of the x range the first-failure label hangs left of its line.
+LABEL_FLIP_AT = 0.5
 
 _GAP = None  # Plotly breaks a line at a null
 
@@ -45,7 +54,7 @@ def esc(text: Any) -> str:
 
 def _f8(values: list[float]) -> dict[str, str] | list[float]:
     """Large numeric arrays as Plotly typed-array specs: 10.7 bytes per time instead of 14."""
-    if len(values) < 256:
+    if len(values) < DENSE:
         return values
     return {"dtype": "f8", "bdata": base64.b64encode(array("d", values).tobytes()).decode("ascii")}
 
@@ -173,17 +182,17 @@ def _fix_x_range(
     spread = hi - lo
     if axis.is_time:
         step_ms = (resolution_s or 0.001) * 1000.0
-        pad = max(spread * 0.02, step_ms / 2, 0.5 if spread < 5 else 0.0)
+        pad = max(spread * 0.02, step_ms / 2, 0.5 if spread < TINY_SPREAD_MS else 0.0)
         if spread < step_ms:
             pad = max(pad, step_ms)
         layout["xaxis"]["range"] = [_ms_text(lo - pad), _ms_text(hi + pad)]
         # Hover and ticks as fine as the data: microseconds for sub-millisecond spreads.
-        if step_ms >= 1000:
+        if step_ms >= MS_PER_S:
             layout["xaxis"]["hoverformat"] = "%H:%M:%S"
-        elif spread < 50:
+        elif spread < MICROSECOND_SPREAD_MS:
             layout["xaxis"]["hoverformat"] = "%H:%M:%S.%6f"
             layout["xaxis"]["tickformat"] = "%H:%M:%S.%6f"
-        elif spread < 5000:
+        elif spread < MILLISECOND_SPREAD_MS:
             layout["xaxis"]["tickformat"] = "%H:%M:%S.%3f"
     else:
         pad = spread * 0.02 or 1.0
@@ -203,7 +212,7 @@ def _integer_ticks(xaxis: dict[str, Any], values: list[Any]) -> None:
     xaxis.update(tickformat="d", hoverformat="d")
     if values:
         span = max(values) - min(values)
-        step = next(m * 10**k for k in range(16) for m in (1, 2, 5) if span / (m * 10**k) <= 6)
+        step = next(m * 10**k for k in range(16) for m in (1, 2, 5) if span / (m * 10**k) <= MAX_INTEGER_TICKS)
         xaxis["dtick"] = step
         xaxis["range"] = [min(values) - max(1, step) / 2, max(values) + max(1, step) / 2]
 
@@ -323,7 +332,7 @@ def _rank_traces(rows: _Rows, axis: Axis) -> list[go.Scattergl]:
             go.Scattergl(
                 x=xs, y=ys, mode="markers", name=f"{state}: {count} rank{'s' if count != 1 else ''}",
                 legendgroup=state, legendrank=100,
-                marker={"color": state_colour(state), "size": 7 if len(rows) <= 256 else 4,
+                marker={"color": state_colour(state), "size": 7 if len(rows) <= DENSE else 4,
                         "line": {"color": "#ffffff", "width": 1}},
                 hovertext=texts, hovertemplate="%{hovertext}<extra></extra>",
             )
@@ -400,7 +409,7 @@ def _sequence_trace(rows: _Rows) -> go.Scattergl | None:
         x=[p[0] for p in points], y=[p[1] for p in points], mode="markers", xaxis="x2", yaxis="y2",
         name=f"last completed collective ({behind} behind)", legendgroup="seq",
         marker={"color": [behind_colour if p[0] < top else level_colour for p in points],
-                "size": 7 if len(rows) <= 256 else 4, "symbol": "line-ns-open" if len(rows) > 256 else "circle"},
+                "size": 7 if len(rows) <= DENSE else 4, "symbol": "line-ns-open" if len(rows) > DENSE else "circle"},
         text=texts, hovertemplate="%{hovertext}<br>last completed collective: seq %{x} (%{text})<extra></extra>",
         meta={"rowhover": True},
     )
@@ -561,7 +570,7 @@ def _mark_first_failure(
                                   "name": "first-failure"}
     if x is not None:
         # Near the right edge the label would run off the plot: hang it to the left of the line.
-        right_half = bounds is not None and bounds[1] > bounds[0] and (x - bounds[0]) / (bounds[1] - bounds[0]) > 0.5
+        right_half = bounds is not None and bounds[1] > bounds[0] and (x - bounds[0]) / (bounds[1] - bounds[0]) > LABEL_FLIP_AT
         annotation.update(x=x, xref="x", y=1, yref="y domain", yanchor="bottom",
                           xanchor="right" if right_half else "left", yshift=4)
     else:

@@ -15,6 +15,8 @@ from triage.incidents.redact import redact_data, redact_text
 
 # Below this, /dev/shm is the container default or close to it: NCCL's SHM transport fails.
 SHM_SMALL_BYTES = 1024 * 1024 * 1024
+# Hex digits of a PCI bus id: bus, device and function (5) up to a 32-bit domain in front (13).
+PCI_ID_DIGITS = (5, 13)
 
 
 @dataclass
@@ -99,7 +101,7 @@ def nvidia_smi_id(device: Any, bus_id: Any) -> str | None:
     GPU whatever CUDA_VISIBLE_DEVICES says), else the device number."""
     if isinstance(bus_id, str):
         digits = "".join(c for c in bus_id if c in "0123456789abcdefABCDEF")
-        if 5 <= len(digits) <= 13:
+        if PCI_ID_DIGITS[0] <= len(digits) <= PCI_ID_DIGITS[1]:
             fn, dev, bus, domain = digits[-1], digits[-3:-1], digits[-5:-3], digits[:-5] or "0"
             return f"{int(domain, 16):08X}:{bus.upper()}:{dev.upper()}.{fn}"
     return str(device) if isinstance(device, int) and not isinstance(device, bool) else None

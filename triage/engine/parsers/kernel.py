@@ -52,12 +52,17 @@ XID_TABLE: dict[int, tuple[str, str]] = {
 }
 
 
+# Xid ranges not in XID_TABLE one by one: NVLink sub-units, and the GPU faults of R57x+ drivers.
+_NVLINK_XIDS = range(144, 151)
+_R57X_FAULT_XIDS = range(155, 177)
+
+
 def xid_info(xid: int) -> tuple[str, str]:
     if xid in XID_TABLE:
         return XID_TABLE[xid]
-    if 144 <= xid <= 150:
+    if xid in _NVLINK_XIDS:
         return ("NVLink sub-unit error", "hardware")
-    if 155 <= xid <= 176:
+    if xid in _R57X_FAULT_XIDS:
         return ("GPU fault (R57x+ code)", "hardware")
     return (f"Xid {xid}", "driver")
 

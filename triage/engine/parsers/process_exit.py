@@ -26,6 +26,7 @@ _TERMINATE = re.compile(r"terminate called after throwing an instance of '(?P<ty
 _WHAT = re.compile(r"^\s*what\(\):\s+(?P<what>.*)$")
 _SEGV = re.compile(r"Fatal Python error: (?P<what>Segmentation fault|Bus error|Aborted)|Segmentation fault(?: \(core dumped\))?|Bus error \(core dumped\)")
 _SHELL_KILLED = re.compile(r"^(?:.*: )?(?:line \d+: )?\d*\s*Killed\b")
+_SHELL_KILLED_MAX = 120  # a shell's "Killed" line is short; a longer one is prose
 _SGLANG_SIGQUIT = re.compile(r"Received sigquit from a child process")
 _VLLM_INIT_FAIL = re.compile(r"Error executing method (?P<method>\w+)\. This might cause deadlock")
 
@@ -51,7 +52,7 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
         return [
             ctx.event(
                 "process_exit",
-                severity="fatal" if code != -15 else "warn",
+                severity="fatal" if code != -signal.SIGTERM else "warn",
                 exitcode=code,
                 signal=signal_name(code),
                 local_rank=int(m["lrank"]),
@@ -90,7 +91,7 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
     m = _VLLM_DIED.search(body)
     if m:
         code = int(m["code"])
-        return [ctx.event("process_exit", severity="fatal" if code != -15 else "warn", exitcode=code, signal=signal_name(code), child_pid=int(m["pid"]), reporter="vllm")]
+        return [ctx.event("process_exit", severity="fatal" if code != -signal.SIGTERM else "warn", exitcode=code, signal=signal_name(code), child_pid=int(m["pid"]), reporter="vllm")]
     m = _VLLM_INIT_FAIL.search(body)
     if m:
         return [ctx.event("worker_method_failed", severity="error", method=m["method"])]
@@ -118,7 +119,7 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
         return [ctx.event("crash_signal", severity="fatal", signal=sig, what=what)]
     if _SGLANG_SIGQUIT.search(body):
         return [ctx.event("child_failed", severity="error", reporter="sglang")]
-    if _SHELL_KILLED.match(body) and len(body) < 120:
+    if _SHELL_KILLED.match(body) and len(body) < _SHELL_KILLED_MAX:
         return [ctx.event("crash_signal", severity="fatal", signal="SIGKILL", what="Killed")]
     return out
 

@@ -11,6 +11,12 @@ from ..model import Event, Evidence, Finding
 from ..parsers.kernel import bus_key
 from .common import earliest, evidence, hosts_of, ranks_of, spread_evidence, without
 
+MIN_GPUS_SAMPLED = 3  # fewer GPUs with NVML samples: no "the others" to compare with
+IDLE_UTIL_PCT = 5  # a GPU below this (mean of its last samples) is idle
+BUSY_UTIL_PCT = 50  # the median GPU at or above this is busy
+STARTUP_SEQ = 3  # collectives up to this sequence number are the tiny ones right after start-up
+SHOWN_LAGGARDS = 4  # laggards named in the title
+
 FIX = (
     "Find what the lagging rank was doing instead of joining the collective: a slow step only it "
     "runs (data loading, checkpoint I/O, weight loading, a Python branch on rank), or a different "
@@ -42,12 +48,12 @@ def _idle_gpu(facts: Facts) -> list[Finding]:
         where_of[key] = (str(s.get("_source", "nvml-samples.jsonl")), int(s.get("_line", 1)))
         if s.get("pci_bus_id"):
             bus_of[key] = bus_key(str(s["pci_bus_id"]))
-    if len(recent) < 3:
+    if len(recent) < MIN_GPUS_SAMPLED:
         return []
     last = {k: sum(v[-5:]) / len(v[-5:]) for k, v in recent.items()}
     busy = median(last.values())
-    idle = [k for k, u in last.items() if u < 5]
-    if busy < 50 or not idle or len(idle) > len(last) // 4:
+    idle = [k for k, u in last.items() if u < IDLE_UTIL_PCT]
+    if busy < BUSY_UTIL_PCT or not idle or len(idle) > len(last) // 4:
         return []
     rank_by_bus = {(facts.ranks[r].host, b): r for r, b in facts.bus_of_rank.items() if r in facts.ranks}
     ranks = [rank_by_bus[(k[0], bus_of[k])] for k in idle if k in bus_of and (k[0], bus_of[k]) in rank_by_bus]
@@ -100,7 +106,7 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
         ))
     if laggards:
         culprit = laggard_events[0] if laggard_events else None
-        label = ", ".join(facts.rank_label(r) for r in laggards[:4]) + (" …" if len(laggards) > 4 else "")
+        label = ", ".join(facts.rank_label(r) for r in laggards[:SHOWN_LAGGARDS]) + (" …" if len(laggards) > SHOWN_LAGGARDS else "")
         findings.append(Finding(
             cause="collective_timeout_straggler", rule="collective_timeout_straggler.laggard",
             confidence="high" if reason != "absent" else "medium",
@@ -121,7 +127,7 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
             title=f"Collective timeout: {op or 'a collective'}" + (f" #{seq}" if seq is not None else "") + (f" after {tmo // 1000} s" if tmo else ""),
             detail=("The watchdog of " + ", ".join(f"rank {r}" for r in ranks_of(timeouts)[:6])
                     + " gave up waiting for a collective. The ranks that never reached it are not in these logs"
-                    + (" (the first tiny collective right after start-up: a peer was still loading or initialising)" if seq is not None and seq <= 3 else "")
+                    + (" (the first tiny collective right after start-up: a peer was still loading or initialising)" if seq is not None and seq <= STARTUP_SEQ else "")
                     + "; their logs are needed to name the straggler."),
             fix=FIX, ranks=[], hosts=hosts_of(timeouts), evidence=spread_evidence(timeouts + progress + heartbeat), weight=45, culprit=None,
         ))
@@ -177,7 +183,7 @@ def _laggards(facts: Facts, timeouts: list[Event], progress: list[Event], report
         if len(seqs) > 1:
             mixed.add(pg)
     for pg, ranks in per_pg.items():
-        if len(ranks) < 2 or pg in mixed:
+        if len(ranks) < 2 or pg in mixed:  # noqa: PLR2004 - one rank has no one to lag behind
             continue
         low = min(seq for seq, _ in ranks.values())
         high = max(seq for seq, _ in ranks.values())

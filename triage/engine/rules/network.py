@@ -8,6 +8,8 @@ from ..model import Evidence, Finding
 from .common import earliest, evidence, hosts_of, ranks_of, upper_first, where
 from .rank_crash import fault_elsewhere
 
+IBV_WC_RETRY_EXC_ERR = 12  # ibverbs enum ibv_wc_status
+
 FIX_IB = (
     "Check the fabric on both nodes named in the evidence: port state, link errors, and the GID/"
     "HCA NCCL uses. Retry-exceeded (status 12) right at start usually means the NICs cannot talk "
@@ -47,7 +49,7 @@ def find(facts: Facts) -> list[Finding]:
             cause="network", rule="network.ib_completion_error", confidence="medium" if secondary else "high",
             title=f"InfiniBand/RoCE error on {where(facts, first)}" + (f": completion status {status}" if status is not None else ""),
             detail=(f"NCCL's IB transport got a failed work completion from peer {first.data.get('peer')}"
-                    + (" (status 12 = transport retries exhausted: link down, peer unreachable over RDMA)" if status == 12 else "")
+                    + (" (status 12 = transport retries exhausted: link down, peer unreachable over RDMA)" if status == IBV_WC_RETRY_EXC_ERR else "")
                     + ". Init had completed, so the RDMA path between the nodes is broken."),
             fix=FIX_IB, ranks=ranks_of(ib), hosts=hosts_of(ib), evidence=evidence(ib), weight=40 if secondary else 78, culprit=first,
         ))

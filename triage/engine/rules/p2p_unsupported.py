@@ -6,6 +6,8 @@ from ..facts import Facts
 from ..model import Finding
 from .common import earliest, evidence, hosts_of, normal_ends, ranks_of
 
+FIRST_SEQS = 2  # a watchdog timeout on one of the first collectives (sequence numbers from 1)
+
 FIX = (
     "Check that GPU peer-to-peer works on this node: IOMMU/ACS on PCIe switches breaks P2P "
     "(disable ACS or set iommu=pt in the kernel command line), and some driver versions hang P2P. "
@@ -32,7 +34,7 @@ def find(facts: Facts) -> list[Finding]:
     if not p2p:
         return []
     errors = [e for e in facts.events if e.severity in ("error", "fatal")]
-    early_timeouts = [e for e in facts.kind("watchdog_timeout") if e.seq is not None and e.seq <= 2]
+    early_timeouts = [e for e in facts.kind("watchdog_timeout") if e.seq is not None and e.seq <= FIRST_SEQS]
     if early_timeouts and all(e.kind in ("watchdog_timeout", "watchdog_progress", "watchdog_terminated", "terminate_called", "terminate_what", "process_exit", "elastic_failure", "closing_signal", "exception", "torch_nccl_error", "nccl_result_detail") for e in errors):
         first = earliest(early_timeouts)
         assert first is not None

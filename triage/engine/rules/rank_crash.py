@@ -2,6 +2,8 @@
 of the other ranks are downstream. Raising the timeout is never the fix for a crashed rank."""
 from __future__ import annotations
 
+import signal
+
 from ..facts import Facts
 from ..model import Event, Finding
 from .common import (
@@ -121,9 +123,9 @@ def exit_events(facts: Facts) -> list[Event]:
     out = []
     for ev in facts.kind("process_exit", "elastic_failure"):
         code = ev.data.get("exitcode")
-        if code == -15:  # SIGTERM: the launcher stopping survivors after another rank failed
+        if code == -signal.SIGTERM:  # the launcher stopping survivors after another rank failed
             continue
-        if code == -6 and (ev.rank in torn_down or (ev.rank is None and torn_down)):
+        if code == -signal.SIGABRT and (ev.rank in torn_down or (ev.rank is None and torn_down)):
             continue
         if code is not None and code > 0 and ev.rank in victims:
             continue
