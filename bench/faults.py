@@ -225,7 +225,8 @@ def main() -> None:
                 break
             time.sleep(0.5)
         settled_s = time.monotonic() - started
-        lost = _lost(postgres.url, media, [bundles[i] for i in accepted], {i for i in incidents if states.get(i) != "ready"})
+        lost = _lost(postgres.url, media, [bundles[i] for i in accepted],
+                     {i for i in incidents if states.get(i) != "ready"})
 
         print(f"uploads: {len(bundles)} over {sent_s:.0f} s with Redis, PostgreSQL and the worker each killed once")
         print(f"accepted: {len(accepted)}")

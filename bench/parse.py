@@ -71,7 +71,8 @@ c = time.process_time()
 d = diagnose(sys.argv[1]).to_dict()
 cpu = time.process_time() - c
 f = d['findings'][0] if d['findings'] else {}
-print(json.dumps({'elapsed': time.perf_counter() - t, 'cpu': cpu, 'rss_kb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+print(json.dumps({'elapsed': time.perf_counter() - t, 'cpu': cpu,
+                  'rss_kb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
                   'engine': scan.prefilter().engine, 'cause': f.get('cause'), 'rule': f.get('rule'),
                   'rank': (d['first_failure'] or {}).get('rank')}))
 """
@@ -100,7 +101,8 @@ def main() -> None:
 
     base = args.dir or Path(tempfile.mkdtemp(prefix="nccl-triage-shapes-"))
     rows = []
-    print(f"{'shape':16s} {'MB':>6s} {'grep MB/s':>10s} {'engine MB/s':>12s} {'ratio':>6s} {'cold':>6s} {'peak RSS':>9s}  verdict")
+    print(f"{'shape':16s} {'MB':>6s} {'grep MB/s':>10s} {'engine MB/s':>12s} {'ratio':>6s} {'cold':>6s} "
+          f"{'peak RSS':>9s}  verdict")
     try:
         for size_mb in (int(s) for s in args.sizes.split(",")):
             for name in args.shapes.split(","):
@@ -122,11 +124,15 @@ def main() -> None:
                 ratio = grep_s / eng_s
                 verdict = f"{info['cause']} rank {info['rank']} ({info['rule']})"
                 ok = info["cause"] == "oom" and info["rank"] == CULPRIT
-                rows.append({"shape": name, "mb": size / 1e6, "grep_mbs": size / 1e6 / grep_s, "engine_mbs": size / 1e6 / eng_s,
-                             "ratio": ratio, "cold_ratio": grep_s / cold_s, "rss_mb": rss_mb, "verdict": verdict, "right": ok,
+                rows.append({"shape": name, "mb": size / 1e6, "grep_mbs": size / 1e6 / grep_s,
+                             "engine_mbs": size / 1e6 / eng_s,
+                             "ratio": ratio, "cold_ratio": grep_s / cold_s, "rss_mb": rss_mb, "verdict": verdict,
+                             "right": ok,
                              "engine": info["engine"]})
-                print(f"{name:16s} {size / 1e6:6.0f} {size / 1e6 / grep_s:10.0f} {size / 1e6 / eng_s:12.0f} {ratio:5.2f}x "
-                      f"{grep_s / cold_s:5.2f}x {rss_mb:7.0f} MB  {verdict}{'' if ok else f'  <-- expected oom on rank {CULPRIT:d}'}",
+                print(f"{name:16s} {size / 1e6:6.0f} {size / 1e6 / grep_s:10.0f} "
+                      f"{size / 1e6 / eng_s:12.0f} {ratio:5.2f}x "
+                      f"{grep_s / cold_s:5.2f}x {rss_mb:7.0f} MB  "
+                      f"{verdict}{'' if ok else f'  <-- expected oom on rank {CULPRIT:d}'}",
                       flush=True)
                 if args.dir is None:
                     shutil.rmtree(root, ignore_errors=True)

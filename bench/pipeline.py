@@ -143,7 +143,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3, help="repetitions; the medians are compared")
     parser.add_argument("--keep", action="store_true", help="keep bench/out/media and the bench database")
     parser.add_argument("--bundle", type=Path, default=None,
-                        help="an existing bundle (file, or a folder that is packed as one .tar) instead of the generated one, "
+                        help="an existing bundle (file, or a folder that is packed as one .tar) instead of the "
+                             "generated one, "
                              "e.g. a bench/shapes.py shape")
     args = parser.parse_args()
 

@@ -78,7 +78,8 @@ def main() -> int:
     print(json.dumps(results, indent=2))
     big = results["1024"]
     ok = big["figure_bytes"] < 2_000_000 and big["draw_s_median"] < 2.0
-    print(f"1,024 ranks: figure {big['figure_bytes'] / 1e6:.2f} MB (< 2 MB), drawn in {big['draw_s_median']:.2f} s (< 2 s): "
+    print(f"1,024 ranks: figure {big['figure_bytes'] / 1e6:.2f} MB (< 2 MB), drawn in "
+          f"{big['draw_s_median']:.2f} s (< 2 s): "
           f"{'OK' if ok else 'OVER TARGET'} (cold first load {big['draw_s_cold']:.2f} s); "
           f"64 ranks: {results['64']['figure_bytes'] / 1e6:.2f} MB, {results['64']['draw_s_median']:.2f} s "
           f"(cold {results['64']['draw_s_cold']:.2f} s)")

@@ -22,7 +22,8 @@ from collectors.host import utc_iso
 MANIFEST_SCHEMA = "nccl-triage/manifest@1"
 _HEAD_BYTES = 64 * 1024
 
-_NCCL_LINE = re.compile(r"^(?:\[[^\]]*\] )?(?P<host>[^\s:]+):(?P<pid>\d+):(?P<tid>\d+) (?:\[\d+\] )?.*NCCL (?:INFO|WARN|TRACE|CALL)")
+_NCCL_LINE = re.compile(r"^(?:\[[^\]]*\] )?(?P<host>[^\s:]+):(?P<pid>\d+):(?P<tid>\d+) (?:\[\d+\] )?.*NCCL "
+                        r"(?:INFO|WARN|TRACE|CALL)")
 _NCCL_INIT = re.compile(r"\brank (?P<rank>\d+) nranks \d+ cudaDev (?P<dev>\d+)\b.*Init (?:START|COMPLETE)")
 _KERNEL_LINE = re.compile(r"^(?:\[\s*\d+\.\d+\]|\d{4}-\d{2}-\d{2}T[\d:.,]+[+-]\d{2}:?\d{2}|\w{3} [ \d]\d [\d:]{8}) ")
 _RANK_IN_NAME = re.compile(r"(?:^|[^a-z])rank[_-]?(?P<rank>\d+)(?:\D|$)", re.IGNORECASE)

@@ -92,10 +92,14 @@ def _ecc(pynvml: Any, h: Any, read: _Reader) -> dict[str, Any]:
     return {
         "mode_current": bool(mode[0]) if mode is not None else None,
         "mode_pending": bool(mode[1]) if mode is not None else None,
-        "corrected_volatile": count(pynvml.NVML_MEMORY_ERROR_TYPE_CORRECTED, pynvml.NVML_VOLATILE_ECC, "corrected_volatile"),
-        "uncorrected_volatile": count(pynvml.NVML_MEMORY_ERROR_TYPE_UNCORRECTED, pynvml.NVML_VOLATILE_ECC, "uncorrected_volatile"),
-        "corrected_aggregate": count(pynvml.NVML_MEMORY_ERROR_TYPE_CORRECTED, pynvml.NVML_AGGREGATE_ECC, "corrected_aggregate"),
-        "uncorrected_aggregate": count(pynvml.NVML_MEMORY_ERROR_TYPE_UNCORRECTED, pynvml.NVML_AGGREGATE_ECC, "uncorrected_aggregate"),
+        "corrected_volatile": count(pynvml.NVML_MEMORY_ERROR_TYPE_CORRECTED, pynvml.NVML_VOLATILE_ECC,
+                                    "corrected_volatile"),
+        "uncorrected_volatile": count(pynvml.NVML_MEMORY_ERROR_TYPE_UNCORRECTED, pynvml.NVML_VOLATILE_ECC,
+                                      "uncorrected_volatile"),
+        "corrected_aggregate": count(pynvml.NVML_MEMORY_ERROR_TYPE_CORRECTED, pynvml.NVML_AGGREGATE_ECC,
+                                     "corrected_aggregate"),
+        "uncorrected_aggregate": count(pynvml.NVML_MEMORY_ERROR_TYPE_UNCORRECTED, pynvml.NVML_AGGREGATE_ECC,
+                                       "uncorrected_aggregate"),
     }
 
 

@@ -112,7 +112,8 @@ def post_bundle(server: str, token: str, path: Path, *, job: str | None, host: s
             return answer
     except urllib.error.HTTPError as exc:
         detail = exc.read().decode("utf-8", "replace")[:300]
-        if exc.code >= HTTPStatus.INTERNAL_SERVER_ERROR or exc.code in (HTTPStatus.REQUEST_TIMEOUT, HTTPStatus.TOO_MANY_REQUESTS):
+        retry_later = (HTTPStatus.REQUEST_TIMEOUT, HTTPStatus.TOO_MANY_REQUESTS)
+        if exc.code >= HTTPStatus.INTERNAL_SERVER_ERROR or exc.code in retry_later:
             wait = _retry_after(exc.headers.get("Retry-After"))
             if wait is not None:
                 raise RetryLater(f"HTTP {exc.code}: {detail}", wait) from exc

@@ -72,7 +72,8 @@ class ErrorResponseMiddleware:
             known = _known_error(request, exc)
             if known is not None:
                 return known
-        if is_api(request) and response.status_code >= HTTPStatus.BAD_REQUEST and not response.get("Content-Type", "").startswith(
+        failed = response.status_code >= HTTPStatus.BAD_REQUEST
+        if is_api(request) and failed and not response.get("Content-Type", "").startswith(
             "application/json"
         ):
             return _as_json(response)

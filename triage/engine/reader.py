@@ -35,7 +35,8 @@ from .timeparse import Clock, dmesg_uptime, parse_time
 @dataclass
 class SourceInfo:
     name: str
-    kind: str  # log | kernel_log | snapshot | manifest | nvml_samples | elastic_error | flight_recorder | binary | empty
+    # log | kernel_log | snapshot | manifest | nvml_samples | elastic_error | flight_recorder | binary | empty
+    kind: str
     lines: int = 0
     bytes: int = 0
     file_origin: Origin = field(default_factory=Origin)
@@ -279,7 +280,8 @@ def _read_text(  # noqa: C901
                 info.first_time = info.first_time or when
                 info.last_time = when
             out.order += 1
-            ctx = LineCtx(source=info.name, lineno=lineno, text=text, body=body, origin=origin, time=when, order=out.order)
+            ctx = LineCtx(source=info.name, lineno=lineno, text=text, body=body, origin=origin, time=when,
+                          order=out.order)
             events = ALWAYS[0](ctx, state)
             for parse in EXCLUSIVE:
                 found = parse(ctx, state)
@@ -376,7 +378,8 @@ def flush_source(state: SourceState, info: SourceInfo) -> list[Event]:
                 rank=int(rank_text) if rank_text != "None" else None,
                 host=None if host == "None" else host,
                 pid=int(pid) if pid != "None" else None,
-                data={"exc_type": None, "exc_short": None, "exc_message": "", "frame": tb["frames"][-1], "had_header": True, "cut_off": True},
+                data={"exc_type": None, "exc_short": None, "exc_message": "", "frame": tb["frames"][-1],
+                      "had_header": True, "cut_off": True},
             )
         )
     return events

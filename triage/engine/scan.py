@@ -432,7 +432,8 @@ def _re2(ps: PatternSet) -> Prefilter | None:
 
     def all_of(buf: bytes, lo: int, hi: int, cls: int) -> Hits:
         window = bytes(buf[lo:hi])
-        return [(pid, lo + max(m.end() - 1, m.start())) for pid in ids(window, cls) for m in compiled[pid].finditer(window)]
+        return [(pid, lo + max(m.end() - 1, m.start()))
+                for pid in ids(window, cls) for m in compiled[pid].finditer(window)]
 
     def every(buf: bytes, lo: int, hi: int) -> Hits:
         return all_of(buf, lo, hi, MEANING)
@@ -453,7 +454,8 @@ def _python(ps: PatternSet) -> Prefilter:
         for lit in lits:
             owners.setdefault(lit.encode(), []).append(pid)
     classes = ps.classes
-    by_class = {cls: tuple(n for n, pids in owners.items() if any(classes[p] == cls for p in pids)) for cls in (MEANING, IDENTITY)}
+    by_class = {cls: tuple(n for n, pids in owners.items() if any(classes[p] == cls for p in pids))
+                for cls in (MEANING, IDENTITY)}
 
     def first(buf: bytes, lo: int, hi: int) -> dict[int, int]:
         low = buf[lo:hi].lower()
@@ -686,7 +688,8 @@ class LineScanner:
             data = carry + b"\n"
             found = self.engine.first(data, 0, len(data))
             classes = {self.engine.classes[pid] for pid in found}
-            if self._bring_next or MEANING in classes or ONCE in classes or (IDENTITY in classes and self.learner(carry)):
+            if (self._bring_next or MEANING in classes or ONCE in classes
+                    or (IDENTITY in classes and self.learner(carry))):
                 held.append((line_no, carry))
         self.stats.lines = self._line_base
         self.stats.last_line = self._line_base
@@ -867,7 +870,8 @@ class LineScanner:
             picks.append((line_base + before + 1, bytes(buf[start:end])))
         return picks, indexes[-1] + count_lines(buf, ordered[-1], hi)
 
-    def _remember_tail(self, buf: bytes, lo: int, hi: int, line_base: int, n_lines: int, tail: deque[tuple[int, bytes]]) -> None:
+    def _remember_tail(self, buf: bytes, lo: int, hi: int, line_base: int, n_lines: int,
+                       tail: deque[tuple[int, bytes]]) -> None:
         want = self.tail_lines
         if want <= 0 or n_lines <= 0:
             return

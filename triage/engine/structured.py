@@ -70,7 +70,9 @@ def classify_json(name: str, doc: Any, docs: StructuredDocs) -> str | Literal[Fa
         docs.smoke_results.append((name, doc))
         return "smoke"
     message = doc.get("message")
-    if isinstance(message, (dict, str)) and ("extraInfo" in (message if isinstance(message, dict) else {}) or "timestamp" in doc or "errorCode" in doc):
+    if isinstance(message, (dict, str)) and (
+        "extraInfo" in (message if isinstance(message, dict) else {}) or "timestamp" in doc or "errorCode" in doc
+    ):
         docs.elastic_errors.append((name, doc))
         return "elastic_error"
     if "pg_status" in doc or "entries" in doc and "version" in doc:

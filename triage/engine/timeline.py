@@ -60,7 +60,9 @@ def _markers(
     first_error_seen: set[Any] = set()
     ranked_processes = {(info.host, info.pid) for info in ranks.values() if info.pid is not None}
     for ev in facts.events:
-        kind = MARKER_KINDS.get(ev.kind) or ("nccl_warn" if ev.kind.startswith("nccl") and ev.severity in ("warn", "error") else None)
+        kind = MARKER_KINDS.get(ev.kind) or (
+            "nccl_warn" if ev.kind.startswith("nccl") and ev.severity in ("warn", "error") else None
+        )
         if kind is None:
             continue
         who: Any = ev.rank
@@ -119,7 +121,8 @@ def build_timeline(facts: Facts, culprit: Event | None, ff: dict[str, Any] | Non
         if row["state"] == "silent" and rank in spoke:
             row["state"], row["silent_since"] = "errored", None
         rows.append(row)
-    culprit_key = (_process_key(culprit) or ("source", culprit.source)) if culprit is not None and culprit.rank is None else None
+    culprit_key = ((_process_key(culprit) or ("source", culprit.source))
+                   if culprit is not None and culprit.rank is None else None)
     if culprit is None and ff and ff.get("rank") is None:
         # No culprit event, but the first failure's line names its process (host:pid [GPU]).
         culprit_key = (ff.get("host"), ff.get("pid"), ff.get("device"))
@@ -148,7 +151,8 @@ def build_timeline(facts: Facts, culprit: Event | None, ff: dict[str, Any] | Non
         "axis": axis,
         "ranks": rows,
         "events": events,
-        "first_failure": _first_failure(facts, culprit, axis, x_of, ff) or _process_failure(culprit, culprit_key, processes, x_of),
+        "first_failure": (_first_failure(facts, culprit, axis, x_of, ff)
+                          or _process_failure(culprit, culprit_key, processes, x_of)),
         "gpu_samples": _gpu_samples(facts),
         # Finest time step the logs printed: 1 s when every drawn time is whole seconds (torch's
         # C++ logger, NCCL's default), so the figure never spreads them on a millisecond axis.
@@ -177,7 +181,8 @@ def _row(info: RankInfo, axis: str, *, rank: int | None, row_id: str | None) -> 
         "silent_since": end if info.state in ("silent", "crashed") else None,
         "last_seq": info.last_seq,
         "last_line": (
-            {"source": info.last_line.source, "line": info.last_line.line, "text": info.last_line.text[:300], "time": iso(info.last_time)}
+            {"source": info.last_line.source, "line": info.last_line.line, "text": info.last_line.text[:300],
+             "time": iso(info.last_time)}
             if info.last_line else None
         ),
         "segments": [],
@@ -305,13 +310,16 @@ def _segments(row: dict[str, Any], end_all: Any) -> list[dict[str, Any]]:
     return segments
 
 
-def _first_failure(facts: Facts, culprit: Event | None, axis: str, x_of: Any, ff: dict[str, Any] | None) -> dict[str, Any] | None:
+def _first_failure(facts: Facts, culprit: Event | None, axis: str, x_of: Any,
+                   ff: dict[str, Any] | None) -> dict[str, Any] | None:
     if (culprit is None or culprit.rank is None) and ff and ff.get("rank") is not None:
         info = facts.ranks.get(ff["rank"])
         if info is None:
             return None
         x = iso(info.last_time) if axis == "time" else (info.last_seq if axis == "sequence" else info.last_order)
-        label = f"{facts.rank_label(info.rank)} went silent" + (f" at {info.last_time.strftime('%H:%M:%S')}" if axis == "time" and info.last_time else "")
+        label = f"{facts.rank_label(info.rank)} went silent" + (
+            f" at {info.last_time.strftime('%H:%M:%S')}" if axis == "time" and info.last_time else ""
+        )
         return {"rank": info.rank, "x": x, "label": label} if x is not None else None
     if culprit is None or culprit.rank is None:
         return None
@@ -343,7 +351,8 @@ def _clock(t: datetime) -> str:
     return t.strftime("%H:%M:%S.%f") if t.microsecond else t.strftime("%H:%M:%S")
 
 
-def _process_failure(culprit: Event | None, key: Any, processes: dict[Any, RankInfo], x_of: Any) -> dict[str, Any] | None:
+def _process_failure(culprit: Event | None, key: Any, processes: dict[Any, RankInfo],
+                     x_of: Any) -> dict[str, Any] | None:
     """The first failure of a process known only by host, pid and GPU: its row, not a rank."""
     if culprit is None or key is None or key not in processes:
         return None

@@ -18,7 +18,8 @@ _FULL = re.compile(
 # glog / torch C++: [E0822 16:31:16.131931664 or E0813 08:21:22.980000 ; MMDD may be 3 digits
 _GLOG = re.compile(r"(?:^|[\[\s:])[FEWIV](?P<md>\d{3,4}) (?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)(?:\.(?P<f>\d{1,9}))?")
 # vLLM v0: 'INFO 04-22 15:53:32 utils.py:580]'
-_VLLM = re.compile(r"^(?:\([^)]*\) )?(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) (?P<mo>\d\d)-(?P<d>\d\d) (?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)")
+_VLLM = re.compile(r"^(?:\([^)]*\) )?(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) (?P<mo>\d\d)-(?P<d>\d\d) (?P<h>\d\d):"
+                   r"(?P<mi>\d\d):(?P<s>\d\d)")
 # Every wall-clock format here has it (a host:pid:tid prefix does not: 'node-01:40000:40077').
 _HMS = re.compile(r"\d\d:\d\d:\d\d")
 # dmesg: '[1118468.873266] ...'
@@ -80,7 +81,8 @@ def parse_time(text: str, clock: Clock) -> tuple[datetime | None, bool]:
     if "-" in head:
         m = _FULL.search(head)
         if m:
-            return _safe(int(m["y"]), int(m["mo"]), int(m["d"]), int(m["h"]), int(m["mi"]), int(m["s"]), _micro(m["f"])), False
+            return _safe(int(m["y"]), int(m["mo"]), int(m["d"]), int(m["h"]), int(m["mi"]), int(m["s"]),
+                         _micro(m["f"])), False
         m = _VLLM.search(head)
         if m:
             return _safe(clock.assume_year(), int(m["mo"]), int(m["d"]), int(m["h"]), int(m["mi"]), int(m["s"])), True

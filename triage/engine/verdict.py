@@ -252,10 +252,12 @@ def set_rank_states(facts: Facts, findings: list[Finding], culprit: Event | None
         if e.rank is not None and e.data.get("fault_class") != "secondary"
     }
     errored = {e.rank for e in facts.events if e.rank is not None and e.severity in ("error", "fatal")} - crashed
-    if culprit is not None and culprit.rank is not None and findings and findings[0].cause != "collective_timeout_straggler":
+    if (culprit is not None and culprit.rank is not None and findings
+            and findings[0].cause != "collective_timeout_straggler"):
         crashed.add(culprit.rank)
     silent: set[int] = set()
-    if findings and findings[0].rule in ("collective_timeout_straggler.laggard", "collective_timeout_straggler.idle_gpu"):
+    if findings and findings[0].rule in ("collective_timeout_straggler.laggard",
+                                         "collective_timeout_straggler.idle_gpu"):
         # The ranks that fell behind or whose GPU went idle. A desync's or a mismatch's ranks did
         # report (another collective): they stay errored, as the timeline draws them.
         silent.update(findings[0].ranks)
@@ -290,7 +292,8 @@ def summary(facts: Facts, findings: list[Finding], culprit: Event | None) -> str
     v = findings[0]
     when = f" at {culprit.time.strftime('%H:%M:%S')}" if culprit is not None and culprit.time else ""
     text = v.title.rstrip(".") + when
-    victims = [r for r, info in facts.ranks.items() if info.state in ("errored", "crashed") and (culprit is None or r != culprit.rank)]
+    victims = [r for r, info in facts.ranks.items()
+               if info.state in ("errored", "crashed") and (culprit is None or r != culprit.rank)]
     if culprit is not None and culprit.rank is not None and victims and v.cause != "collective_timeout_straggler":
         text += f"; the errors on {len(victims)} other rank{'s' if len(victims) != 1 else ''} followed it"
     if v.confidence == "low":
@@ -309,15 +312,21 @@ def notes(facts: Facts, findings: list[Finding]) -> list[str]:
         missing = [r for r, info in facts.ranks.items() if not info.sources and info.last_line is None]
         if missing:
             shown = ", ".join(map(str, missing[:SHOWN_MISSING])) + (" …" if len(missing) > SHOWN_MISSING else "")
-            out.append(f"{len(missing)} of {facts.world_size} ranks have no lines in the bundle (ranks {shown}): conclusions about them are inferred from absence.")
+            out.append(f"{len(missing)} of {facts.world_size} ranks have no lines in the bundle (ranks {shown}): "
+                       "conclusions about them are inferred from absence.")
     timeouts: list[Any] = [e.data.get("timeout_ms") for e in facts.kind("watchdog_timeout") if e.data.get("timeout_ms")]
-    if findings and findings[0].cause in ("rank_crash", "oom", "hardware_fault") and timeouts and max(timeouts) > LONG_WATCHDOG_MS:
+    crashed = bool(findings) and findings[0].cause in ("rank_crash", "oom", "hardware_fault")
+    if crashed and timeouts and max(timeouts) > LONG_WATCHDOG_MS:
         out.append(
-            f"The collective timeout was raised to {max(timeouts) // 60000} min. Raising the timeout never fixes a crashed rank: "
+            f"The collective timeout was raised to {max(timeouts) // 60000} min. Raising the timeout never fixes "
+            "a crashed rank: "
             "the others only wait longer before failing."
         )
-    if findings and findings[0].cause in ("rank_crash",) and any(e.data.get("signal") == "SIGKILL" for e in facts.events):
-        out.append("A process was killed with SIGKILL: check `dmesg` for the host OOM killer and the scheduler for limits.")
+    if findings and findings[0].cause in ("rank_crash",) and any(
+        e.data.get("signal") == "SIGKILL" for e in facts.events
+    ):
+        out.append("A process was killed with SIGKILL: check `dmesg` for the host OOM killer and the "
+                   "scheduler for limits.")
     for _name, doc in facts.docs.smoke_results:
         if doc.get("ok") is False:
             failed = [r for r in doc.get("ranks") or [] if isinstance(r, dict) and not r.get("ok")]
@@ -326,11 +335,13 @@ def notes(facts: Facts, findings: list[Finding]) -> list[str]:
                        f"{len(failed)} rank(s) failed; first error: {first_error[:200]}")
     if findings and findings[0].confidence == "low":
         out.append(
-            "The verdict is a low-confidence guess: the lines here do not name the cause. To settle it, collect from every "
+            "The verdict is a low-confidence guess: the lines here do not name the cause. To settle it, "
+            "collect from every "
             "rank: the full stderr/stdout, NCCL_DEBUG=INFO output (NCCL_DEBUG_FILE=/tmp/nccl.%h.%p.log), "
             "TORCH_DISTRIBUTED_DEBUG=DETAIL for c10d, and `dmesg -T` plus `nvidia-smi -q` of each host "
             "(python -m collectors snapshot does the last two)."
         )
     if facts.problems:
-        out.append(f"Parts of the bundle could not be read ({len(facts.problems)} problem(s)); the diagnosis uses what could be read.")
+        out.append(f"Parts of the bundle could not be read ({len(facts.problems)} problem(s)); the diagnosis uses "
+                   "what could be read.")
     return out

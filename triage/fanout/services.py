@@ -50,7 +50,8 @@ def bundle_plan_parts(*, bundle: Bundle) -> list[BundlePart]:
     return list(BundlePart.objects.filter(bundle=bundle))
 
 
-def incident_read_in_parts(*, incident_id: str, revision: int, bundles: list[Bundle], force: bool = False) -> Incident | None:
+def incident_read_in_parts(*, incident_id: str, revision: int, bundles: list[Bundle],
+                           force: bool = False) -> Incident | None:
     """Plan the parts of bundles not read yet, read one-part bundles here and queue the others
     part by part; conclude when nothing is left to read (e.g. all bundles were small). Called by
     incidents.services.incident_diagnose once the incident is marked `parsing`."""

@@ -38,7 +38,8 @@ def is_transient(exc: BaseException) -> bool:
     if isinstance(exc, ClientError):
         status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode") or 0
         code = exc.response.get("Error", {}).get("Code", "")
-        return status >= HTTPStatus.INTERNAL_SERVER_ERROR or status == HTTPStatus.TOO_MANY_REQUESTS or code in ("SlowDown", "RequestTimeout", "ServiceUnavailable")
+        return (status >= HTTPStatus.INTERNAL_SERVER_ERROR or status == HTTPStatus.TOO_MANY_REQUESTS
+                or code in ("SlowDown", "RequestTimeout", "ServiceUnavailable"))
     return isinstance(exc, (BotoCoreError, ConnectionError, TimeoutError))
 
 

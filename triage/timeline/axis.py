@@ -92,7 +92,8 @@ def _natural(text: Any) -> tuple[Any, ...]:
     `0` next to one named `localhost` must not break the sort)."""
     if text is None:
         return ((2, 0, ""),)
-    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", str(text)) if p) or ((1, 0, ""),)
+    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p)
+                 for p in re.split(r"(\d+)", str(text)) if p) or ((1, 0, ""),)
 
 
 def _key_or_last(value: Any) -> tuple[int, Any]:
@@ -174,11 +175,14 @@ def clean_timeline(timeline: Any) -> dict[str, Any]:
             continue
         ranks.append({
             "rank": _int(r.get("rank")), "host": _text(r.get("host"), 200), "device": _int(r.get("device")),
-            "pid": _int(r.get("pid")), "bus_id": _text(r.get("bus_id"), 64), "state": _text(r.get("state"), 40) or "unknown",
+            "pid": _int(r.get("pid")), "bus_id": _text(r.get("bus_id"), 64),
+            "state": _text(r.get("state"), 40) or "unknown",
             "start": _x(r.get("start")), "end": _x(r.get("end")), "silent_since": _x(r.get("silent_since")),
             "last_seq": _int(r.get("last_seq")), "last_line": _line(r.get("last_line")),
-            "segments": [{"state": _text(s.get("state"), 40) or "unknown", "start": _x(s.get("start")), "end": _x(s.get("end"))}
-                         for s in r.get("segments") or [] if isinstance(s, dict)] if isinstance(r.get("segments"), list) else [],
+            "segments": [{"state": _text(s.get("state"), 40) or "unknown", "start": _x(s.get("start")),
+                          "end": _x(s.get("end"))}
+                         for s in r.get("segments") or [] if isinstance(s, dict)]
+                        if isinstance(r.get("segments"), list) else [],
             "row": _text(r.get("row"), 300), "label": _text(r.get("label"), 300),
         })
     events = []
@@ -188,13 +192,16 @@ def clean_timeline(timeline: Any) -> dict[str, Any]:
         elif isinstance(e, dict):
             events.append({"rank": _int(e.get("rank")), "row": _text(e.get("row"), 300), "x": _x(e.get("x")),
                            "kind": _text(e.get("kind"), 40) or "event", "label": _text(e.get("label"), 300) or "",
-                           "text": _text(e.get("text")) or "", "source": _text(e.get("source"), 500), "line": _int(e.get("line"))})
+                           "text": _text(e.get("text")) or "", "source": _text(e.get("source"), 500),
+                           "line": _int(e.get("line"))})
     samples = []
     for g in timeline.get("gpu_samples") or [] if isinstance(timeline.get("gpu_samples"), list) else []:
-        if _sample_ok(g) and _number(g.get("mem_used")) == g.get("mem_used") and _number(g.get("mem_total")) == g.get("mem_total"):
+        if (_sample_ok(g) and _number(g.get("mem_used")) == g.get("mem_used")
+                and _number(g.get("mem_total")) == g.get("mem_total")):
             samples.append(g)
         elif isinstance(g, dict):
-            samples.append({"host": _text(g.get("host"), 200), "gpu": _int(g.get("gpu")), "time": _text(g.get("time"), 64),
+            samples.append({"host": _text(g.get("host"), 200), "gpu": _int(g.get("gpu")),
+                            "time": _text(g.get("time"), 64),
                             "util": _number(g.get("util")), "mem_used": _number(g.get("mem_used")),
                             "mem_total": _number(g.get("mem_total"))})
     ff = timeline.get("first_failure")
@@ -217,7 +224,8 @@ def _event_ok(e: Any) -> bool:
     rank, x, line = g("rank"), g("x"), g("line")
     if not (rank is None or type(rank) is int) or not (line is None or type(line) is int):
         return False
-    if not (type(x) is str and len(x) <= _MAX_X_TEXT or type(x) in (int, float) and math.isfinite(x) and abs(x) < _MAX_ABS):
+    if not (type(x) is str and len(x) <= _MAX_X_TEXT
+            or type(x) in (int, float) and math.isfinite(x) and abs(x) < _MAX_ABS):
         return False
     for key in ("kind", "label", "text", "source", "row"):
         v = g(key)

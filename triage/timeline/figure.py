@@ -428,7 +428,8 @@ def _gpu_trace(samples: list[dict[str, Any]], rows: _Rows, axis: Axis) -> go.Hea
             continue
         util = s.get("util") if isinstance(s.get("util"), (int, float)) else None
         used, total = s.get("mem_used"), s.get("mem_total")
-        mem = 100.0 * used / total if isinstance(used, (int, float)) and isinstance(total, (int, float)) and total else None
+        mem = (100.0 * used / total
+               if isinstance(used, (int, float)) and isinstance(total, (int, float)) and total else None)
         parsed.append((t, row, util, mem))
     if not parsed:
         return None
@@ -547,7 +548,8 @@ def _mark_first_failure(
         # An x that does not fit the axis (e.g. a reading position on a time axis) is not
         # drawn as is; the culprit's own silence is the same moment on this axis.
         culprit = rows.ranks[row]
-        x = axis.x(culprit.get("silent_since")) if culprit.get("silent_since") is not None else axis.x(culprit.get("end"))
+        since = culprit.get("silent_since")
+        x = axis.x(since) if since is not None else axis.x(culprit.get("end"))
     colour = "#C00000"
     if row is not None:
         layout["shapes"].append({"type": "rect", "xref": "x domain", "yref": "y", "x0": 0, "x1": 1,
@@ -562,15 +564,19 @@ def _mark_first_failure(
     if x is not None:
         layout["shapes"].append({"type": "line", "xref": "x", "yref": "y domain", "x0": x, "x1": x, "y0": 0, "y1": 1,
                                  "line": {"color": colour, "width": 2, "dash": "dash"}, "name": "first-failure"})
-    label = first.get("label") or (f"first failure: rank {first.get('rank')}" if first.get("rank") is not None else "first failure")
+    label = first.get("label") or (
+        f"first failure: rank {first.get('rank')}" if first.get("rank") is not None else "first failure"
+    )
     if row is None and x is None:
         return
-    annotation: dict[str, Any] = {"text": f"<b>{esc(_clip(label, 140))}</b>", "showarrow": False, "font": {"color": colour},
+    annotation: dict[str, Any] = {"text": f"<b>{esc(_clip(label, 140))}</b>", "showarrow": False,
+                                  "font": {"color": colour},
                                   "bgcolor": "rgba(255,255,255,0.9)", "bordercolor": colour, "borderwidth": 1,
                                   "name": "first-failure"}
     if x is not None:
         # Near the right edge the label would run off the plot: hang it to the left of the line.
-        right_half = bounds is not None and bounds[1] > bounds[0] and (x - bounds[0]) / (bounds[1] - bounds[0]) > LABEL_FLIP_AT
+        right_half = (bounds is not None and bounds[1] > bounds[0]
+                      and (x - bounds[0]) / (bounds[1] - bounds[0]) > LABEL_FLIP_AT)
         annotation.update(x=x, xref="x", y=1, yref="y domain", yanchor="bottom",
                           xanchor="right" if right_half else "left", yshift=4)
     else:

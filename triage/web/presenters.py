@@ -127,7 +127,8 @@ def finding_values(finding: Finding, *, is_verdict: bool, first_failure: dict[st
     return {}
 
 
-def incident_page_context(incident: Incident, *, links: PageLinks | None = None, shared: bool = False) -> dict[str, Any]:
+def incident_page_context(incident: Incident, *, links: PageLinks | None = None,
+                          shared: bool = False) -> dict[str, Any]:
     links = links or team_links(incident)
     diagnosis = getattr(incident, "diagnosis", None)
     # Everything read from the logs is shown redacted; the stored diagnosis stays as it was.

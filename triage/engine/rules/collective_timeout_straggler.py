@@ -61,10 +61,12 @@ def _idle_gpu(facts: Facts) -> list[Finding]:
     return [Finding(
         cause="collective_timeout_straggler", rule="collective_timeout_straggler.idle_gpu", confidence="medium",
         title=f"GPU idle while the others worked: {names}",
-        detail=f"NVML samples show {names} near 0% utilisation over its last samples while the median GPU was at {busy:.0f}%: "
+        detail=f"NVML samples show {names} near 0% utilisation over its last samples while the median GPU was "
+               f"at {busy:.0f}%: "
                "its rank stopped feeding work (stuck, or waiting in a different collective).",
         fix=FIX, ranks=sorted(ranks), hosts=sorted({h for h, _ in idle if h}),
-        evidence=[Evidence(*where_of[(h, g)], f"{h} GPU {g}: {last[(h, g)]:.0f}% utilisation over its last samples") for h, g in idle][:4],
+        evidence=[Evidence(*where_of[(h, g)], f"{h} GPU {g}: {last[(h, g)]:.0f}% utilisation over its last samples")
+                  for h, g in idle][:4],
         weight=48,
     )]
 
@@ -85,8 +87,10 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
         findings.append(Finding(
             cause="collective_timeout_straggler", rule="collective_timeout_straggler.mismatch", confidence="high",
             title=f"Ranks {first.data['rank_a']} and {first.data['rank_b']} ran different collectives",
-            detail="TORCH_DISTRIBUTED_DEBUG=DETAIL caught a collective mismatch: the program issues collectives in a different order or with different shapes on different ranks.",
-            fix=FIX, ranks=[first.data["rank_a"], first.data["rank_b"]], hosts=hosts_of(mismatch), evidence=evidence(mismatch), weight=82, culprit=first,
+            detail="TORCH_DISTRIBUTED_DEBUG=DETAIL caught a collective mismatch: the program issues collectives in a "
+                   "different order or with different shapes on different ranks.",
+            fix=FIX, ranks=[first.data["rank_a"], first.data["rank_b"]], hosts=hosts_of(mismatch),
+            evidence=evidence(mismatch), weight=82, culprit=first,
         ))
     desync = _desync(timeouts)
     laggards, reason, laggard_events = _laggards(facts, timeouts, progress + fr, desync_reports)
@@ -98,7 +102,8 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
         findings.append(Finding(
             cause="collective_timeout_straggler", rule="collective_timeout_straggler.desync", confidence="high",
             title=f"Desync: ranks disagree on collective #{seq} ({', '.join(sorted(ops))})",
-            detail=f"At the same sequence number {seq} the ranks' watchdogs report different operations or sizes: {', '.join(sorted(ops))}. "
+            detail=f"At the same sequence number {seq} the ranks' watchdogs report different operations or sizes: "
+                   f"{', '.join(sorted(ops))}. "
                    "The ranks are not running the same program path.",
             fix=FIX, ranks=ranks_of(odd) if odd else ranks_of(timeouts), hosts=hosts_of(odd or timeouts),
             evidence=evidence(odd, 2) + spread_evidence(without(timeouts, odd), 6), weight=58,
@@ -106,13 +111,15 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
         ))
     if laggards:
         culprit = laggard_events[0] if laggard_events else None
-        label = ", ".join(facts.rank_label(r) for r in laggards[:SHOWN_LAGGARDS]) + (" …" if len(laggards) > SHOWN_LAGGARDS else "")
+        label = (", ".join(facts.rank_label(r) for r in laggards[:SHOWN_LAGGARDS])
+                 + (" …" if len(laggards) > SHOWN_LAGGARDS else ""))
         findings.append(Finding(
             cause="collective_timeout_straggler", rule="collective_timeout_straggler.laggard",
             confidence="high" if reason != "absent" else "medium",
             title=f"Straggler: {label} fell behind; the other ranks timed out waiting",
             detail=_laggard_detail(reason, laggards, facts, tmo),
-            fix=FIX, ranks=laggards, hosts=sorted({facts.ranks[r].host or "" for r in laggards if r in facts.ranks and facts.ranks[r].host}),
+            fix=FIX, ranks=laggards,
+            hosts=sorted({facts.ranks[r].host or "" for r in laggards if r in facts.ranks and facts.ranks[r].host}),
             evidence=evidence(laggard_events, 3) + spread_evidence(without(all_events, laggard_events), 5),
             weight=52, culprit=culprit,
         ))
@@ -124,12 +131,15 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
         findings.append(Finding(
             cause="collective_timeout_straggler", rule="collective_timeout_straggler.timeout",
             confidence="medium",
-            title=f"Collective timeout: {op or 'a collective'}" + (f" #{seq}" if seq is not None else "") + (f" after {tmo // 1000} s" if tmo else ""),
+            title=f"Collective timeout: {op or 'a collective'}" + (f" #{seq}" if seq is not None else "")
+                  + (f" after {tmo // 1000} s" if tmo else ""),
             detail=("The watchdog of " + ", ".join(f"rank {r}" for r in ranks_of(timeouts)[:6])
                     + " gave up waiting for a collective. The ranks that never reached it are not in these logs"
-                    + (" (the first tiny collective right after start-up: a peer was still loading or initialising)" if seq is not None and seq <= STARTUP_SEQ else "")
+                    + (" (the first tiny collective right after start-up: a peer was still loading or initialising)"
+                       if seq is not None and seq <= STARTUP_SEQ else "")
                     + "; their logs are needed to name the straggler."),
-            fix=FIX, ranks=[], hosts=hosts_of(timeouts), evidence=spread_evidence(timeouts + progress + heartbeat), weight=45, culprit=None,
+            fix=FIX, ranks=[], hosts=hosts_of(timeouts), evidence=spread_evidence(timeouts + progress + heartbeat),
+            weight=45, culprit=None,
         ))
     return findings
 
@@ -141,7 +151,8 @@ def _desync(timeouts: list[Event]) -> tuple[int, set[str], list[Event]] | None:
     for ev in timeouts:
         if ev.seq is None:
             continue
-        sig = f"{ev.data.get('op')}({ev.data.get('numel_in')})" if ev.data.get("numel_in") is not None else str(ev.data.get("op"))
+        sig = (f"{ev.data.get('op')}({ev.data.get('numel_in')})" if ev.data.get("numel_in") is not None
+               else str(ev.data.get("op")))
         by_seq[(ev.data.get("pg"), ev.seq)][sig].append(ev)
     for (_pg, seq), groups in sorted(by_seq.items(), key=lambda kv: kv[0][1]):
         if len(groups) > 1:
@@ -151,7 +162,8 @@ def _desync(timeouts: list[Event]) -> tuple[int, set[str], list[Event]] | None:
     return None
 
 
-def _laggards(facts: Facts, timeouts: list[Event], progress: list[Event], reports: list[Event]) -> tuple[list[int], str, list[Event]]:
+def _laggards(facts: Facts, timeouts: list[Event], progress: list[Event],
+              reports: list[Event]) -> tuple[list[int], str, list[Event]]:
     if reports:
         lagging = sorted({r for e in reports for r in e.data.get("lagging", [])})
         if lagging:
@@ -207,8 +219,10 @@ def _laggard_detail(reason: str, laggards: list[int], facts: Facts, tmo: int | N
         return f"PyTorch's desync report names {who} as the lagging rank(s) that caused the timeout."
     if reason == "sequence":
         seqs = {facts.ranks[r].last_seq for r in laggards if r in facts.ranks}
-        seq_text = f" (last completed collective {min(s for s in seqs if s is not None)})" if any(s is not None for s in seqs) else ""
+        seq_text = (f" (last completed collective {min(s for s in seqs if s is not None)})"
+                    if any(s is not None for s in seqs) else "")
         return (f"{who} completed fewer collectives than the other ranks{seq_text}: they stopped first, and the others "
                 f"timed out waiting for them" + (f" after {tmo // 1000} s" if tmo else "") + ".")
-    return (f"{who} never reported a watchdog timeout while the other ranks did: they were stuck elsewhere or already gone. "
+    return (f"{who} never reported a watchdog timeout while the other ranks did: they were stuck elsewhere "
+            "or already gone. "
             "Their logs are missing or silent, so this is inferred from absence.")

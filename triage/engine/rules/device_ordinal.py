@@ -12,7 +12,8 @@ FIX = (
     "Give every process its own GPU: call torch.cuda.set_device(local_rank) (LOCAL_RANK from the "
     "launcher) before init_process_group / model creation, and make --nproc-per-node match the "
     "GPUs in CUDA_VISIBLE_DEVICES. Check what each process sees:\n"
-    "python -c 'import os, torch; print(os.environ.get(\"CUDA_VISIBLE_DEVICES\"), os.environ.get(\"LOCAL_RANK\"), torch.cuda.device_count())'\n"
+    "python -c 'import os, torch; print(os.environ.get(\"CUDA_VISIBLE_DEVICES\"), os.environ.get(\"LOCAL_RANK\"), "
+    "torch.cuda.device_count())'\n"
     "nvidia-smi --query-compute-apps=pid,gpu_bus_id --format=csv"
 )
 
@@ -28,7 +29,8 @@ def find(facts: Facts) -> list[Finding]:
         pair = first.data.get("ranks") or []
         findings.append(Finding(
             cause="device_ordinal", rule="device_ordinal.duplicate_gpu", confidence="high",
-            title="Two ranks on the same GPU" + (f" (ranks {pair[0]} and {pair[1]}, bus {first.data.get('bus_id')})" if pair else ""),
+            title="Two ranks on the same GPU"
+                  + (f" (ranks {pair[0]} and {pair[1]}, bus {first.data.get('bus_id')})" if pair else ""),
             detail="NCCL refused to build the communicator because several ranks use one GPU (ncclInvalidUsage). "
                    "The process-to-GPU mapping is wrong, typically a missing torch.cuda.set_device(local_rank).",
             fix=FIX, ranks=sorted(set(pair)) or ranks_of(dup), hosts=hosts_of(dup), evidence=evidence(dup), weight=92,
@@ -42,7 +44,8 @@ def find(facts: Facts) -> list[Finding]:
             title=f"Invalid device ordinal on {where(facts, first)}",
             detail="A process asked for a GPU index that does not exist among its visible devices: LOCAL_RANK (or the "
                    "device index) is larger than the number of GPUs in CUDA_VISIBLE_DEVICES.",
-            fix=FIX, ranks=ranks_of(ordinal), hosts=hosts_of(ordinal), evidence=evidence(ordinal), weight=92, culprit=first,
+            fix=FIX, ranks=ranks_of(ordinal), hosts=hosts_of(ordinal), evidence=evidence(ordinal), weight=92,
+            culprit=first,
         ))
     if not dup:
         shared = _shared_bus(facts)
@@ -54,7 +57,8 @@ def find(facts: Facts) -> list[Finding]:
         findings.append(Finding(
             cause="device_ordinal", rule="device_ordinal.busy", confidence="medium",
             title=f"GPU busy or unavailable on {where(facts, first)}",
-            detail="CUDA says the device is busy or unavailable: another process holds it (exclusive-process mode) or two ranks share it.",
+            detail="CUDA says the device is busy or unavailable: another process holds it (exclusive-process mode) or "
+                   "two ranks share it.",
             fix=FIX, ranks=ranks_of(busy), hosts=hosts_of(busy), evidence=evidence(busy), weight=70, culprit=first,
         ))
     return findings

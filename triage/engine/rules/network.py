@@ -37,7 +37,8 @@ def find(facts: Facts) -> list[Finding]:
     findings: list[Finding] = []
     ib = facts.kind("nccl_ib_error")
     mismatch = facts.kind("nccl_transport_mismatch")
-    connect = [e for e in facts.kind("nccl_socket_error") if e.data.get("reason") in ("connect failed", "refused", "no interface")]
+    connect = [e for e in facts.kind("nccl_socket_error")
+               if e.data.get("reason") in ("connect failed", "refused", "no interface")]
     if ib:
         first = earliest(ib)
         assert first is not None
@@ -47,11 +48,14 @@ def find(facts: Facts) -> list[Finding]:
         secondary = status in (5, 12) and fault_elsewhere(facts, first, "network")
         findings.append(Finding(
             cause="network", rule="network.ib_completion_error", confidence="medium" if secondary else "high",
-            title=f"InfiniBand/RoCE error on {where(facts, first)}" + (f": completion status {status}" if status is not None else ""),
+            title=f"InfiniBand/RoCE error on {where(facts, first)}"
+                  + (f": completion status {status}" if status is not None else ""),
             detail=(f"NCCL's IB transport got a failed work completion from peer {first.data.get('peer')}"
-                    + (" (status 12 = transport retries exhausted: link down, peer unreachable over RDMA)" if status == IBV_WC_RETRY_EXC_ERR else "")
+                    + (" (status 12 = transport retries exhausted: link down, peer unreachable over RDMA)"
+                       if status == IBV_WC_RETRY_EXC_ERR else "")
                     + ". Init had completed, so the RDMA path between the nodes is broken."),
-            fix=FIX_IB, ranks=ranks_of(ib), hosts=hosts_of(ib), evidence=evidence(ib), weight=40 if secondary else 78, culprit=first,
+            fix=FIX_IB, ranks=ranks_of(ib), hosts=hosts_of(ib), evidence=evidence(ib), weight=40 if secondary else 78,
+            culprit=first,
         ))
     if mismatch:
         first = earliest(mismatch)
@@ -60,7 +64,8 @@ def find(facts: Facts) -> list[Finding]:
             cause="network", rule="network.transport_mismatch", confidence="high",
             title=f"Nodes disagree on the network transport ({where(facts, first)})",
             detail=(f"A socket-transport listener received a connection of another transport type "
-                    f"({first.data.get('got')} != {first.data.get('want')}): some nodes use IB, others sockets, usually because IB is broken or disabled on one node."),
+                    f"({first.data.get('got')} != {first.data.get('want')}): some nodes use IB, others sockets, "
+                    "usually because IB is broken or disabled on one node."),
             fix=FIX_IB, ranks=ranks_of(mismatch + facts.kind("nccl_proxy_failure")), hosts=hosts_of(mismatch),
             evidence=evidence(mismatch + facts.kind("nccl_proxy_failure")), weight=78, culprit=first,
         ))
@@ -74,7 +79,8 @@ def find(facts: Facts) -> list[Finding]:
             cause="network", rule="network.cannot_connect",
             confidence="medium" if secondary or len(connect) == 1 else "high",
             title=f"{upper_first(where(facts, first))} cannot reach its peers ({first.data.get('reason')})",
-            detail=f"NCCL could not connect to {first.data.get('peer') or 'a peer'}: wrong NCCL_SOCKET_IFNAME, a firewall, or the peer is not listening.",
+            detail=f"NCCL could not connect to {first.data.get('peer') or 'a peer'}: wrong NCCL_SOCKET_IFNAME, a "
+                   "firewall, or the peer is not listening.",
             fix=FIX_SOCKET, ranks=ranks_of(connect), hosts=hosts_of(connect), evidence=evidence(connect),
             weight=40 if secondary else 72, culprit=first,
         ))
@@ -87,7 +93,8 @@ def find(facts: Facts) -> list[Finding]:
 
 # NCCL source files whose errors are the network transport's (sockets, IB verbs, net plugins,
 # bootstrap): an error trail that starts in one of them is a network failure.
-_NET_FILES = ("net.h", "net.cc", "net_socket", "net_ib", "socket.cc", "socket.h", "ibvwrap", "bootstrap", "p2p_plugin", "net_v")
+_NET_FILES = ("net.h", "net.cc", "net_socket", "net_ib", "socket.cc", "socket.h", "ibvwrap", "bootstrap", "p2p_plugin",
+              "net_v")
 
 
 def _network_trail(facts: Facts) -> list[Finding]:
@@ -103,24 +110,30 @@ def _network_trail(facts: Facts) -> list[Finding]:
     sockets = any(str(e.data.get("via", "")).startswith("NET/Socket") for e in facts.kind("nccl_transport"))
     return [Finding(
         cause="network", rule="network.transport_error_trail", confidence="low",
-        title=f"NCCL's network transport failed on {where(facts, first)} ({first.data.get('file')} -> {first.data.get('rc')})",
-        detail=("The error trail starts in NCCL's network code (" + ", ".join(sorted({str(e.data.get('file')) for e in trails})[:4])
+        title=f"NCCL's network transport failed on {where(facts, first)} ({first.data.get('file')} -> "
+              f"{first.data.get('rc')})",
+        detail=("The error trail starts in NCCL's network code ("
+                + ", ".join(sorted({str(e.data.get('file')) for e in trails})[:4])
                 + ") with ncclSystemError/ncclRemoteError and no WARN saying why."
-                + (" The ranks talk over TCP sockets (NET/Socket), whose interface choice is the usual culprit." if sockets else "")),
-        fix=FIX_SOCKET, ranks=ranks_of(trails), hosts=hosts_of(trails), evidence=evidence(trails), weight=25, culprit=first,
+                + (" The ranks talk over TCP sockets (NET/Socket), whose interface choice is the usual culprit."
+                   if sockets else "")),
+        fix=FIX_SOCKET, ranks=ranks_of(trails), hosts=hosts_of(trails), evidence=evidence(trails), weight=25,
+        culprit=first,
     )]
 
 
 def _ib_unused(facts: Facts) -> list[Finding]:
     """The host has active InfiniBand ports, yet NCCL found no IB device and fell back to sockets."""
-    fallback = facts.kind("nccl_ib_missing") + [e for e in facts.kind("nccl_net") if str(e.data.get("net", "")).startswith("Socket")]
+    fallback = facts.kind("nccl_ib_missing") + [e for e in facts.kind("nccl_net")
+                                                if str(e.data.get("net", "")).startswith("Socket")]
     if not fallback:
         return []
 
     out: list[Finding] = []
     for name, doc in facts.docs.snapshots:
         host = short_host((doc.get("host") or {}).get("hostname"))
-        ports = [p for p in ((doc.get("host") or {}).get("infiniband") or []) if str(p.get("state", "")).upper().endswith("ACTIVE")]
+        ports = [p for p in ((doc.get("host") or {}).get("infiniband") or [])
+                 if str(p.get("state", "")).upper().endswith("ACTIVE")]
         on_host = [e for e in fallback if e.host == host]
         if not ports or not on_host:
             continue
@@ -128,11 +141,15 @@ def _ib_unused(facts: Facts) -> list[Finding]:
         out.append(Finding(
             cause="network", rule="network.ib_unused", confidence="medium",
             title=f"{host} has active InfiniBand ports ({devices}) but NCCL used sockets",
-            detail="NCCL reported no usable IB device and fell back to TCP sockets although the host's IB ports are up: the "
-                   "container lacks /dev/infiniband or the verbs libraries, or NCCL_IB_DISABLE/NCCL_IB_HCA exclude them. "
+            detail="NCCL reported no usable IB device and fell back to TCP sockets although the host's IB "
+                   "ports are up: the "
+                   "container lacks /dev/infiniband or the verbs libraries, or "
+                   "NCCL_IB_DISABLE/NCCL_IB_HCA exclude them. "
                    "Sockets are far slower and time out under load.",
-            fix="Expose the HCAs to the job (--device /dev/infiniband, rdma-core/libibverbs in the image), unset NCCL_IB_DISABLE, "
-                "and check NCCL_IB_HCA:\nls /dev/infiniband; ibv_devinfo | head\nNCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET",
+            fix="Expose the HCAs to the job (--device /dev/infiniband, rdma-core/libibverbs in the image), unset "
+                "NCCL_IB_DISABLE, "
+                "and check NCCL_IB_HCA:\nls /dev/infiniband; ibv_devinfo | head\nNCCL_DEBUG=INFO "
+                "NCCL_DEBUG_SUBSYS=INIT,NET",
             hosts=[host] if host else [], ranks=ranks_of(on_host),
             evidence=evidence(on_host, 4) + [Evidence(name, 1, f"infiniband: {devices} ACTIVE")], weight=45,
         ))
@@ -150,7 +167,8 @@ def _dropped_peer(facts: Facts) -> list[Finding]:
             title="A peer process closed its connection: it probably died first",
             detail="'Connection closed by remote peer' is what a rank sees when the process on the other end exits. "
                    "That process's own log is not in this bundle, so which rank died, and why, is unknown.",
-            fix=FIX_PEER, ranks=ranks_of(closed), hosts=hosts_of(closed), evidence=evidence(closed), weight=20, culprit=None,
+            fix=FIX_PEER, ranks=ranks_of(closed), hosts=hosts_of(closed), evidence=evidence(closed), weight=20,
+            culprit=None,
         )]
     if not drops:
         return []
@@ -159,7 +177,8 @@ def _dropped_peer(facts: Facts) -> list[Finding]:
     return [Finding(
         cause="network", rule="network.peer_dropped", confidence="low",
         title=f"Connection to a peer dropped ({first.data.get('reason')})",
-        detail="A socket to a peer was reset or broke. With no crash visible in these logs it cannot be told apart from a peer "
+        detail="A socket to a peer was reset or broke. With no crash visible in these logs it cannot be told "
+               "apart from a peer "
                "process dying; the peer's own log is needed.",
         fix=FIX_PEER, ranks=ranks_of(drops), hosts=hosts_of(drops), evidence=evidence(drops), weight=22, culprit=first,
     )]

@@ -16,7 +16,8 @@ FIX_ATTACH = (
 
 
 def find(facts: Facts) -> list[Finding]:
-    attach = [e for e in facts.kind("nccl_shm_error") if e.data.get("op") == "attach" and e.data.get("errno") not in ("ENOSPC", "EACCES")]
+    attach = [e for e in facts.kind("nccl_shm_error")
+              if e.data.get("op") == "attach" and e.data.get("errno") not in ("ENOSPC", "EACCES")]
     if not attach:
         return []
     first = earliest(attach)
@@ -24,7 +25,9 @@ def find(facts: Facts) -> list[Finding]:
     return [Finding(
         cause="other", rule="other.shm_attach_missing", confidence="medium",
         title=f"Shared-memory segment of a peer vanished (attach failed with ENOENT) on {where(facts, first)}",
-        detail="NCCL could not attach to a peer's /dev/shm segment because the file does not exist. This is not a full /dev/shm "
+        detail="NCCL could not attach to a peer's /dev/shm segment because the file does not exist. This is not "
+               "a full /dev/shm "
                "(that fails on create/extend with ENOSPC): the segment was removed or never created by the peer.",
-        fix=FIX_ATTACH, ranks=ranks_of(attach), hosts=hosts_of(attach), evidence=evidence(attach), weight=65, culprit=first,
+        fix=FIX_ATTACH, ranks=ranks_of(attach), hosts=hosts_of(attach), evidence=evidence(attach), weight=65,
+        culprit=first,
     )]

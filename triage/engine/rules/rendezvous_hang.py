@@ -18,7 +18,8 @@ FIX = (
 
 def _names_other_cause(facts: Facts, ev: Event) -> bool:
     meaning = facts.meaning_of(ev)
-    return meaning is not None and meaning.data.get("cause") not in (None, "rendezvous_hang") and meaning.data.get("role") in ("fault", "symptom")
+    return (meaning is not None and meaning.data.get("cause") not in (None, "rendezvous_hang")
+            and meaning.data.get("role") in ("fault", "symptom"))
 
 
 # What a process logs only once it reached the store: NCCL setting its communicator up (the
@@ -61,7 +62,8 @@ def find(facts: Facts) -> list[Finding]:
     bad_addr = [e for e in facts.kind("master_addr") if not e.data.get("valid")]
     errors = facts.kind("store_error") + [
         e for e in facts.kind("exception")
-        if (e.data.get("exc_short") or "") in ("DistStoreError", "DistNetworkError", "RendezvousConnectionError", "RendezvousTimeoutError", "RendezvousClosedError")
+        if (e.data.get("exc_short") or "") in ("DistStoreError", "DistNetworkError", "RendezvousConnectionError",
+                                               "RendezvousTimeoutError", "RendezvousClosedError")
     ]
     timeouts = facts.kind("store_connect_timeout")
     connect = timeouts + _unresolved(facts, facts.kind("store_connect_failed"), errors + timeouts)
@@ -76,7 +78,8 @@ def find(facts: Facts) -> list[Finding]:
             cause="rendezvous_hang", rule="rendezvous_hang.clients_missing", confidence="high",
             title=f"Only {joined} of {world} ranks joined the rendezvous",
             detail=(f"The store waited {first.data['waited_s']} s and {world - joined} rank(s) never arrived. "
-                    + ("Exactly one rank is missing: look at the node that should have started it." if world - joined == 1 else
+                    + ("Exactly one rank is missing: look at the node that should have started it."
+                       if world - joined == 1 else
                        "Check that every node was launched, with the same world size.")),
             fix=FIX, ranks=[], hosts=hosts_of(missing), evidence=evidence(missing + connect), weight=86,
             culprit=None,  # the store's owner reports it; the culprits are the ranks that never came
@@ -87,9 +90,11 @@ def find(facts: Facts) -> list[Finding]:
         findings.append(Finding(
             cause="rendezvous_hang", rule="rendezvous_hang.bad_master_addr", confidence="high",
             title=f"MASTER_ADDR is not an address: {first.data['address']!r}",
-            detail=("The launch command passes a master address that is no host name or IP (here it looks like text captured "
+            detail=("The launch command passes a master address that is no host name or IP (here it looks "
+                    "like text captured "
                     "from a shell, e.g. a .bashrc that prints on remote login). Workers cannot rendezvous with it."),
-            fix=FIX + "\nMake remote shells quiet (no output from .bashrc for non-interactive ssh) and pass --master_addr explicitly.",
+            fix=FIX + "\nMake remote shells quiet (no output from .bashrc for non-interactive ssh) and pass "
+                      "--master_addr explicitly.",
             ranks=ranks_of(bad_addr), hosts=hosts_of(bad_addr), evidence=evidence(bad_addr), weight=87, culprit=first,
         ))
     if connect and not missing:
@@ -98,11 +103,14 @@ def find(facts: Facts) -> list[Finding]:
         errno_text = first.data.get("error")
         findings.append(Finding(
             cause="rendezvous_hang", rule="rendezvous_hang.store_unreachable", confidence="high",
-            title=f"Cannot reach the rendezvous store at {first.data.get('address')}" + (f" ({errno_text})" if errno_text else ""),
+            title=f"Cannot reach the rendezvous store at {first.data.get('address')}"
+                  + (f" ({errno_text})" if errno_text else ""),
             detail=("A worker could not connect to the TCPStore on the master before any NCCL communication: "
-                    + ("the master address is not routable from this node. " if errno_text and "route" in errno_text else "")
+                    + ("the master address is not routable from this node. "
+                       if errno_text and "route" in errno_text else "")
                     + "The master is unreachable, not listening yet, or MASTER_ADDR/PORT point at the wrong place."),
-            fix=FIX, ranks=ranks_of(connect), hosts=hosts_of(connect), evidence=evidence(connect + errors), weight=84, culprit=first,
+            fix=FIX, ranks=ranks_of(connect), hosts=hosts_of(connect), evidence=evidence(connect + errors), weight=84,
+            culprit=first,
         ))
     if errors and not findings:
         first = earliest(errors)
@@ -112,7 +120,8 @@ def find(facts: Facts) -> list[Finding]:
         secondary = fault_elsewhere(facts, first, "rendezvous_hang")
         findings.append(Finding(
             cause="rendezvous_hang", rule="rendezvous_hang.store_error", confidence="medium",
-            title="Rendezvous / store error" + (" after another process failed" if secondary else " before the job started"),
+            title="Rendezvous / store error"
+                  + (" after another process failed" if secondary else " before the job started"),
             detail=f"The distributed store failed ({first.message[:200]})."
                    + (" Another process had already failed on its own; the store lost it." if secondary else ""),
             fix=FIX, ranks=ranks_of(errors), hosts=hosts_of(errors), evidence=evidence(errors),

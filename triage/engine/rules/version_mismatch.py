@@ -27,14 +27,19 @@ def find(facts: Facts) -> list[Finding]:
     findings: list[Finding] = []
     differing = _differing(facts)
     if differing:
-        parts = [f"{comp}: " + ", ".join(f"{v} on {', '.join(sorted(h))}" for v, h in sorted(vals.items())) for comp, vals in differing.items()]
-        evs = [e for e in facts.kind("nccl_version", "component_version") if e.data.get("component", "nccl") in differing]
-        ev_lines = evidence(evs) or [Evidence(name, 1, f"versions: {doc.get('versions')}") for name, doc in facts.docs.snapshots][:4]
+        parts = [f"{comp}: " + ", ".join(f"{v} on {', '.join(sorted(h))}" for v, h in sorted(vals.items()))
+                 for comp, vals in differing.items()]
+        evs = [e for e in facts.kind("nccl_version", "component_version")
+               if e.data.get("component", "nccl") in differing]
+        ev_lines = evidence(evs) or [Evidence(name, 1, f"versions: {doc.get('versions')}")
+                                     for name, doc in facts.docs.snapshots][:4]
         findings.append(Finding(
             cause="version_mismatch", rule="version_mismatch.across_hosts", confidence="high",
             title="Different " + "/".join(differing) + " versions across hosts",
-            detail="The ranks of one job run different builds: " + "; ".join(parts) + ". Mixed NCCL builds can disagree on the wire protocol.",
-            fix=FIX, hosts=sorted({h for vals in differing.values() for hs in vals.values() for h in hs}), evidence=ev_lines,
+            detail="The ranks of one job run different builds: " + "; ".join(parts)
+                   + ". Mixed NCCL builds can disagree on the wire protocol.",
+            fix=FIX, hosts=sorted({h for vals in differing.values() for hs in vals.values() for h in hs}),
+            evidence=ev_lines,
             weight=83,
         ))
     runtime = [e for e in facts.kind("cuda_error") if e.data.get("error_class") == "version"]
@@ -44,8 +49,10 @@ def find(facts: Facts) -> list[Finding]:
         findings.append(Finding(
             cause="version_mismatch", rule="version_mismatch.cuda_runtime", confidence="high",
             title=f"CUDA build does not fit this driver/GPU on {where(facts, first)}: {first.data.get('error')}",
-            detail="The CUDA runtime or the compiled kernels in this build do not match the installed driver or the GPU architecture.",
-            fix=FIX, ranks=ranks_of(runtime), hosts=hosts_of(runtime), evidence=evidence(runtime), weight=90, culprit=first,
+            detail="The CUDA runtime or the compiled kernels in this build do not match the installed driver or the "
+                   "GPU architecture.",
+            fix=FIX, ranks=ranks_of(runtime), hosts=hosts_of(runtime), evidence=evidence(runtime), weight=90,
+            culprit=first,
         ))
     lib = facts.kind("nccl_library_missing", "nccl_symbol_missing")
     if lib:
@@ -53,10 +60,14 @@ def find(facts: Facts) -> list[Finding]:
         assert first is not None
         findings.append(Finding(
             cause="version_mismatch", rule="version_mismatch.nccl_library", confidence="medium",
-            title="The NCCL library could not be loaded" + (f" ({first.data.get('library') or first.data.get('symbol')})" if first.data.get("library") or first.data.get("symbol") else ""),
-            detail="The framework looked for an NCCL shared library of a specific version and could not load it (missing file or "
+            title="The NCCL library could not be loaded"
+                  + (f" ({first.data.get('library') or first.data.get('symbol')})"
+                     if first.data.get("library") or first.data.get("symbol") else ""),
+            detail="The framework looked for an NCCL shared library of a specific version and could not load it "
+                   "(missing file or "
                    "missing symbol), so the workers failed during device initialisation.",
-            fix=FIX_LIB, ranks=ranks_of(lib), hosts=hosts_of(lib), evidence=evidence(lib + facts.kind("worker_method_failed")), weight=80, culprit=first,
+            fix=FIX_LIB, ranks=ranks_of(lib), hosts=hosts_of(lib),
+            evidence=evidence(lib + facts.kind("worker_method_failed")), weight=80, culprit=first,
         ))
     protocol = facts.kind("nccl_truncated", "nccl_version_mismatch")
     if protocol and not differing:
@@ -65,8 +76,10 @@ def find(facts: Facts) -> list[Finding]:
         findings.append(Finding(
             cause="version_mismatch", rule="version_mismatch.wire_protocol", confidence="medium",
             title="Ranks disagree on NCCL's wire protocol",
-            detail="NCCL received messages of unexpected size from a peer: different NCCL builds (or settings such as NCCL_PROTO/NCCL_ALGO) across ranks.",
-            fix=FIX, ranks=ranks_of(protocol), hosts=hosts_of(protocol), evidence=evidence(protocol), weight=70, culprit=first,
+            detail="NCCL received messages of unexpected size from a peer: different NCCL builds (or settings such as "
+                   "NCCL_PROTO/NCCL_ALGO) across ranks.",
+            fix=FIX, ranks=ranks_of(protocol), hosts=hosts_of(protocol), evidence=evidence(protocol), weight=70,
+            culprit=first,
         ))
     return findings
 

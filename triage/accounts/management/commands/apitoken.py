@@ -51,7 +51,8 @@ class Command(BaseCommand):
             for row in rows:
                 state = "active" if row.is_active else "revoked"
                 used = row.last_used_at.isoformat() if row.last_used_at else "never"
-                self.stdout.write(f"{row.prefix}…  {row.name}  team={row.team.name}  scope={row.scope}  {state}  last used: {used}")
+                self.stdout.write(f"{row.prefix}…  {row.name}  team={row.team.name}  scope={row.scope}  {state}  "
+                                  f"last used: {used}")
         else:
             only = Team.objects.filter(name=options["team"]).first() if options["team"] else None
             if options["team"] and only is None:

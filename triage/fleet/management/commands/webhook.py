@@ -51,7 +51,8 @@ class Command(BaseCommand):
             if options["team"]:
                 rows = rows.filter(team__name=options["team"])
             for w in rows:
-                self.stdout.write(f"{w.pk}  team={w.team.name}  {w.format}  {w.url}  events={','.join(w.events) or 'all'}"
+                self.stdout.write(f"{w.pk}  team={w.team.name}  {w.format}  {w.url}  "
+                                  f"events={','.join(w.events) or 'all'}"
                                   f"  {'active' if w.active else 'inactive'}")
         else:
             found = Webhook.objects.filter(pk=options["id"]).first()
