@@ -50,9 +50,10 @@ chromium:
 slurm:
 	bash scripts/ensure-slurm
 
-# ruff over the engine; mypy --strict over it (config in pyproject.toml). Runs before the tests.
+# ruff over the whole tree; mypy --strict over triage/ and collectors/ (config in
+# pyproject.toml; the cache in .mypy_cache makes a second run take seconds). Runs before the tests.
 lint: dev-venv
-	$(PY) -m ruff check triage/engine && $(PY) -m mypy
+	$(PY) -m ruff check . && $(PY) -m mypy
 
 # Steps that need root (README "make test"): chromium and slurm apt-get install Debian packages
 # (chromium fonts-dejavu-core; slurmctld slurmd slurm-client munge) when missing; services starts

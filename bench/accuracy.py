@@ -40,7 +40,8 @@ KEYWORD_TABLE: list[tuple[str, str]] = [
     (r"Xid|ECC|fallen off the bus|NVLink|uncorrectable", "hardware_fault"),
     (r"peer access|P2P|IOMMU|ACS", "p2p_unsupported"),
     (r"version mismatch|driver version is insufficient|no kernel image|ncclMaxSharedMem", "version_mismatch"),
-    (r"NET/IB|ibv_|Got completion|NET/Socket|SOCKET_IFNAME|No route to host|Connection reset|Connection refused|socket", "network"),
+    (r"NET/IB|ibv_|Got completion|NET/Socket|SOCKET_IFNAME|No route to host|Connection reset|Connection refused|socket",
+     "network"),
     (r"TCPStore|[Rr]endezvous|MASTER_ADDR|clients joined|store", "rendezvous_hang"),
     (r"Watchdog caught collective operation timeout|Timeout\(ms\)|timed out|desync", "collective_timeout_straggler"),
     (r"Traceback|Segmentation fault|SIGSEGV|exitcode|Error", "rank_crash"),
@@ -179,7 +180,8 @@ def main() -> int:
     healthy_rows = []
     for case in healthy:
         got, conf, _ = engine_verdict(case / "log.txt")
-        healthy_rows.append({"case": case.name, "engine": got, "confidence": conf, "quiet": got == "unknown" or conf == "low"})
+        healthy_rows.append({"case": case.name, "engine": got, "confidence": conf,
+                             "quiet": got == "unknown" or conf == "low"})
 
     scen_pairs: list[tuple[str, str]] = []
     if not args.no_scenarios:

@@ -76,7 +76,7 @@ class Postgres:
         return f"postgres://postgres@127.0.0.1:{self.port}/postgres"
 
     def _pg(self, tool: str, *args: str) -> None:
-        done = subprocess.run([*self.as_user, str(self.bin / tool), *args], capture_output=True, text=True)
+        done = subprocess.run([*self.as_user, str(self.bin / tool), *args], capture_output=True, text=True, check=False)
         if done.returncode != 0:
             raise SystemExit(f"{tool} failed:\n{done.stdout[-1500:]}\n{done.stderr[-1500:]}")
 
@@ -225,7 +225,8 @@ def main() -> None:
                 break
             time.sleep(0.5)
         settled_s = time.monotonic() - started
-        lost = _lost(postgres.url, media, [bundles[i] for i in accepted], {i for i in incidents if states.get(i) != "ready"})
+        lost = _lost(postgres.url, media, [bundles[i] for i in accepted],
+                     {i for i in incidents if states.get(i) != "ready"})
 
         print(f"uploads: {len(bundles)} over {sent_s:.0f} s with Redis, PostgreSQL and the worker each killed once")
         print(f"accepted: {len(accepted)}")

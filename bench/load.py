@@ -30,9 +30,8 @@ import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from pipeline import (  # noqa: E402 - the sibling benchmark's process helpers
-    OUT, PY, REPO, _recreate_database, free_port, run, stop_stack, wait_until_listening,
-)
+# The sibling benchmark's process helpers (E402: importable once its folder is on sys.path).
+from pipeline import OUT, PY, REPO, _recreate_database, free_port, run, stop_stack, wait_until_listening  # noqa: E402
 
 SAMPLE = "corpus/real/nccl-290/log.txt"
 

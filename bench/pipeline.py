@@ -17,8 +17,8 @@ import json
 import os
 import shutil
 import signal
-import statistics
 import socket
+import statistics
 import subprocess
 import sys
 import tarfile
@@ -68,7 +68,7 @@ def free_port() -> int:
 
 
 def run(env: dict[str, str], *args: str) -> str:
-    done = subprocess.run([PY, "manage.py", *args], cwd=REPO, env=env, capture_output=True, text=True)
+    done = subprocess.run([PY, "manage.py", *args], cwd=REPO, env=env, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise SystemExit(f"manage.py {' '.join(args)} failed:\n{done.stderr[-3000:]}")
     return done.stdout
@@ -143,7 +143,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3, help="repetitions; the medians are compared")
     parser.add_argument("--keep", action="store_true", help="keep bench/out/media and the bench database")
     parser.add_argument("--bundle", type=Path, default=None,
-                        help="an existing bundle (file, or a folder that is packed as one .tar) instead of the generated one, "
+                        help="an existing bundle (file, or a folder that is packed as one .tar) instead of the "
+                             "generated one, "
                              "e.g. a bench/shapes.py shape")
     args = parser.parse_args()
 
@@ -175,7 +176,7 @@ def main() -> None:
         for _ in range(args.runs):
             started = time.monotonic()
             engine = subprocess.run([PY, "manage.py", "diagnose", str(bundle), "--json"], cwd=REPO, env=env,
-                                    capture_output=True)
+                                    capture_output=True, check=False)
             engine_runs.append(time.monotonic() - started)
             if engine.returncode != 0:
                 raise SystemExit(f"manage.py diagnose failed: {engine.stderr.decode()[-2000:]}")

@@ -87,7 +87,7 @@ def tar_of(folder: Path, members: list[Path], name: str) -> Path:
 
 
 def load() -> str:
-    return "load %.1f %.1f %.1f" % os.getloadavg()
+    return "load {:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
 
 
 class Stack:
@@ -153,7 +153,8 @@ class Stack:
                     self.ready_at = time.monotonic()
                     body = get_json(self.port, self.token, f"/api/v1/incidents/{incident}")
                     if body["status"] != "ready":
-                        raise SystemExit(f"diagnosis failed: {body['error']}\n{(OUT / 'worker.log').read_text()[-3000:]}")
+                        worker_log = (OUT / 'worker.log').read_text()[-3000:]
+                        raise SystemExit(f"diagnosis failed: {body['error']}\n{worker_log}")
                     return body
                 time.sleep(0.05)
         raise SystemExit("no verdict within 30 min")
@@ -252,7 +253,8 @@ def bench_s3(args: argparse.Namespace, folder: Path) -> bool:
         os.killpg(moto.pid, 15)
         moto.wait(30)
     local, s3 = statistics.median(seconds["local"]), statistics.median(seconds["s3"])
-    print(f"s3: {bundle.stat().st_size / 2**20:.0f} MiB upload to verdict: local disk {local:.2f} s, S3 (moto) {s3:.2f} s:"
+    print(f"s3: {bundle.stat().st_size / 2**20:.0f} MiB upload to verdict: local disk {local:.2f} s, S3 "
+          f"(moto) {s3:.2f} s:"
           f" {s3 / local:.2f}x (target <= 1.3x; {load()})")
     return s3 / local <= 1.3
 

@@ -22,8 +22,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests/timeline")]
 
 from playwright.sync_api import sync_playwright  # noqa: E402
-
 from timeline_harness import chromium_launch_args, serve  # noqa: E402
+
 from triage.timeline.figure import build_figure  # noqa: E402
 from triage.timeline.perfetto import build_trace  # noqa: E402
 from triage.timeline.synthetic import make_timeline  # noqa: E402
@@ -63,7 +63,7 @@ def main() -> int:
             for _ in range(args.runs + 1):
                 page = context.new_page()
                 errors: list[str] = []
-                page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+                page.on("console", lambda m, errors=errors: errors.append(m.text) if m.type == "error" else None)
                 page.goto(f"{base}/{name}/")
                 page.wait_for_function("() => window.__timelineDrawn === true", timeout=60_000)
                 draws.append(page.evaluate("() => window.__timelineDrawnAt") / 1000.0)
@@ -78,7 +78,8 @@ def main() -> int:
     print(json.dumps(results, indent=2))
     big = results["1024"]
     ok = big["figure_bytes"] < 2_000_000 and big["draw_s_median"] < 2.0
-    print(f"1,024 ranks: figure {big['figure_bytes'] / 1e6:.2f} MB (< 2 MB), drawn in {big['draw_s_median']:.2f} s (< 2 s): "
+    print(f"1,024 ranks: figure {big['figure_bytes'] / 1e6:.2f} MB (< 2 MB), drawn in "
+          f"{big['draw_s_median']:.2f} s (< 2 s): "
           f"{'OK' if ok else 'OVER TARGET'} (cold first load {big['draw_s_cold']:.2f} s); "
           f"64 ranks: {results['64']['figure_bytes'] / 1e6:.2f} MB, {results['64']['draw_s_median']:.2f} s "
           f"(cold {results['64']['draw_s_cold']:.2f} s)")

@@ -11,6 +11,7 @@ import os
 import re
 import tarfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,8 @@ from collectors.host import utc_iso
 MANIFEST_SCHEMA = "nccl-triage/manifest@1"
 _HEAD_BYTES = 64 * 1024
 
-_NCCL_LINE = re.compile(r"^(?:\[[^\]]*\] )?(?P<host>[^\s:]+):(?P<pid>\d+):(?P<tid>\d+) (?:\[\d+\] )?.*NCCL (?:INFO|WARN|TRACE|CALL)")
+_NCCL_LINE = re.compile(r"^(?:\[[^\]]*\] )?(?P<host>[^\s:]+):(?P<pid>\d+):(?P<tid>\d+) (?:\[\d+\] )?.*NCCL "
+                        r"(?:INFO|WARN|TRACE|CALL)")
 _NCCL_INIT = re.compile(r"\brank (?P<rank>\d+) nranks \d+ cudaDev (?P<dev>\d+)\b.*Init (?:START|COMPLETE)")
 _KERNEL_LINE = re.compile(r"^(?:\[\s*\d+\.\d+\]|\d{4}-\d{2}-\d{2}T[\d:.,]+[+-]\d{2}:?\d{2}|\w{3} [ \d]\d [\d:]{8}) ")
 _RANK_IN_NAME = re.compile(r"(?:^|[^a-z])rank[_-]?(?P<rank>\d+)(?:\D|$)", re.IGNORECASE)
@@ -127,7 +129,7 @@ def classify(path: Path) -> dict[str, Any]:
     return {"kind": "log", **meta}
 
 
-def gather(paths: list[str | Path]) -> list[BundleFile]:
+def gather(paths: Sequence[str | Path]) -> list[BundleFile]:
     """Files under the given paths; a folder keeps its layout under its own name."""
     files: list[BundleFile] = []
     taken: set[str] = {"manifest.json"}

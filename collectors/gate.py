@@ -92,7 +92,8 @@ def _run_smoke(opts: GateOptions, budget: float) -> GateResult:
                                    f"{f', {bw:.2f} GB/s' if isinstance(bw, (int, float)) else ''})")
     failed = [r for r in result.get("ranks") or [] if not r.get("ok")]
     first = failed[0] if failed else {}
-    return GateResult(EXIT_SMOKE_FAILED, f"smoke all-reduce failed on rank(s) {', '.join(str(r.get('rank')) for r in failed)}"
+    return GateResult(EXIT_SMOKE_FAILED,
+                      f"smoke all-reduce failed on rank(s) {', '.join(str(r.get('rank')) for r in failed)}"
                                          f"{': ' + str(first.get('error'))[:200] if first.get('error') else ''}")
 
 
@@ -112,10 +113,12 @@ def run_gate(opts: GateOptions) -> GateResult:
         else:
             drain = state["drain"]
             if drain.get("recommended"):
-                return GateResult(EXIT_DRAIN, f"drain recommended for {opts.host}: {drain.get('reason') or 'no reason given'}")
+                return GateResult(EXIT_DRAIN,
+                                  f"drain recommended for {opts.host}: {drain.get('reason') or 'no reason given'}")
             notes.append(f"server: no drain recommended for {opts.host}")
     elif opts.strict:
-        return GateResult(EXIT_SERVER, "--strict needs --server and --token (or $NCCL_TRIAGE_SERVER / $NCCL_TRIAGE_TOKEN)")
+        return GateResult(EXIT_SERVER,
+                          "--strict needs --server and --token (or $NCCL_TRIAGE_SERVER / $NCCL_TRIAGE_TOKEN)")
     if opts.smoke:
         left = deadline - time.monotonic()
         if left < 1:

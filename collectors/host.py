@@ -7,13 +7,13 @@ import shutil
 import socket
 import subprocess
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 
 def utc_iso(ts: float) -> str:
-    return datetime.fromtimestamp(ts, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.fromtimestamp(ts, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def hostname() -> str:
@@ -33,7 +33,8 @@ def boot_time(proc_root: str = "/proc") -> str | None:
 def in_container(root: str = "/") -> bool:
     if Path(root, ".dockerenv").exists() or Path(root, "run/.containerenv").exists():
         return True
-    if os.environ.get("container") or os.environ.get("KUBERNETES_SERVICE_HOST"):
+    # `container` is lower case on purpose: podman and systemd-nspawn set it so.
+    if os.environ.get("container") or os.environ.get("KUBERNETES_SERVICE_HOST"):  # noqa: SIM112
         return True
     try:
         cgroup = Path(root, "proc/1/cgroup").read_text()
@@ -86,7 +87,7 @@ def interfaces(sysfs_root: str = "/sys") -> list[dict[str, Any]]:
     ip = shutil.which("ip")
     if ip:
         try:
-            out = subprocess.run([ip, "-j", "addr", "show"], capture_output=True, text=True, timeout=10)
+            out = subprocess.run([ip, "-j", "addr", "show"], capture_output=True, text=True, timeout=10, check=False)
             if out.returncode == 0:
                 return [
                     {"name": item.get("ifname"),

@@ -27,7 +27,7 @@ class KernelLog:
 
 def _run(cmd: list[str]) -> tuple[str | None, str | None]:
     try:
-        out = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=20)
+        out = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=20, check=False)
     except (OSError, subprocess.SubprocessError) as exc:
         return None, str(exc)
     if out.returncode != 0 or not out.stdout.strip():

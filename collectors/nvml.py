@@ -8,7 +8,8 @@ is kept in the GPU's "errors" map so a reader can tell "not supported" from "GPU
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
+from functools import partial
 from typing import Any
 
 MIB = 1024 * 1024
@@ -50,10 +51,8 @@ def nvml_session() -> Iterator[Any]:
     try:
         yield pynvml
     finally:
-        try:
+        with suppress(pynvml.NVMLError):
             pynvml.nvmlShutdown()
-        except pynvml.NVMLError:
-            pass
 
 
 def throttle_reason_names(mask: int) -> list[str]:
@@ -93,10 +92,14 @@ def _ecc(pynvml: Any, h: Any, read: _Reader) -> dict[str, Any]:
     return {
         "mode_current": bool(mode[0]) if mode is not None else None,
         "mode_pending": bool(mode[1]) if mode is not None else None,
-        "corrected_volatile": count(pynvml.NVML_MEMORY_ERROR_TYPE_CORRECTED, pynvml.NVML_VOLATILE_ECC, "corrected_volatile"),
-        "uncorrected_volatile": count(pynvml.NVML_MEMORY_ERROR_TYPE_UNCORRECTED, pynvml.NVML_VOLATILE_ECC, "uncorrected_volatile"),
-        "corrected_aggregate": count(pynvml.NVML_MEMORY_ERROR_TYPE_CORRECTED, pynvml.NVML_AGGREGATE_ECC, "corrected_aggregate"),
-        "uncorrected_aggregate": count(pynvml.NVML_MEMORY_ERROR_TYPE_UNCORRECTED, pynvml.NVML_AGGREGATE_ECC, "uncorrected_aggregate"),
+        "corrected_volatile": count(pynvml.NVML_MEMORY_ERROR_TYPE_CORRECTED, pynvml.NVML_VOLATILE_ECC,
+                                    "corrected_volatile"),
+        "uncorrected_volatile": count(pynvml.NVML_MEMORY_ERROR_TYPE_UNCORRECTED, pynvml.NVML_VOLATILE_ECC,
+                                      "uncorrected_volatile"),
+        "corrected_aggregate": count(pynvml.NVML_MEMORY_ERROR_TYPE_CORRECTED, pynvml.NVML_AGGREGATE_ECC,
+                                     "corrected_aggregate"),
+        "uncorrected_aggregate": count(pynvml.NVML_MEMORY_ERROR_TYPE_UNCORRECTED, pynvml.NVML_AGGREGATE_ECC,
+                                       "uncorrected_aggregate"),
     }
 
 
@@ -133,7 +136,7 @@ def _nvlinks(pynvml: Any, h: Any, read: _Reader) -> list[dict[str, Any]]:
         except pynvml.NVMLError as exc:
             read.errors.setdefault(f"nvlink.{link}", str(exc))
             continue
-        errors = {name: read(f"nvlink.{link}.{name}", lambda c=counter: pynvml.nvmlDeviceGetNvLinkErrorCounter(h, link, c))
+        errors = {name: read(f"nvlink.{link}.{name}", partial(pynvml.nvmlDeviceGetNvLinkErrorCounter, h, link, counter))
                   for name, counter in _NVLINK_COUNTERS}
         links.append({"link": link, "active": bool(state), "errors": errors})
     return links
@@ -142,10 +145,10 @@ def _nvlinks(pynvml: Any, h: Any, read: _Reader) -> list[dict[str, Any]]:
 def _throttle(pynvml: Any, h: Any, read: _Reader) -> list[str] | None:
     def reasons() -> int:
         try:
-            return pynvml.nvmlDeviceGetCurrentClocksEventReasons(h)
+            return int(pynvml.nvmlDeviceGetCurrentClocksEventReasons(h))
         except pynvml.NVMLError_FunctionNotFound:
             # Drivers older than the "clocks event" rename only have the deprecated name.
-            return pynvml.nvmlDeviceGetCurrentClocksThrottleReasons(h)
+            return int(pynvml.nvmlDeviceGetCurrentClocksThrottleReasons(h))
     mask = read("throttle_reasons", reasons)
     return throttle_reason_names(mask) if mask is not None else None
 
@@ -218,10 +221,10 @@ def gpu_samples(pynvml: Any) -> list[dict[str, Any]]:
     samples = []
     for i in range(pynvml.nvmlDeviceGetCount()):
         read = _Reader(pynvml)
-        h = read("handle", lambda: pynvml.nvmlDeviceGetHandleByIndex(i))
-        util = read("util", lambda: pynvml.nvmlDeviceGetUtilizationRates(h)) if h is not None else None
-        mem = read("mem", lambda: pynvml.nvmlDeviceGetMemoryInfo(h)) if h is not None else None
-        pci = read("pci", lambda: pynvml.nvmlDeviceGetPciInfo(h)) if h is not None else None
+        h = read("handle", partial(pynvml.nvmlDeviceGetHandleByIndex, i))
+        util = read("util", partial(pynvml.nvmlDeviceGetUtilizationRates, h)) if h is not None else None
+        mem = read("mem", partial(pynvml.nvmlDeviceGetMemoryInfo, h)) if h is not None else None
+        pci = read("pci", partial(pynvml.nvmlDeviceGetPciInfo, h)) if h is not None else None
         sample = {
             "gpu": i,
             "pci_bus_id": pci.busId if pci is not None else None,

@@ -130,7 +130,8 @@ def format_table(result: dict[str, Any]) -> str:
         bw = f"{r['busbw_gbps']:.2f}" if r.get("busbw_gbps") is not None else "-"
         lines.append(f"{r['rank']:>4}  {'yes' if r['ok'] else 'NO':<4} {secs:>8} {bw:>11}  {r.get('error') or '-'}")
     if result["ok"]:
-        lines.append(f"RESULT: OK, bus bandwidth {result['busbw_gbps']:.2f} GB/s (algbw {result['algbw_gbps']:.2f} GB/s)")
+        lines.append(f"RESULT: OK, bus bandwidth {result['busbw_gbps']:.2f} GB/s (algbw "
+                     f"{result['algbw_gbps']:.2f} GB/s)")
     else:
         failed = [str(r["rank"]) for r in result["ranks"] if not r["ok"]]
         lines.append(f"RESULT: FAILED on rank(s) {', '.join(failed)}")

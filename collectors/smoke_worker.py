@@ -15,8 +15,13 @@ import os
 import socket
 import sys
 import time
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
+
+
+def _cpu_sync() -> None:
+    """CPU tensors are ready when the call returns: nothing to wait for."""
 
 
 def _all_reduce_timings(backend: str, rank: int, world: int, local_rank: int,
@@ -35,7 +40,7 @@ def _all_reduce_timings(backend: str, rank: int, world: int, local_rank: int,
         device = torch.device("cuda", local_rank) if backend == "nccl" else torch.device("cpu")
         if device.type == "cuda":
             torch.cuda.set_device(device)
-        sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
+        sync: Callable[[], None] = torch.cuda.synchronize if device.type == "cuda" else _cpu_sync
         x = torch.full((nbytes // 4,), float(rank + 1), dtype=torch.float32, device=device)
         dist.all_reduce(x)          # warm-up: connections and buffers are set up here
         sync()

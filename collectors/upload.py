@@ -17,6 +17,7 @@ import urllib.request
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from http import HTTPStatus
 from pathlib import Path
 from typing import Any
 
@@ -107,10 +108,12 @@ def post_bundle(server: str, token: str, path: Path, *, job: str | None, host: s
     )
     try:
         with urllib.request.urlopen(req, timeout=timeout) as resp:
-            return json.loads(resp.read().decode() or "{}")
+            answer: dict[str, Any] = json.loads(resp.read().decode() or "{}")
+            return answer
     except urllib.error.HTTPError as exc:
         detail = exc.read().decode("utf-8", "replace")[:300]
-        if exc.code >= 500 or exc.code in (408, 429):
+        retry_later = (HTTPStatus.REQUEST_TIMEOUT, HTTPStatus.TOO_MANY_REQUESTS)
+        if exc.code >= HTTPStatus.INTERNAL_SERVER_ERROR or exc.code in retry_later:
             wait = _retry_after(exc.headers.get("Retry-After"))
             if wait is not None:
                 raise RetryLater(f"HTTP {exc.code}: {detail}", wait) from exc

@@ -35,7 +35,7 @@ print(json.dumps(out))
 
 def torch_versions(python: str = sys.executable, timeout: float = 60.0) -> dict[str, Any]:
     try:
-        proc = subprocess.run([python, "-c", _PROBE], capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run([python, "-c", _PROBE], capture_output=True, text=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
         return {"torch_error": f"importing torch did not finish within {timeout:.0f}s"}
     except OSError as exc:
@@ -44,7 +44,7 @@ def torch_versions(python: str = sys.executable, timeout: float = 60.0) -> dict[
     if proc.returncode != 0 or not lines:
         tail = (proc.stderr.strip().splitlines() or [f"exit {proc.returncode}"])[-1]
         return {"torch_error": tail}
-    data = json.loads(lines[-1])
+    data: dict[str, Any] = json.loads(lines[-1])
     if "error" in data:
         return {"torch_error": data["error"]}
     return data

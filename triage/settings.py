@@ -11,8 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import dj_database_url
+import django_stubs_ext
 from django.core.exceptions import ImproperlyConfigured
 from kombu import Queue
+
+# ModelAdmin[Model] and the other classes generic in django-stubs are made subscriptable at
+# run time too (the admin modules name their model that way for mypy --strict).
+django_stubs_ext.monkeypatch()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -199,7 +204,8 @@ FILE_UPLOAD_HANDLERS = ["triage.incidents.uploads.HashingUploadHandler"]
 FILE_UPLOAD_PERMISSIONS = 0o640
 # Size limits, each answered 413 with the limit named (and, on the API, in headers):
 # one file may be at most this big (TRIAGE_MAX_BUNDLE_MB is the older name of the setting) ...
-TRIAGE_MAX_BUNDLE_BYTES = envint("TRIAGE_MAX_FILE_MB", envint("TRIAGE_MAX_BUNDLE_MB", 4096, minimum=1), minimum=1) * 1024 * 1024
+TRIAGE_MAX_BUNDLE_BYTES = envint("TRIAGE_MAX_FILE_MB", envint("TRIAGE_MAX_BUNDLE_MB", 4096, minimum=1),
+                                 minimum=1) * 1024 * 1024
 # ... all files of one upload (one bundle: a request, many files from the browser) together ...
 TRIAGE_MAX_UPLOAD_BYTES = envint("TRIAGE_MAX_UPLOAD_MB", 8192, minimum=1) * 1024 * 1024
 # ... and all bundles of one incident (every node of a job uploads to the same one).

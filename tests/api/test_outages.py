@@ -18,10 +18,9 @@ import pytest
 import redis
 from django.test import Client
 
+from tests.api.test_worker import Worker, running_worker, wait_for
 from tests.collectors.api_server import free_port
 from tests.conftest import REPO, join_team, sample_log, tar_gz
-
-from tests.api.test_worker import Worker, running_worker, wait_for
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 

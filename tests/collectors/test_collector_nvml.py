@@ -7,10 +7,10 @@ import time
 
 import pynvml
 import pytest
+from fake_nvml import GIB, FakeGpu, FakeNvml
 
 from collectors import nvml
 from collectors.sampler import NvmlSampler
-from fake_nvml import GIB, FakeGpu, FakeNvml
 
 
 def test_it_records_the_real_reason_when_this_machine_has_no_nvml_library():

@@ -20,7 +20,7 @@ PY = sys.executable
 
 def run_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 180) -> subprocess.CompletedProcess[str]:
     return subprocess.run([PY, "-m", "collectors", "run", *args], cwd=REPO, capture_output=True, text=True,
-                          timeout=timeout, env={**os.environ, **(env or {})})
+                          timeout=timeout, env={**os.environ, **(env or {})}, check=False)
 
 
 def test_a_failing_command_keeps_its_exit_code_and_its_bundle_is_uploaded(api_server, spool_dir, tmp_path):

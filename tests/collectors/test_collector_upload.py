@@ -42,7 +42,7 @@ def upload_cli(server: str, *args: str, env: dict[str, str] | None = None) -> su
     return subprocess.run(
         [sys.executable, "-m", "collectors", "upload", "--server", server, "--token", "test-token",
          "--backoff", "0.01", *args],
-        cwd=REPO, capture_output=True, text=True, timeout=120, env={**os.environ, **(env or {})})
+        cwd=REPO, capture_output=True, text=True, timeout=120, env={**os.environ, **(env or {})}, check=False)
 
 
 def test_it_uploads_a_folder_with_a_manifest_naming_each_files_rank(api_server, spool_dir, tmp_path):
@@ -152,7 +152,7 @@ def test_a_rejected_token_is_not_retried_nor_spooled(api_server, spool_dir, tmp_
     log.write_text("x\n")
     out = subprocess.run([sys.executable, "-m", "collectors", "upload", "--server", api_server.url,
                           "--token", "wrong", "--job", "j", "--no-snapshot", str(log)],
-                         cwd=REPO, capture_output=True, text=True, timeout=60)
+                         cwd=REPO, capture_output=True, text=True, timeout=60, check=False)
     assert out.returncode == 2
     assert "HTTP 401" in out.stderr
     assert api_server.requests == 1

@@ -29,7 +29,7 @@ def _env(**extra: str) -> dict[str, str]:
 
 
 def _run(args: list[str], cwd: Path, **extra: str) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(args, cwd=cwd, env=_env(**extra), capture_output=True, text=True, timeout=300)
+    done = subprocess.run(args, cwd=cwd, env=_env(**extra), capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, f"{args}:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
     return done
 

@@ -91,6 +91,6 @@ def test_the_manifests_settings_start_the_app_with_bundles_in_object_storage(tmp
     script = ("import django; django.setup(); from django.conf import settings as s; "
               "from django.core.files.storage import storages; "
               "print(type(storages['default']).__name__, s.AWS_SECRET_ACCESS_KEY, s.DEBUG, bool(s.CELERY_BROKER_URL))")
-    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, env=env, capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["BundleS3Storage", secret["stringData"]["aws-secret-access-key"], "False", "True"]

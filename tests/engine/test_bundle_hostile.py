@@ -186,11 +186,10 @@ def test_directory_symlink_skipped(tmp_path):
 
 
 def _zero_stream_zip(path: Path, size: int) -> None:
-    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as z:
-        with z.open("bomb.log", "w", force_zip64=True) as f:
-            chunk = b"\0" * (1 << 20)
-            for _ in range(size // len(chunk)):
-                f.write(chunk)
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as z, z.open("bomb.log", "w", force_zip64=True) as f:
+        chunk = b"\0" * (1 << 20)
+        for _ in range(size // len(chunk)):
+            f.write(chunk)
 
 
 def test_zip_bomb_stops_on_ratio(tmp_path):

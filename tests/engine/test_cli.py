@@ -11,8 +11,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from engine_corpus import REPO, shared_dir
+
 from triage.engine.model import CAUSES
 
 CASE = "nccl-290"  # shm_exhausted, a plain single log
@@ -27,6 +27,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
         capture_output=True,
         text=True,
         timeout=60,
+        check=False,
     )
 
 

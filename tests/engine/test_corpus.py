@@ -5,10 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from engine_corpus import corpus_cases, load_meta
 
 from triage.engine import diagnose
-
-from engine_corpus import corpus_cases, load_meta
 
 CASES = corpus_cases()
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from engine_corpus import healthy_cases
 
 from triage.engine import diagnose
-
-from engine_corpus import healthy_cases
 
 CASES = healthy_cases()
 

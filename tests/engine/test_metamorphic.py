@@ -18,11 +18,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from engine_corpus import corpus_cases
 
 from triage.engine import diagnose
 from triage.scenarios import SCENARIO_CAUSES, build
-
-from engine_corpus import corpus_cases
 
 CASES = corpus_cases()
 
@@ -54,8 +53,8 @@ def mask_ids(lines: list[str]) -> list[str]:
         return f"{m['pre']}{name}{m['rest']}"
 
     out = []
-    for line in lines:
-        line = _NCCL_HOST.sub(host, line, count=1)
+    for original in lines:
+        line = _NCCL_HOST.sub(host, original, count=1)
         line = _HEX.sub("0x...", line)
         line = _PCI.sub("xxxx:xx:xx", line)
         out.append(line)
@@ -84,7 +83,8 @@ def newest_first(lines: list[str]) -> list[str]:
 
 def hard_wrap(lines: list[str]) -> list[str]:
     out = []
-    for line in lines:
+    for whole in lines:
+        line = whole
         while len(line) > 120:
             out.append(line[:120])
             line = line[120:]

@@ -9,7 +9,6 @@ from typing import BinaryIO
 
 from triage.engine.partial import parse_members, plan_groups
 
-
 SNIFF = 1024 * 1024 + 64 * 1024
 
 

@@ -5,8 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from triage.scenarios import EXTRA_SCENARIOS, SCENARIO_CAUSES, build
-from triage.scenarios import gloo
+from triage.scenarios import EXTRA_SCENARIOS, SCENARIO_CAUSES, build, gloo
 
 SEEDS = (0, 1, 2, 3)
 ALL_SCENARIOS = SCENARIO_CAUSES + EXTRA_SCENARIOS

@@ -9,8 +9,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from conftest import SEEDS
+
 from triage.scenarios import SCENARIO_CAUSES
 
 

@@ -126,8 +126,9 @@ def test_a_revoked_link_opens_nothing(personas: Personas, incident: Incident) ->
     link = ShareLink.objects.get()
     # A plain member cannot revoke someone else's link; the creator and an admin can.
     other_member = Client()
-    from tests.conftest import join_team
     from django.contrib.auth.models import User
+
+    from tests.conftest import join_team
 
     other_member.force_login(join_team(User.objects.create_user("m2"), team=TEAM, role="member"))
     assert other_member.post(f"/incidents/{incident.pk}/shares/{link.pk}/revoke").status_code == 403

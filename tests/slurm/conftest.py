@@ -115,12 +115,12 @@ PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
                     proc.wait()
 
     def run(self, *args: str) -> str:
-        done = subprocess.run(list(args), env=self.env, capture_output=True, text=True, timeout=60)
+        done = subprocess.run(list(args), env=self.env, capture_output=True, text=True, timeout=60, check=False)
         assert done.returncode == 0, f"{args}: {done.stderr}\n{self.logs()}"
         return done.stdout
 
     def node_state(self) -> str:
-        done = subprocess.run(["sinfo", "-h", "-N", "-o", "%T"], env=self.env, capture_output=True, text=True, timeout=30)
+        done = subprocess.run(["sinfo", "-h", "-N", "-o", "%T"], env=self.env, capture_output=True, text=True, timeout=30, check=False)
         return done.stdout.strip()
 
     def submit(self, script: str) -> str:

@@ -7,8 +7,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-
 from timeline_harness import ROOT, chromium_launch_args, serve
+
 from triage.timeline.synthetic import make_timeline
 
 playwright_sync = pytest.importorskip("playwright.sync_api")

@@ -42,7 +42,7 @@ def test_the_straggler_stands_out_in_collective_progress() -> None:
     figure = build_figure(make_timeline(8, 1, 3, axis="sequence"))
     seq = next(t for t in figure["data"] if t.get("xaxis") == "x2")
     assert seq["name"] == "last completed collective (1 behind)"
-    behind = [y for y, c in zip(seq["y"], seq["marker"]["color"]) if c == "#D55E00"]
+    behind = [y for y, c in zip(seq["y"], seq["marker"]["color"], strict=False) if c == "#D55E00"]
     assert [figure["layout"]["meta"]["labels"][y] for y in behind] == ["node-000 · GPU 3 · rank 3"]
 
 

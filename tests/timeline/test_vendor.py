@@ -4,7 +4,6 @@ from __future__ import annotations
 import re
 
 import plotly.offline
-
 from timeline_harness import ROOT
 
 VENDORED = ROOT / "static/vendor/plotly.min.js"

@@ -8,6 +8,9 @@ from django.db.models import QuerySet
 from .models import Membership, Role, ShareLink, Team
 from .services import secret_hash
 
+# Longer than any secret sharelink_create makes: refused without a hash or a query.
+SECRET_MAX_CHARS = 100
+
 
 def team_ids_for(*, user: Any, role: str = Role.VIEWER) -> list[int]:
     """The teams where `user` has at least `role`."""
@@ -33,7 +36,7 @@ def user_can(*, user: Any, team_id: int, role: str) -> bool:
 
 def sharelink_from_secret(*, secret: str) -> ShareLink | None:
     """The share link with this secret, active or not (the caller says why it cannot be used)."""
-    if not secret or len(secret) > 100:
+    if not secret or len(secret) > SECRET_MAX_CHARS:
         return None
     return ShareLink.objects.select_related("incident").filter(token_hash=secret_hash(secret)).first()
 

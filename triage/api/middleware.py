@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from http import HTTPStatus
 from typing import Any
 
 from django.conf import settings
@@ -69,11 +70,12 @@ class ErrorResponseMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
         exc = getattr(request, "triage_exception", None)
-        if response.status_code >= 500 and exc is not None:
+        if response.status_code >= HTTPStatus.INTERNAL_SERVER_ERROR and exc is not None:
             known = _known_error(request, exc)
             if known is not None:
                 return known
-        if is_api(request) and response.status_code >= 400 and not response.get("Content-Type", "").startswith(
+        failed = response.status_code >= HTTPStatus.BAD_REQUEST
+        if is_api(request) and failed and not response.get("Content-Type", "").startswith(
             "application/json"
         ):
             return _as_json(response)

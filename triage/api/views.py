@@ -150,7 +150,8 @@ def incident_list_api(request: HttpRequest) -> HttpResponse:
 
     form = IncidentFilterForm(request.GET or None)
     if form.is_bound and not form.is_valid():
-        return api_error(400, "bad filter: " + "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items()))
+        problems = "; ".join(f"{k}: {' '.join(str(m) for m in v)}" for k, v in form.errors.items())
+        return api_error(400, "bad filter: " + problems)
     paginator = Paginator(incident_list(filters=form.filters(), token=request.api_token), LIST_PAGE_SIZE)  # type: ignore[attr-defined]
     try:
         page = paginator.page(request.GET.get("page") or 1)

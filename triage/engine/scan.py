@@ -205,13 +205,15 @@ class PatternSet:
     literals: tuple[tuple[str, ...], ...]
 
     def of(self, cls: int) -> list[str]:
-        return [p for p, c in zip(self.patterns, self.classes) if c == cls]
+        return [p for p, c in zip(self.patterns, self.classes, strict=False) if c == cls]
 
 
 def _catalog_class(role: str, cause: str | None, priority: int) -> int | None:
+    from .signatures.schema import CATCH_ALL_PRIORITY
+
     if role in ("fault", "symptom"):
         return MEANING
-    if role == "context" and (cause or priority > 20):
+    if role == "context" and (cause or priority > CATCH_ALL_PRIORITY):
         return IDENTITY
     return None  # harmless lines and catch-alls: the ONCE keywords sample them
 
@@ -238,7 +240,7 @@ def pattern_set() -> PatternSet:
                           tuple(tuple(r[3]) for r in rows))
 
     def dump(ps: PatternSet) -> bytes:
-        return json.dumps(list(zip(ps.patterns, ps.classes, ps.caseless, ps.literals))).encode()
+        return json.dumps(list(zip(ps.patterns, ps.classes, ps.caseless, ps.literals, strict=False))).encode()
 
     return _disk_cached(f"gate-{_digest(inputs)}.json", load, lambda: _build_pattern_set(by_class), dump)
 
@@ -414,7 +416,7 @@ def _re2(ps: PatternSet) -> Prefilter | None:
         import re2
     except ImportError:
         return None
-    exprs = [f"(?m)(?i:{p})" if c else f"(?m){p}" for p, c in zip(ps.patterns, ps.caseless)]
+    exprs = [f"(?m)(?i:{p})" if c else f"(?m){p}" for p, c in zip(ps.patterns, ps.caseless, strict=False)]
     try:
         options = re2.Options()
         options.max_mem = 256 << 20
@@ -441,7 +443,8 @@ def _re2(ps: PatternSet) -> Prefilter | None:
 
     def all_of(buf: bytes, lo: int, hi: int, cls: int) -> Hits:
         window = bytes(buf[lo:hi])
-        return [(pid, lo + max(m.end() - 1, m.start())) for pid in ids(window, cls) for m in compiled[pid].finditer(window)]
+        return [(pid, lo + max(m.end() - 1, m.start()))
+                for pid in ids(window, cls) for m in compiled[pid].finditer(window)]
 
     def every(buf: bytes, lo: int, hi: int) -> Hits:
         return all_of(buf, lo, hi, MEANING)
@@ -462,7 +465,8 @@ def _python(ps: PatternSet) -> Prefilter:
         for lit in lits:
             owners.setdefault(lit.encode(), []).append(pid)
     classes = ps.classes
-    by_class = {cls: tuple(n for n, pids in owners.items() if any(classes[p] == cls for p in pids)) for cls in (MEANING, IDENTITY)}
+    by_class = {cls: tuple(n for n, pids in owners.items() if any(classes[p] == cls for p in pids))
+                for cls in (MEANING, IDENTITY)}
 
     def first(buf: bytes, lo: int, hi: int) -> dict[int, int]:
         low = buf[lo:hi].lower()
@@ -501,7 +505,7 @@ _PREFILTER: Prefilter | None = None
 def prefilter(prefer: str | None = None) -> Prefilter:
     """The fastest available engine (cached). `prefer` forces one, for tests and benchmarks:
     "hyperscan", "re2", or "python" (also "re") for the pure-Python fallback."""
-    global _PREFILTER
+    global _PREFILTER  # noqa: PLW0603 - the module-wide cache of the compiled prefilter
     if _PREFILTER is not None and prefer is None:
         return _PREFILTER
     ps = pattern_set()
@@ -708,7 +712,8 @@ class LineScanner:
             data = carry + b"\n"
             found = self.engine.first(data, 0, len(data))
             classes = {self.engine.classes[pid] for pid in found}
-            if self._bring_next or MEANING in classes or ONCE in classes or (IDENTITY in classes and self.learner(carry)):
+            if (self._bring_next or MEANING in classes or ONCE in classes
+                    or (IDENTITY in classes and self.learner(carry))):
                 held.append((line_no, carry))
         self.stats.lines = self._line_base
         self.stats.last_line = self._line_base
@@ -891,14 +896,15 @@ class LineScanner:
         extra_set = set(extra)
         picks: list[tuple[int, bytes]] = []
         indexes = line_indexes(buf, lo, ordered)
-        for start, before in zip(ordered, indexes):
+        for start, before in zip(ordered, indexes, strict=False):
             end = buf.find(b"\n", start, hi)
             if start in head and start not in extra_set:
                 self.plain.add(line_base + before + 1)
             picks.append((line_base + before + 1, bytes(buf[start:end])))
         return picks, indexes[-1] + count_lines(buf, ordered[-1], hi)
 
-    def _remember_tail(self, buf: bytes, lo: int, hi: int, line_base: int, n_lines: int, tail: deque[tuple[int, bytes]]) -> None:
+    def _remember_tail(self, buf: bytes, lo: int, hi: int, line_base: int, n_lines: int,
+                       tail: deque[tuple[int, bytes]]) -> None:
         want = self.tail_lines
         if want <= 0 or n_lines <= 0:
             return

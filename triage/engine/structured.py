@@ -60,7 +60,9 @@ def classify_json(name: str, doc: Any, docs: StructuredDocs) -> str | Literal[Fa
         docs.smoke_results.append((name, doc))
         return "smoke"
     message = doc.get("message")
-    if isinstance(message, (dict, str)) and ("extraInfo" in (message if isinstance(message, dict) else {}) or "timestamp" in doc or "errorCode" in doc):
+    if isinstance(message, (dict, str)) and (
+        "extraInfo" in (message if isinstance(message, dict) else {}) or "timestamp" in doc or "errorCode" in doc
+    ):
         docs.elastic_errors.append((name, doc))
         return "elastic_error"
     if "pg_status" in doc or "entries" in doc and "version" in doc:
@@ -104,6 +106,7 @@ def first_line_is_sample(head: bytes) -> bool:
 
 
 MAX_SAMPLES = 50_000  # the most recent ones: what happened near the failure
+_SAMPLE_LINE_MAX = 65536
 
 
 def stream_nvml_samples(name: str, stream: Any, docs: StructuredDocs) -> tuple[int, int]:
@@ -112,12 +115,12 @@ def stream_nvml_samples(name: str, stream: Any, docs: StructuredDocs) -> tuple[i
     kept: deque[dict[str, Any]] = deque(maxlen=MAX_SAMPLES)
     total = seen = lineno = 0
     while True:
-        raw = stream.readline(65537)  # bounded: a sample line is short
+        raw = stream.readline(_SAMPLE_LINE_MAX + 1)  # bounded: a sample line is short
         if not raw:
             break
         total += len(raw)
-        if not raw.endswith(b"\n") and len(raw) > 65536:
-            while (rest := stream.readline(65537)) and not rest.endswith(b"\n"):
+        if not raw.endswith(b"\n") and len(raw) > _SAMPLE_LINE_MAX:
+            while (rest := stream.readline(_SAMPLE_LINE_MAX + 1)) and not rest.endswith(b"\n"):
                 total += len(rest)
             total += len(rest)
             lineno += 1

@@ -3,6 +3,7 @@ state it ended in and which events mark it, on an honest axis: wall time where t
 it, else collective sequence numbers, else reading position."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -40,66 +41,30 @@ def _row_id(key: tuple[Any, ...]) -> str:
     return "p:" + "|".join("" if v is None else str(v) for v in key)
 
 
-def build_timeline(facts: Facts, culprit: Event | None, ff: dict[str, Any] | None = None) -> dict[str, Any]:
-    ranks = facts.ranks
-    processes = _processes(facts)
+def _axis(ranks: dict[int, RankInfo], processes: dict[Any, RankInfo]) -> str:
+    """Time when at least half the rows have times, else NCCL sequence numbers, else position."""
     timed = [r for r in ranks.values() if r.last_time is not None] + [p for p in processes.values() if p.last_time]
     with_seq = [r for r in ranks.values() if r.last_seq is not None]
     total = len(ranks) + len(processes)
     if total and len(timed) >= max(1, total // 2):
-        axis = "time"
-    elif with_seq:
-        axis = "sequence"
-    else:
-        axis = "position"
+        return "time"
+    if with_seq:
+        return "sequence"
+    return "position"
 
-    def x_of(ev: Event) -> Any:
-        if axis == "time":
-            return iso(ev.time) if ev.time else None
-        if axis == "sequence":
-            return ev.seq
-        return ev.order
 
-    end_all: Any = None
-    rows: list[dict[str, Any]] = []
-    # A rank that logged its own watchdog or error was not silent, whatever the verdict's
-    # straggler logic concluded: it is drawn as errored.
-    spoke = {e.rank for e in facts.events if e.rank is not None and e.severity in ("error", "fatal")}
-    for rank, info in ranks.items():
-        row = _row(info, axis, rank=rank, row_id=None)
-        if row["state"] == "silent" and rank in spoke:
-            row["state"], row["silent_since"] = "errored", None
-        rows.append(row)
-    culprit_key = (_process_key(culprit) or ("source", culprit.source)) if culprit is not None and culprit.rank is None else None
-    if culprit is None and ff and ff.get("rank") is None:
-        # No culprit event, but the first failure's line names its process (host:pid [GPU]).
-        culprit_key = (ff.get("host"), ff.get("pid"), ff.get("device"))
-        if culprit_key in processes:
-            culprit = next((e for e in facts.events if e.source == ff.get("source") and e.line == ff.get("line")), None)
-    for key, info in processes.items():
-        if key == culprit_key:
-            info.state = "crashed"
-        row = _row(info, axis, rank=None, row_id=_row_id(key))
-        if key[0] == "source":
-            row["label"] = str(key[1])
-        rows.append(row)
-    for row in rows:
-        end = row["end"]
-        if end is not None and (end_all is None or end > end_all):
-            end_all = end
-    blocked = _blocked_spans(facts, axis)
-    first_error = _first_error_x(facts, x_of)
-    for row in rows:
-        row["blocked"] = blocked.get(row["rank"]) if row["rank"] is not None else None
-        row["first_error"] = first_error.get(row["rank"] if row["rank"] is not None else row.get("row"))
-        row["segments"] = _segments(row, end_all)
-
+def _markers(
+    facts: Facts, ranks: dict[int, RankInfo], processes: dict[tuple[Any, ...], RankInfo], x_of: Callable[[Event], Any],
+) -> list[dict[str, Any]]:
+    """The event markers drawn on the rows, at most MAX_EVENTS_PER_RANK a row."""
     events: list[dict[str, Any]] = []
     per_row: dict[Any, int] = {}
     first_error_seen: set[Any] = set()
     ranked_processes = {(info.host, info.pid) for info in ranks.values() if info.pid is not None}
     for ev in facts.events:
-        kind = MARKER_KINDS.get(ev.kind) or ("nccl_warn" if ev.kind.startswith("nccl") and ev.severity in ("warn", "error") else None)
+        kind = MARKER_KINDS.get(ev.kind) or (
+            "nccl_warn" if ev.kind.startswith("nccl") and ev.severity in ("warn", "error") else None
+        )
         if kind is None:
             continue
         who: Any = ev.rank
@@ -133,11 +98,63 @@ def build_timeline(facts: Facts, culprit: Event | None, ff: dict[str, Any] | Non
         if row_id is not None:
             item["row"] = row_id
         events.append(item)
+    return events
+
+
+def build_timeline(facts: Facts, culprit: Event | None, ff: dict[str, Any] | None = None) -> dict[str, Any]:
+    ranks = facts.ranks
+    processes = _processes(facts)
+    axis = _axis(ranks, processes)
+
+    def x_of(ev: Event) -> Any:
+        if axis == "time":
+            return iso(ev.time) if ev.time else None
+        if axis == "sequence":
+            return ev.seq
+        return ev.order
+
+    end_all: Any = None
+    rows: list[dict[str, Any]] = []
+    # A rank that logged its own watchdog or error was not silent, whatever the verdict's
+    # straggler logic concluded: it is drawn as errored.
+    spoke = {e.rank for e in facts.events if e.rank is not None and e.severity in ("error", "fatal")}
+    for rank, info in ranks.items():
+        row = _row(info, axis, rank=rank, row_id=None)
+        if row["state"] == "silent" and rank in spoke:
+            row["state"], row["silent_since"] = "errored", None
+        rows.append(row)
+    culprit_key = ((_process_key(culprit) or ("source", culprit.source))
+                   if culprit is not None and culprit.rank is None else None)
+    if culprit is None and ff and ff.get("rank") is None:
+        # No culprit event, but the first failure's line names its process (host:pid [GPU]).
+        culprit_key = (ff.get("host"), ff.get("pid"), ff.get("device"))
+        if culprit_key in processes:
+            culprit = next((e for e in facts.events if e.source == ff.get("source") and e.line == ff.get("line")), None)
+    for key, info in processes.items():
+        if key == culprit_key:
+            info.state = "crashed"
+        row = _row(info, axis, rank=None, row_id=_row_id(key))
+        if key[0] == "source":
+            row["label"] = str(key[1])
+        rows.append(row)
+    for row in rows:
+        end = row["end"]
+        if end is not None and (end_all is None or end > end_all):
+            end_all = end
+    blocked = _blocked_spans(facts, axis)
+    first_error = _first_error_x(facts, x_of)
+    for row in rows:
+        row["blocked"] = blocked.get(row["rank"]) if row["rank"] is not None else None
+        row["first_error"] = first_error.get(row["rank"] if row["rank"] is not None else row.get("row"))
+        row["segments"] = _segments(row, end_all)
+
+    events = _markers(facts, ranks, processes, x_of)
     return {
         "axis": axis,
         "ranks": rows,
         "events": events,
-        "first_failure": _first_failure(facts, culprit, axis, x_of, ff) or _process_failure(culprit, culprit_key, processes, x_of),
+        "first_failure": (_first_failure(facts, culprit, axis, x_of, ff)
+                          or _process_failure(culprit, culprit_key, processes, x_of)),
         "gpu_samples": _gpu_samples(facts),
         # Finest time step the logs printed: 1 s when every drawn time is whole seconds (torch's
         # C++ logger, NCCL's default), so the figure never spreads them on a millisecond axis.
@@ -168,7 +185,8 @@ def _row(info: RankInfo, axis: str, *, rank: int | None, row_id: str | None) -> 
         "silent_since": end if info.state in ("silent", "crashed") else None,
         "last_seq": info.last_seq,
         "last_line": (
-            {"source": info.last_line.source, "line": info.last_line.line, "text": info.last_line.text[:300], "time": iso(info.last_time)}
+            {"source": info.last_line.source, "line": info.last_line.line, "text": info.last_line.text[:300],
+             "time": iso(info.last_time)}
             if info.last_line else None
         ),
         "segments": [],
@@ -256,7 +274,7 @@ def _blocked_spans(facts: Facts, axis: str) -> dict[int, tuple[Any, Any]]:
             out[ev.rank] = (last_ok[ev.rank], ev.order)
     # Progress lines seen after the watchdog ("last completed NCCL work: N") refine the start.
     if axis == "sequence":
-        for rank, (start, end) in list(out.items()):
+        for rank, (_start, end) in list(out.items()):
             if rank in completed and completed[rank] < end:
                 out[rank] = (completed[rank], end)
     return out
@@ -296,13 +314,16 @@ def _segments(row: dict[str, Any], end_all: Any) -> list[dict[str, Any]]:
     return segments
 
 
-def _first_failure(facts: Facts, culprit: Event | None, axis: str, x_of: Any, ff: dict[str, Any] | None) -> dict[str, Any] | None:
+def _first_failure(facts: Facts, culprit: Event | None, axis: str, x_of: Any,
+                   ff: dict[str, Any] | None) -> dict[str, Any] | None:
     if (culprit is None or culprit.rank is None) and ff and ff.get("rank") is not None:
         info = facts.ranks.get(ff["rank"])
         if info is None:
             return None
         x = iso(info.last_time) if axis == "time" else (info.last_seq if axis == "sequence" else info.last_order)
-        label = f"{facts.rank_label(info.rank)} went silent" + (f" at {info.last_time.strftime('%H:%M:%S')}" if axis == "time" and info.last_time else "")
+        label = f"{facts.rank_label(info.rank)} went silent" + (
+            f" at {info.last_time.strftime('%H:%M:%S')}" if axis == "time" and info.last_time else ""
+        )
         return {"rank": info.rank, "x": x, "label": label} if x is not None else None
     if culprit is None or culprit.rank is None:
         return None
@@ -334,7 +355,8 @@ def _clock(t: datetime) -> str:
     return t.strftime("%H:%M:%S.%f") if t.microsecond else t.strftime("%H:%M:%S")
 
 
-def _process_failure(culprit: Event | None, key: Any, processes: dict[Any, RankInfo], x_of: Any) -> dict[str, Any] | None:
+def _process_failure(culprit: Event | None, key: Any, processes: dict[Any, RankInfo],
+                     x_of: Any) -> dict[str, Any] | None:
     """The first failure of a process known only by host, pid and GPU: its row, not a rank."""
     if culprit is None or key is None or key not in processes:
         return None

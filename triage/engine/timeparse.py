@@ -18,7 +18,8 @@ _FULL = re.compile(
 # glog / torch C++: [E0822 16:31:16.131931664 or E0813 08:21:22.980000 ; MMDD may be 3 digits
 _GLOG = re.compile(r"(?:^|[\[\s:])[FEWIV](?P<md>\d{3,4}) (?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)(?:\.(?P<f>\d{1,9}))?")
 # vLLM v0: 'INFO 04-22 15:53:32 utils.py:580]'
-_VLLM = re.compile(r"^(?:\([^)]*\) )?(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) (?P<mo>\d\d)-(?P<d>\d\d) (?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)")
+_VLLM = re.compile(r"^(?:\([^)]*\) )?(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) (?P<mo>\d\d)-(?P<d>\d\d) (?P<h>\d\d):"
+                   r"(?P<mi>\d\d):(?P<s>\d\d)")
 # Every wall-clock format here has it (a host:pid:tid prefix does not: 'node-01:40000:40077').
 _HMS = re.compile(r"\d\d:\d\d:\d\d")
 # dmesg: '[1118468.873266] ...'
@@ -30,7 +31,9 @@ _SYSLOG = re.compile(
 # Application 'DD-MM-YYYY HH:MM:SS' (seen in Lightning user logs)
 _DMY = re.compile(r"^(?P<d>\d\d)-(?P<mo>\d\d)-(?P<y>20\d\d) (?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)")
 
-_MONTHS = {m: i for i, m in enumerate("Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), 1)}
+_MONTH_NAMES = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+_MONTHS = {m: i for i, m in enumerate(_MONTH_NAMES, 1)}
+_MICRO_DIGITS = 6
 
 
 @dataclass
@@ -78,7 +81,8 @@ def parse_time(text: str, clock: Clock) -> tuple[datetime | None, bool]:
     if "-" in head:
         m = _FULL.search(head)
         if m:
-            return _safe(int(m["y"]), int(m["mo"]), int(m["d"]), int(m["h"]), int(m["mi"]), int(m["s"]), _micro(m["f"])), False
+            return _safe(int(m["y"]), int(m["mo"]), int(m["d"]), int(m["h"]), int(m["mi"]), int(m["s"]),
+                         _micro(m["f"])), False
         m = _VLLM.search(head)
         if m:
             return _safe(clock.assume_year(), int(m["mo"]), int(m["d"]), int(m["h"]), int(m["mi"]), int(m["s"])), True
@@ -92,7 +96,7 @@ def parse_time(text: str, clock: Clock) -> tuple[datetime | None, bool]:
         # The 9-digit fraction of torch's C++ logger is CLOCK_MONOTONIC, not wall time (checked
         # against torch 2.13: it follows time.monotonic()'s fraction, and lines of one process
         # go backwards in it): keep seconds. glog builds print 6 wall-clock digits: keep them.
-        frac = m["f"] if m["f"] and len(m["f"]) <= 6 else None
+        frac = m["f"] if m["f"] and len(m["f"]) <= _MICRO_DIGITS else None
         return _safe(clock.assume_year(), month, day, int(m["h"]), int(m["mi"]), int(m["s"]), _micro(frac)), True
     m = _SYSLOG.search(head)
     if m:

@@ -11,6 +11,13 @@ from .rules.rank_crash import crash_events, exit_events
 
 ROOT_WEIGHT = 75  # at or above: a real fault, not a downstream symptom
 SYMPTOM_WEIGHT = 50  # below: what ranks print after a failure elsewhere, or a weak hint
+SHARED_ERROR_MIN_CHARS = 12  # an error text this long is searched for in the other ranks' lines
+ONE_NODE_MAX_PROCESSES = 8  # this many processes at most: a GPU index names a GPU of one node
+LINK_ENDS = 2  # both ends of one broken link report it
+SILENT_AFTER_S = 60  # a rank whose last line is this much older than the latest went silent
+FILL_WORLD_MAX = 4096  # ranks with no line at all are listed up to this world size
+SHOWN_MISSING = 12  # ranks with no lines named in the note
+LONG_WATCHDOG_MS = 1_800_000  # 30 min: a watchdog timeout raised from the 10 min default
 
 
 def _tier(weight: int) -> int:
@@ -93,7 +100,7 @@ def infer_rank(facts: Facts, ev: Event, cause: str | None = None) -> tuple[int |
     else:
         same = facts.kind(ev.kind)
     error = str(ev.data.get("error") or "")
-    if len(error) >= 12:
+    if len(error) >= SHARED_ERROR_MIN_CHARS:
         same += [e for e in facts.events if e.rank is not None and error in e.text]
     ranks = {e.rank for e in same if e.rank is not None}
     if len(ranks) == 1:
@@ -121,7 +128,7 @@ def infer_rank(facts: Facts, ev: Event, cause: str | None = None) -> tuple[int |
     device = ev.device if ev.device is not None else ev.data.get("gpu")
     if device is None:
         device = _digits(groups.get("device")) if groups.get("device") is not None else _digits(groups.get("gpu"))
-    if device is not None and len({e.pid for e in facts.events if e.pid is not None}) <= 8:
+    if device is not None and len({e.pid for e in facts.events if e.pid is not None}) <= ONE_NODE_MAX_PROCESSES:
         return int(device), "GPU index on a single node"
     return None, None
 
@@ -147,7 +154,7 @@ def _names_failing_rank(facts: Facts, verdict: Finding, ev: Event, rank_from: st
         else:
             same = facts.kind(ev.kind)
         # Both ends of one broken link report it; more ranks than that means a shared failure.
-        return len({e.rank for e in same if e.rank is not None}) <= 2
+        return len({e.rank for e in same if e.rank is not None}) <= LINK_ENDS
     return True
 
 
@@ -257,7 +264,8 @@ def set_rank_states(facts: Facts, findings: list[Finding], culprit: Event | None
         if e.rank is not None and e.data.get("fault_class") != "secondary"
     }
     errored = {e.rank for e in facts.events if e.rank is not None and e.severity in ("error", "fatal")} - crashed
-    if culprit is not None and culprit.rank is not None and findings and findings[0].cause != "collective_timeout_straggler":
+    if (culprit is not None and culprit.rank is not None and findings
+            and findings[0].cause != "collective_timeout_straggler"):
         crashed.add(culprit.rank)
     named = ff.get("rank") if ff else None
     if named is not None and findings and findings[0].cause != "collective_timeout_straggler":
@@ -271,7 +279,8 @@ def set_rank_states(facts: Facts, findings: list[Finding], culprit: Event | None
         info.device = info.device if info.device is not None else ff.get("device")
         info.bus_id = info.bus_id or ff.get("bus_id")
     silent: set[int] = set()
-    if findings and findings[0].rule in ("collective_timeout_straggler.laggard", "collective_timeout_straggler.idle_gpu"):
+    if findings and findings[0].rule in ("collective_timeout_straggler.laggard",
+                                         "collective_timeout_straggler.idle_gpu"):
         # The ranks that fell behind or whose GPU went idle. A desync's or a mismatch's ranks did
         # report (another collective): they stay errored, as the timeline draws them.
         silent.update(findings[0].ranks)
@@ -284,14 +293,14 @@ def set_rank_states(facts: Facts, findings: list[Finding], culprit: Event | None
             info.state = "silent"
         elif rank in errored:
             info.state = "errored"
-        elif info.last_time and latest and (latest - info.last_time).total_seconds() > 60:
+        elif info.last_time and latest and (latest - info.last_time).total_seconds() > SILENT_AFTER_S:
             info.state = "silent"
         elif info.sources or info.last_line:
             info.state = "ok"
         else:
             info.state = "unknown"
     # The world may have ranks with no line at all in the bundle.
-    if facts.world_size and facts.world_size <= 4096:
+    if facts.world_size and facts.world_size <= FILL_WORLD_MAX:
 
         for r in range(facts.world_size):
             facts.ranks.setdefault(r, RankInfo(rank=r, state="unknown"))
@@ -306,7 +315,8 @@ def summary(facts: Facts, findings: list[Finding], culprit: Event | None) -> str
     v = findings[0]
     when = f" at {culprit.time.strftime('%H:%M:%S')}" if culprit is not None and culprit.time else ""
     text = v.title.rstrip(".") + when
-    victims = [r for r, info in facts.ranks.items() if info.state in ("errored", "crashed") and (culprit is None or r != culprit.rank)]
+    victims = [r for r, info in facts.ranks.items()
+               if info.state in ("errored", "crashed") and (culprit is None or r != culprit.rank)]
     if culprit is not None and culprit.rank is not None and victims and v.cause != "collective_timeout_straggler":
         text += f"; the errors on {len(victims)} other rank{'s' if len(victims) != 1 else ''} followed it"
     if v.confidence == "low":
@@ -324,16 +334,22 @@ def notes(facts: Facts, findings: list[Finding]) -> list[str]:
     if facts.world_size:
         missing = [r for r, info in facts.ranks.items() if not info.sources and info.last_line is None]
         if missing:
-            shown = ", ".join(map(str, missing[:12])) + (" …" if len(missing) > 12 else "")
-            out.append(f"{len(missing)} of {facts.world_size} ranks have no lines in the bundle (ranks {shown}): conclusions about them are inferred from absence.")
+            shown = ", ".join(map(str, missing[:SHOWN_MISSING])) + (" …" if len(missing) > SHOWN_MISSING else "")
+            out.append(f"{len(missing)} of {facts.world_size} ranks have no lines in the bundle (ranks {shown}): "
+                       "conclusions about them are inferred from absence.")
     timeouts: list[Any] = [e.data.get("timeout_ms") for e in facts.kind("watchdog_timeout") if e.data.get("timeout_ms")]
-    if findings and findings[0].cause in ("rank_crash", "oom", "hardware_fault") and timeouts and max(timeouts) > 1_800_000:
+    crashed = bool(findings) and findings[0].cause in ("rank_crash", "oom", "hardware_fault")
+    if crashed and timeouts and max(timeouts) > LONG_WATCHDOG_MS:
         out.append(
-            f"The collective timeout was raised to {max(timeouts) // 60000} min. Raising the timeout never fixes a crashed rank: "
+            f"The collective timeout was raised to {max(timeouts) // 60000} min. Raising the timeout never fixes "
+            "a crashed rank: "
             "the others only wait longer before failing."
         )
-    if findings and findings[0].cause in ("rank_crash",) and any(e.data.get("signal") == "SIGKILL" for e in facts.events):
-        out.append("A process was killed with SIGKILL: check `dmesg` for the host OOM killer and the scheduler for limits.")
+    if findings and findings[0].cause in ("rank_crash",) and any(
+        e.data.get("signal") == "SIGKILL" for e in facts.events
+    ):
+        out.append("A process was killed with SIGKILL: check `dmesg` for the host OOM killer and the "
+                   "scheduler for limits.")
     for _name, doc in facts.docs.smoke_results:
         if doc.get("ok") is False:
             failed = [r for r in doc.get("ranks") or [] if isinstance(r, dict) and not r.get("ok")]
@@ -342,7 +358,8 @@ def notes(facts: Facts, findings: list[Finding]) -> list[str]:
                        f"{len(failed)} rank(s) failed; first error: {first_error[:200]}")
     if findings and findings[0].confidence == "low":
         out.append(
-            "The verdict is a low-confidence guess: the lines here do not name the cause. To settle it, collect from every "
+            "The verdict is a low-confidence guess: the lines here do not name the cause. To settle it, "
+            "collect from every "
             "rank: the full stderr/stdout, NCCL_DEBUG=INFO output (NCCL_DEBUG_FILE=/tmp/nccl.%h.%p.log), "
             "TORCH_DISTRIBUTED_DEBUG=DETAIL for c10d, and `dmesg -T` plus `nvidia-smi -q` of each host "
             "(python -m collectors snapshot does the last two)."
@@ -351,5 +368,6 @@ def notes(facts: Facts, findings: list[Finding]) -> list[str]:
         out.append(f"{source} names no host and the bundle has several: host unknown (one of {', '.join(candidates[:8])}"
                    + (" …" if len(candidates) > 8 else "") + "). Collect it with the collector, which records the host.")
     if facts.problems:
-        out.append(f"Parts of the bundle could not be read ({len(facts.problems)} problem(s)); the diagnosis uses what could be read.")
+        out.append(f"Parts of the bundle could not be read ({len(facts.problems)} problem(s)); the diagnosis uses "
+                   "what could be read.")
     return out

@@ -19,14 +19,14 @@ from django.utils import timezone
 
 from triage.incidents.models import Bundle, Incident
 from triage.incidents.services import _store_diagnosis, _store_failure, archive_limits
-from triage.incidents.storage import engine_input
+from triage.incidents.storage import StoredBlob, engine_input
 
 from .models import BundlePart
 
 log = logging.getLogger(__name__)
 
 
-def _inputs(bundle: Bundle) -> list[tuple[str, object]]:
+def _inputs(bundle: Bundle) -> list[tuple[str, str | StoredBlob]]:
     return [(bundle.label, engine_input(bundle.file.name, bundle.size))]
 
 
@@ -50,7 +50,8 @@ def bundle_plan_parts(*, bundle: Bundle) -> list[BundlePart]:
     return list(BundlePart.objects.filter(bundle=bundle))
 
 
-def incident_read_in_parts(*, incident_id: str, revision: int, bundles: list[Bundle], force: bool = False) -> Incident | None:
+def incident_read_in_parts(*, incident_id: str, revision: int, bundles: list[Bundle],
+                           force: bool = False) -> Incident | None:
     """Plan the parts of bundles not read yet, read one-part bundles here and queue the others
     part by part; conclude when nothing is left to read (e.g. all bundles were small). Called by
     incidents.services.incident_diagnose once the incident is marked `parsing`."""
@@ -140,7 +141,8 @@ def incident_conclude(*, incident_id: str) -> Incident | None:
         return Incident.objects.filter(pk=incident_id).first()  # the last part to be read concludes
     started = time.monotonic()
     try:
-        diagnosis = conclude([PartialState.from_bytes(bytes(p.state)) for p in parts])
+        # Every part has its state here (_complete); the filter only tells mypy so.
+        diagnosis = conclude([PartialState.from_bytes(bytes(p.state)) for p in parts if p.state is not None])
     except BundleError as e:
         return _store_failure(incident_id=incident_id, revision=revision, reason=f"the bundle could not be read: {e}")
     seconds = time.monotonic() - started + sum(p.parse_seconds for p in parts)

@@ -24,7 +24,8 @@ MACHINE_CAUSES = {"hardware_fault"}
 SEGFAULT_RE = re.compile(r"segmentation fault|SIGSEGV|signal 11\b|Signals\.SIGSEGV|core dumped", re.I)
 # A network verdict implicates the node only when it names a NIC/port error, not a config one.
 NIC_FAULT_RE = re.compile(
-    r"completion[ _]error|Got completion from peer|port[ _](?:state|error)|link_down|link (?:is )?down|phys_state|LinkDown|local catastrophic|"
+    r"completion[ _]error|Got completion from peer|port[ _](?:state|error)|link_down|link (?:is )?down|phys_state"
+    r"|LinkDown|local catastrophic|"
     r"IBV_WC_|ibv_poll_cq|remote access error|retry exceeded|transport retry counter", re.I,
 )
 
@@ -46,7 +47,8 @@ _NORMALISERS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b\d{2}:\d{2}:\d{2}(?:\.\d+)?\b"), "<time>"),
     (re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I), "<uuid>"),
     (re.compile(r"\bGPU-[0-9a-f-]+", re.I), "GPU-<uuid>"),
-    (re.compile(r"\b[0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}(?:\.[0-9a-f])?\b|\b[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]\b", re.I), "<pci>"),
+    (re.compile(r"\b[0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}(?:\.[0-9a-f])?\b|\b[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]\b", re.I),
+     "<pci>"),
     (re.compile(r"/dev/shm/[^\s,)'\"]+"), "/dev/shm/<name>"),
     (re.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b"), "<ip>"),
     (re.compile(r"\b0x[0-9a-f]+\b", re.I), "<hex>"),
@@ -223,7 +225,8 @@ def _gpu_identity(diagnosis: dict[str, Any], host: str, texts: list[str]) -> tup
     label_bits = [f"GPU {device}" if device is not None else "GPU"]
     if pci:
         label_bits.append(pci)
-    label = f"{label_bits[0]} ({', '.join(label_bits[1:] + ([uuid] if uuid else []))})" if len(label_bits) > 1 or uuid else label_bits[0]
+    label = (f"{label_bits[0]} ({', '.join(label_bits[1:] + ([uuid] if uuid else []))})"
+             if len(label_bits) > 1 or uuid else label_bits[0])
     return key, (label if key else ""), device, pci, uuid
 
 
@@ -237,7 +240,9 @@ def fingerprint_of(diagnosis: dict[str, Any]) -> Fingerprint | None:
     host = _culprit_host(diagnosis)
     texts = _texts(diagnosis)
     hardware_like = cause in ("hardware_fault", "rank_crash", "oom", "device_ordinal", "p2p_unsupported")
-    gpu, label, device, pci, uuid = _gpu_identity(diagnosis, host, texts) if (host and hardware_like) else ("", "", None, "", "")
+    gpu, label, device, pci, uuid = (
+        _gpu_identity(diagnosis, host, texts) if (host and hardware_like) else ("", "", None, "", "")
+    )
 
     nic = ""
     if cause == "network":

@@ -47,7 +47,8 @@ class FleetCollector(Collector):
             states.add_metric([row["status"]], row["n"])
         yield states
 
-        problems = GaugeMetricFamily("triage_problems_open", "Open problems (grouped incidents) by team", labels=["team"])
+        problems = GaugeMetricFamily("triage_problems_open", "Open problems (grouped incidents) by team",
+                                     labels=["team"])
         for row in self._scoped(Problem.objects.filter(status=Problem.Status.OPEN)).values("team__name") \
                 .annotate(n=Count("pk")).order_by():
             problems.add_metric([row["team__name"]], row["n"])

@@ -106,7 +106,9 @@ class WebhookForm(forms.Form):
 
     def __init__(self, *args: Any, teams: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["team"].queryset = teams
+        team_field = self.fields["team"]
+        assert isinstance(team_field, forms.ModelChoiceField)
+        team_field.queryset = teams
 
 
 @never_cache  # it may show a new secret

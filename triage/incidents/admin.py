@@ -5,7 +5,7 @@ from django.contrib import admin
 from .models import Bundle, Incident
 
 
-class BundleInline(admin.TabularInline):
+class BundleInline(admin.TabularInline[Bundle, Incident]):
     model = Bundle
     extra = 0
     fields = ("label", "original_name", "host", "size", "sha256", "created_at")
@@ -13,7 +13,7 @@ class BundleInline(admin.TabularInline):
 
 
 @admin.register(Incident)
-class IncidentAdmin(admin.ModelAdmin):
+class IncidentAdmin(admin.ModelAdmin[Incident]):
     list_display = ("id", "title", "team", "job", "status", "cause", "created_at")
     list_filter = ("team", "status", "cause")
     search_fields = ("id", "title", "job", "summary")

@@ -68,7 +68,8 @@ def log_page(*, incident: Incident, source: str, first: int, count: int, max_cha
     return LogPage(source=source, bundle=bundle, first=start, lines=lines, at_end=at_end)
 
 
-def _read_source(bundle: Bundle, source: str, first: int, count: int, max_chars: int) -> tuple[int, list[LogLine], bool]:
+def _read_source(bundle: Bundle, source: str, first: int, count: int,
+                 max_chars: int) -> tuple[int, list[LogLine], bool]:
     with _open_log(bundle, source) as stream:
         return _read_page(stream, first, count, max_chars)
 

@@ -26,13 +26,17 @@ _SECRET_KEY = re.compile(r"(?i)" + _SECRET_WORD)
 
 _PATTERNS = [
     # Authorization: Bearer abc / Basic abc (headers in curl -v output, HTTP client logs).
-    (re.compile(r"(?i)(\bauthorization\b\s*[:=]\s*[\"']?\s*(?:bearer|basic|token|digest)?\s*)[^\s\"',;]+"), r"\1" + REDACTED),
+    (re.compile(r"(?i)(\bauthorization\b\s*[:=]\s*[\"']?\s*(?:bearer|basic|token|digest)?\s*)[^\s\"',;]+"),
+     r"\1" + REDACTED),
     # Bare "Bearer abc" in any other context.
     (re.compile(r"(?i)(\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}"), r"\1" + REDACTED),
     # --api-key abc, --token=abc, -password abc (command lines).
-    (re.compile(r"(?i)((?<![A-Za-z0-9])--?" + _SECRET_NAME + r")(\s*=\s*|\s+)(?![-\s])([\"']?)[^\s\"']+\3"), r"\1\2\3" + REDACTED + r"\3"),
+    (re.compile(r"(?i)((?<![A-Za-z0-9])--?" + _SECRET_NAME + r")(\s*=\s*|\s+)(?![-\s])([\"']?)[^\s\"']+\3"),
+     r"\1\2\3" + REDACTED + r"\3"),
     # NAME=value, NAME: value, "name": "value" (env dumps, configs, JSON).
-    (re.compile(r"(?i)(?<![A-Za-z0-9_.-])([\"']?" + _SECRET_NAME + r"[\"']?\s*(?:=|:)\s*)([\"']?)(?!\[redacted\])[^\s\"',;}]+\2"), r"\1\2" + REDACTED + r"\2"),
+    (re.compile(r"(?i)(?<![A-Za-z0-9_.-])([\"']?" + _SECRET_NAME + r"[\"']?\s*(?:=|:)\s*)"
+                r"([\"']?)(?!\[redacted\])[^\s\"',;}]+\2"),
+     r"\1\2" + REDACTED + r"\2"),
     # Credentials inside a URL: https://user:pass@host, redis://:pass@host.
     (re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^/\s:@]*:)[^/\s@]+@"), r"\1" + REDACTED + "@"),
     # Keys recognisable by their shape wherever they appear: AWS access key ids, Hugging Face,
@@ -76,9 +80,10 @@ def redact_data(value: Any) -> Any:
     if isinstance(value, str):
         return redact_text(value)
     if isinstance(value, dict):
-        out = {}
+        out: dict[Any, Any] = {}
         for key, item in value.items():
-            if isinstance(key, str) and _SECRET_KEY.search(key) and isinstance(item, (str, int, float)) and not isinstance(item, bool):
+            secret = isinstance(key, str) and _SECRET_KEY.search(key)
+            if secret and isinstance(item, (str, int, float)) and not isinstance(item, bool):
                 out[key] = REDACTED
             elif key == "problems" and isinstance(item, list):
                 out[key] = [redact_problem(p) if isinstance(p, str) else redact_data(p) for p in item]

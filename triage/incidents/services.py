@@ -10,7 +10,7 @@ import logging
 import re
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -548,14 +548,10 @@ def _remove_empty_folders(name: str) -> None:
     if not root.is_dir():
         return
     for folder in sorted((p for p in root.rglob("*") if p.is_dir()), key=lambda p: len(p.parts), reverse=True):
-        try:
+        with suppress(OSError):
             folder.rmdir()
-        except OSError:
-            pass
-    try:
+    with suppress(OSError):
         root.rmdir()
-    except OSError:
-        pass
 
 
 class IncidentJobTaken(Exception):

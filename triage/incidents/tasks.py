@@ -11,10 +11,10 @@ from typing import Any
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
-from kombu.exceptions import OperationalError as BrokerError
 from django.conf import settings
 from django.core.cache import cache
 from django.db import InterfaceError, OperationalError
+from kombu.exceptions import OperationalError as BrokerError
 
 from .services import (
     incident_diagnose,

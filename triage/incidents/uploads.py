@@ -42,11 +42,12 @@ class HashedUploadedFile(TemporaryUploadedFile):
 
     sha256: str = ""
 
-    def __init__(self, name: str, content_type: str, size: int, charset: str | None,
+    def __init__(self, name: str | None, content_type: str | None, size: int, charset: str | None,
                  content_type_extra: dict[str, Any] | None = None) -> None:
         folder = upload_temp_dir()
         folder.mkdir(parents=True, exist_ok=True)
-        file = tempfile.NamedTemporaryFile(suffix=".upload", dir=folder)
+        # The upload owns the file and closes it, as Django's TemporaryUploadedFile does.
+        file = tempfile.NamedTemporaryFile(suffix=".upload", dir=folder)  # noqa: SIM115
         UploadedFile.__init__(self, file, name, content_type, size, charset, content_type_extra)
 
 
@@ -110,11 +111,11 @@ class HashingUploadHandler(FileUploadHandler):
         if exceeded is not None:
             self.sink.finish()  # Django closes (and so deletes) the partial file next
             if self.request is not None:
-                self.request.bundle_too_large = exceeded
+                # Read back by too_large(); HttpRequest declares no such attribute.
+                setattr(self.request, "bundle_too_large", exceeded)  # noqa: B010
             # Stop reading the body now rather than swallowing gigabytes to reject them.
             raise StopUpload(connection_reset=True)
         self.sink.put(raw_data)
-        return None
 
     def file_complete(self, file_size: int) -> HashedUploadedFile:
         self.file.sha256 = self.sink.finish()

@@ -6,11 +6,12 @@ really causes elsewhere (remote-peer errors, watchdog timeouts, SIGTERM from its
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from . import common as C
 from . import formats as F
-from .cluster import Job, Rank, STACKS
+from .cluster import STACKS, Job, Rank
 from .story import Story
 
 SITE = "/usr/local/lib/python3.11/dist-packages"
@@ -35,7 +36,7 @@ def _expect(cause: str, r: Rank | None, host: str | None = None) -> dict[str, An
     return {"cause": cause, "rank": r.rank if r else None, "host": r.host.name if r else host}
 
 
-def _die_with_exception(story: Story, r: Rank, t: float, frames, last: list[str], *, hang: bool,
+def _die_with_exception(story: Story, r: Rank, t: float, frames: list[tuple[str, int, str, str]], last: list[str], *, hang: bool,
                         prefixed: bool = True) -> None:
     """Uncaught exception on r at t; the process exits (1) unless it hangs in teardown."""
     plain = F.traceback_lines(r, TRAIN_FRAMES + frames, last, prefixed=False)
@@ -189,6 +190,7 @@ def collective_timeout_straggler(story: Story) -> dict[str, Any]:
             if r is not culprit:
                 tw = C.watchdog_timeout(story, r, pending, completed=pending.seq - 1)
                 first = tw if first is None or tw < first else first
+        assert first is not None  # the job has ranks other than the culprit
         if culprit.host.torch_v >= (2, 5):
             td = first + 0.2
             story.say(culprit, td, F.torch_cpp(culprit, culprit.host, story.at(td), "E", F.pg_nccl_src(culprit, "progress"),

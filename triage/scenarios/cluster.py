@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 # (torch, cuda, nccl) as shipped together in the official wheels.
 STACKS: tuple[tuple[str, str, str], ...] = (
@@ -43,7 +43,7 @@ class Host:
     driver: str
     gpu_buses: list[int]
     agent_pid: int
-    ranks: list["Rank"] = field(default_factory=list)
+    ranks: list[Rank] = field(default_factory=list)
 
     @property
     def torch_v(self) -> tuple[int, ...]:
@@ -131,7 +131,7 @@ def make_job(seed: int, *, hosts: int | None = None, gpus_per_host: int | None =
         base = rng.randint(1, 200)
         names = [f"{prefix}-{base + i:03d}" for i in range(n_hosts)]
     start = datetime(2026, rng.randint(1, 12), rng.randint(1, 28), rng.randint(0, 23),
-                     rng.randint(0, 59), rng.randint(0, 59), tzinfo=timezone.utc)
+                     rng.randint(0, 59), rng.randint(0, 59), tzinfo=UTC)
     job = Job(
         seed=seed, rng=rng, job_id=f"slurm-{rng.randint(10000, 99999)}", start=start, hosts=[],
         ranks=[], gpus_per_host=gpus, net=rng.choice(("IB", "IB", "Socket")),

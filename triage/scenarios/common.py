@@ -6,10 +6,11 @@ SIGTERMs its survivors and prints its ChildFailedError block (`finish`).
 """
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from . import formats as F
-from .cluster import Rank
+from .cluster import Host, Rank
 from .story import Story
 
 TRAIN_PY = "/workspace/train.py"
@@ -192,7 +193,7 @@ def after_death(story: Story, dead: Rank, t_dead: float) -> None:
             remote_error(story, r, dead, t_dead + jitter(story, *delay))
 
 
-def finish(story: Story, *, entrypoint: str = "train.py", skip: set[str] = frozenset()) -> None:
+def finish(story: Story, *, entrypoint: str = "train.py", skip: AbstractSet[str] = frozenset()) -> None:
     """Each torchrun agent: notice the first failed worker, SIGTERM the rest, print the summary."""
     job = story.job
     last = max((t for lines in story.out.values() for t, _, _ in lines), default=INIT_DONE)
@@ -231,7 +232,7 @@ def finish(story: Story, *, entrypoint: str = "train.py", skip: set[str] = froze
         story.agent_say(host, notice + 0.2, *_torchrun_traceback(), *F.child_failed_block(entrypoint, root, others))
 
 
-def _cancelled(story: Story, host, t: float) -> None:
+def _cancelled(story: Story, host: Host, t: float) -> None:
     """No worker failed on this host: the scheduler cancels the job and the agent stops them."""
     when = story.at(t)
     story.agent_say(host, t, F.elastic(host, when, "W", "Received Signals.SIGTERM death signal, shutting down workers"))

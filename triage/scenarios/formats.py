@@ -127,7 +127,7 @@ def pg_nccl_src(r: Rank, key: str) -> str:
         "terminated": {(2, 3): 1182, (2, 4): 1598, (2, 5): 1720, (2, 6): 1895, (2, 7): 1985, (2, 8): 2001},
         "async": {(2, 3): 508, (2, 4): 557, (2, 5): 571, (2, 6): 598, (2, 7): 640, (2, 8): 655},
     }[key]
-    return f"ProcessGroupNCCL.cpp:{lines.get(r.host.torch_v[:2], 700)}"
+    return f"ProcessGroupNCCL.cpp:{lines.get((r.host.torch_v[0], r.host.torch_v[1]), 700)}"
 
 
 def exception_type(r: Rank, kind: str) -> str:
@@ -175,7 +175,8 @@ def elastic(host: Host, when: datetime, level: str, msg: str, src: str = ELASTIC
 SIGNALS = {6: "SIGABRT", 7: "SIGBUS", 9: "SIGKILL", 11: "SIGSEGV", 15: "SIGTERM"}
 
 
-def failure_entry(idx: int, when: datetime, host: Host, rank: int, local_rank: int, code: int,
+# One parameter per field of torchrun's failure entry (PLR0913).
+def failure_entry(idx: int, when: datetime, host: Host, rank: int, local_rank: int, code: int,  # noqa: PLR0913
                   pid: int, error_file: str | None, callstack: str | None) -> list[str]:
     out = [f"[{idx}]:", f"  time      : {when:%Y-%m-%d_%H:%M:%S}", f"  host      : {host.name}",
            f"  rank      : {rank} (local_rank: {local_rank})", f"  exitcode  : {code} (pid: {pid})",

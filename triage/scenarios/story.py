@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from itertools import count
 from pathlib import Path
 from typing import Any
@@ -47,7 +47,7 @@ class Story:
     gpu_ecc: dict[int, int] = field(default_factory=dict)  # rank -> uncorrected volatile count
     device_count: dict[str, int] = field(default_factory=dict)
     nccl_debug: bool = True  # False: NCCL_DEBUG was not set for this job
-    _order: count = field(default_factory=count)
+    _order: count[int] = field(default_factory=count)
 
     # ------------------------------------------------------------ adding lines
     def at(self, t: float) -> datetime:
@@ -215,7 +215,7 @@ class Story:
 
 
 def _z(t: datetime) -> str:
-    return t.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _write_lines(path: Path, lines: list[tuple[float, int, str]]) -> None:

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 AXIS_TITLES = {
@@ -19,6 +20,10 @@ AXIS_TITLES = {
 }
 
 _EPOCH = datetime(1970, 1, 1)
+# Beyond these a value is not a time, rank or position the engine wrote: dropped as hostile.
+_MAX_DIGITS = 20
+_MAX_ABS = 1e15
+_MAX_X_TEXT = 64
 
 
 def parse_time(text: str) -> tuple[float, bool]:
@@ -30,7 +35,7 @@ def parse_time(text: str) -> tuple[float, bool]:
     t = datetime.fromisoformat(text)
     zoned = t.tzinfo is not None
     if zoned:
-        t = t.astimezone(timezone.utc).replace(tzinfo=None)
+        t = t.astimezone(UTC).replace(tzinfo=None)
     return (t - _EPOCH).total_seconds() * 1000.0, zoned
 
 
@@ -68,9 +73,9 @@ class Axis:
             self.zoned = self.zoned or zoned
             # Microseconds kept (three decimals of a millisecond): the engine keeps them.
             return round(ms, 3)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            return None
-        return value
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+            return value
+        return None
 
     def title(self) -> str:
         if self.is_time:
@@ -101,7 +106,8 @@ def _natural(text: Any) -> tuple[Any, ...]:
     `0` next to one named `localhost` must not break the sort)."""
     if text is None:
         return ((2, 0, ""),)
-    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", str(text)) if p) or ((1, 0, ""),)
+    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p)
+                 for p in re.split(r"(\d+)", str(text)) if p) or ((1, 0, ""),)
 
 
 def _key_or_last(value: Any) -> tuple[int, Any]:
@@ -143,7 +149,7 @@ def _int(value: Any) -> int | None:
         return value
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit() and len(value) < 20:
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit() and len(value) < _MAX_DIGITS:
         return int(value)
     return None
 
@@ -159,7 +165,7 @@ def _x(value: Any) -> Any:
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
-        return value if math.isfinite(value) and abs(value) < 1e15 else None
+        return value if math.isfinite(value) and abs(value) < _MAX_ABS else None
     if isinstance(value, str):
         return value[:64]
     return None
@@ -183,11 +189,14 @@ def clean_timeline(timeline: Any) -> dict[str, Any]:
             continue
         ranks.append({
             "rank": _int(r.get("rank")), "host": _text(r.get("host"), 200), "device": _int(r.get("device")),
-            "pid": _int(r.get("pid")), "bus_id": _text(r.get("bus_id"), 64), "state": _text(r.get("state"), 40) or "unknown",
+            "pid": _int(r.get("pid")), "bus_id": _text(r.get("bus_id"), 64),
+            "state": _text(r.get("state"), 40) or "unknown",
             "start": _x(r.get("start")), "end": _x(r.get("end")), "silent_since": _x(r.get("silent_since")),
             "last_seq": _int(r.get("last_seq")), "last_line": _line(r.get("last_line")),
-            "segments": [{"state": _text(s.get("state"), 40) or "unknown", "start": _x(s.get("start")), "end": _x(s.get("end"))}
-                         for s in r.get("segments") or [] if isinstance(s, dict)] if isinstance(r.get("segments"), list) else [],
+            "segments": [{"state": _text(s.get("state"), 40) or "unknown", "start": _x(s.get("start")),
+                          "end": _x(s.get("end"))}
+                         for s in r.get("segments") or [] if isinstance(s, dict)]
+                        if isinstance(r.get("segments"), list) else [],
             "row": _text(r.get("row"), 300), "label": _text(r.get("label"), 300),
         })
     events = []
@@ -197,13 +206,16 @@ def clean_timeline(timeline: Any) -> dict[str, Any]:
         elif isinstance(e, dict):
             events.append({"rank": _int(e.get("rank")), "row": _text(e.get("row"), 300), "x": _x(e.get("x")),
                            "kind": _text(e.get("kind"), 40) or "event", "label": _text(e.get("label"), 300) or "",
-                           "text": _text(e.get("text")) or "", "source": _text(e.get("source"), 500), "line": _int(e.get("line"))})
+                           "text": _text(e.get("text")) or "", "source": _text(e.get("source"), 500),
+                           "line": _int(e.get("line"))})
     samples = []
     for g in timeline.get("gpu_samples") or [] if isinstance(timeline.get("gpu_samples"), list) else []:
-        if _sample_ok(g) and _number(g.get("mem_used")) == g.get("mem_used") and _number(g.get("mem_total")) == g.get("mem_total"):
+        if (_sample_ok(g) and _number(g.get("mem_used")) == g.get("mem_used")
+                and _number(g.get("mem_total")) == g.get("mem_total")):
             samples.append(g)
         elif isinstance(g, dict):
-            samples.append({"host": _text(g.get("host"), 200), "gpu": _int(g.get("gpu")), "time": _text(g.get("time"), 64),
+            samples.append({"host": _text(g.get("host"), 200), "gpu": _int(g.get("gpu")),
+                            "time": _text(g.get("time"), 64),
                             "util": _number(g.get("util")), "mem_used": _number(g.get("mem_used")),
                             "mem_total": _number(g.get("mem_total"))})
     ff = timeline.get("first_failure")
@@ -240,11 +252,12 @@ def _event_ok(e: Any) -> bool:
     """An event already of the engine's shape (checked cheaply, field by field)."""
     if type(e) is not dict:
         return False
-    g = e.get
+    g: Callable[[str], Any] = e.get
     rank, x, line = g("rank"), g("x"), g("line")
     if not (rank is None or type(rank) is int) or not (line is None or type(line) is int):
         return False
-    if not (type(x) is str and len(x) <= 64 or type(x) in (int, float) and math.isfinite(x) and abs(x) < 1e15):
+    if not (type(x) is str and len(x) <= _MAX_X_TEXT
+            or type(x) in (int, float) and math.isfinite(x) and abs(x) < _MAX_ABS):
         return False
     for key in ("kind", "label", "text", "source", "row"):
         v = g(key)
@@ -262,6 +275,6 @@ def _sample_ok(g: Any) -> bool:
 
 
 def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        return None
-    return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return value
+    return None

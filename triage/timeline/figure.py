@@ -34,6 +34,15 @@ GPU_CELL_BUDGET = 24_000
 LINE_TEXT_LIMIT = 140
 # Up to this many rows every row gets its own y tick label; above it, hosts are labelled.
 ROW_LABEL_LIMIT = 64
+# Above this many rows (or values) markers shrink and numeric arrays go out as typed arrays.
+DENSE = 256
+MS_PER_S = 1000
+# Time axes: pad a spread under this (ms) by half a millisecond; hover in microseconds under
+# the next, tick in milliseconds under the last.
+TINY_SPREAD_MS, MICROSECOND_SPREAD_MS, MILLISECOND_SPREAD_MS = 5, 50, 5000
+MAX_INTEGER_TICKS = 6
+# Past this fraction of the x range the first-failure label hangs left of its line.
+LABEL_FLIP_AT = 0.5
 
 _GAP = None  # Plotly breaks a line at a null
 
@@ -45,7 +54,7 @@ def esc(text: Any) -> str:
 
 def _f8(values: list[float]) -> dict[str, str] | list[float]:
     """Large numeric arrays as Plotly typed-array specs: 10.7 bytes per time instead of 14."""
-    if len(values) < 256:
+    if len(values) < DENSE:
         return values
     return {"dtype": "f8", "bdata": base64.b64encode(array("d", values).tobytes()).decode("ascii")}
 
@@ -108,7 +117,7 @@ class _Rows:
         """The row of an event or first-failure mark: its rank's, else its process row's."""
         if item.get("rank") is not None and item["rank"] in self.of_rank:
             return self.of_rank[item["rank"]]
-        return self.of_row.get(item.get("row")) if item.get("row") else None
+        return self.of_row.get(item["row"]) if item.get("row") else None
 
 
 def build_figure(timeline: dict[str, Any]) -> dict[str, Any]:
@@ -121,13 +130,13 @@ def build_figure(timeline: dict[str, Any]) -> dict[str, Any]:
     n = len(rows)
     notes: list[str] = []
 
-    spans, global_end = _span_traces(rows, axis)
+    by_state, global_end = _span_traces(rows, axis)
     events, event_xs, skipped = _event_traces(timeline.get("events") or [], rows, axis, sources)
     if event_xs:
-        global_end = max(global_end or event_xs[-1], max(event_xs))
+        global_end = max(global_end or event_xs[-1], *event_xs)
     if skipped:
         notes.append(f"{skipped} events without a rank or position are not drawn")
-    spans = _with_silent_tails(spans, rows, axis, global_end)
+    spans = _with_silent_tails(by_state, rows, axis, global_end)
     rank_points = _rank_traces(rows, axis)
     seq = _sequence_trace(rows)
     gpu = _gpu_trace(gpu_samples, rows, axis) if gpu_samples else None
@@ -163,7 +172,8 @@ def build_figure(timeline: dict[str, Any]) -> dict[str, Any]:
         "notes": notes,
     }
     figure = go.Figure(data=data, layout=layout)
-    return figure.to_plotly_json()
+    plotly_json: dict[str, Any] = figure.to_plotly_json()
+    return plotly_json
 
 
 def _fix_x_range(
@@ -180,17 +190,17 @@ def _fix_x_range(
     spread = hi - lo
     if axis.is_time:
         step_ms = (resolution_s or 0.001) * 1000.0
-        pad = max(spread * 0.02, step_ms / 2, 0.5 if spread < 5 else 0.0)
+        pad = max(spread * 0.02, step_ms / 2, 0.5 if spread < TINY_SPREAD_MS else 0.0)
         if spread < step_ms:
             pad = max(pad, step_ms)
         layout["xaxis"]["range"] = [_ms_text(lo - pad), _ms_text(hi + pad)]
         # Hover and ticks as fine as the data: microseconds for sub-millisecond spreads.
-        if step_ms >= 1000:
+        if step_ms >= MS_PER_S:
             layout["xaxis"]["hoverformat"] = "%H:%M:%S"
-        elif spread < 50:
+        elif spread < MICROSECOND_SPREAD_MS:
             layout["xaxis"]["hoverformat"] = "%H:%M:%S.%6f"
             layout["xaxis"]["tickformat"] = "%H:%M:%S.%6f"
-        elif spread < 5000:
+        elif spread < MILLISECOND_SPREAD_MS:
             layout["xaxis"]["tickformat"] = "%H:%M:%S.%3f"
     else:
         pad = spread * 0.02 or 1.0
@@ -210,7 +220,7 @@ def _integer_ticks(xaxis: dict[str, Any], values: list[Any]) -> None:
     xaxis.update(tickformat="d", hoverformat="d")
     if values:
         span = max(values) - min(values)
-        step = next(m * 10**k for k in range(16) for m in (1, 2, 5) if span / (m * 10**k) <= 6)
+        step = next(m * 10**k for k in range(16) for m in (1, 2, 5) if span / (m * 10**k) <= MAX_INTEGER_TICKS)
         xaxis["dtick"] = step
         xaxis["range"] = [min(values) - max(1, step) / 2, max(values) + max(1, step) / 2]
 
@@ -247,7 +257,7 @@ def _span_traces(rows: _Rows, axis: Axis) -> tuple[dict[str, tuple[list[Any], li
         rank_end = axis.x(rank.get("end"))
         if rank_end is not None:
             end = rank_end if end is None else max(end, rank_end)
-    return by_state, end  # type: ignore[return-value]
+    return by_state, end
 
 
 def _with_silent_tails(
@@ -330,7 +340,7 @@ def _rank_traces(rows: _Rows, axis: Axis) -> list[go.Scattergl]:
             go.Scattergl(
                 x=xs, y=ys, mode="markers", name=f"{state}: {count} rank{'s' if count != 1 else ''}",
                 legendgroup=state, legendrank=100,
-                marker={"color": state_colour(state), "size": 7 if len(rows) <= 256 else 4,
+                marker={"color": state_colour(state), "size": 7 if len(rows) <= DENSE else 4,
                         "line": {"color": "#ffffff", "width": 1}},
                 hovertext=texts, hovertemplate="%{hovertext}<extra></extra>",
             )
@@ -461,7 +471,7 @@ def _sequence_trace(rows: _Rows) -> go.Scattergl | None:
         x=[p[0] for p in points], y=[p[1] for p in points], mode="markers", xaxis="x2", yaxis="y2",
         name=f"last completed collective ({behind} behind)", legendgroup="seq",
         marker={"color": [behind_colour if p[0] < top else level_colour for p in points],
-                "size": 7 if len(rows) <= 256 else 4, "symbol": "line-ns-open" if len(rows) > 256 else "circle"},
+                "size": 7 if len(rows) <= DENSE else 4, "symbol": "line-ns-open" if len(rows) > DENSE else "circle"},
         text=texts, hovertemplate="%{hovertext}<br>last completed collective: seq %{x} (%{text})<extra></extra>",
         meta={"rowhover": True},
     )
@@ -480,7 +490,8 @@ def _gpu_trace(samples: list[dict[str, Any]], rows: _Rows, axis: Axis) -> go.Hea
             continue
         util = s.get("util") if isinstance(s.get("util"), (int, float)) else None
         used, total = s.get("mem_used"), s.get("mem_total")
-        mem = 100.0 * used / total if isinstance(used, (int, float)) and isinstance(total, (int, float)) and total else None
+        mem = (100.0 * used / total
+               if isinstance(used, (int, float)) and isinstance(total, (int, float)) and total else None)
         parsed.append((t, row, util, mem))
     if not parsed:
         return None
@@ -492,7 +503,7 @@ def _gpu_trace(samples: list[dict[str, Any]], rows: _Rows, axis: Axis) -> go.Hea
     sums: dict[tuple[int, int], list[float]] = {}
     for t, row, util, mem in parsed:
         b = min(buckets - 1, int((t - t0) / width)) if t1 > t0 else 0
-        acc = sums.setdefault((row, b), [0.0, 0, 0.0, 0])  # type: ignore[list-item]
+        acc = sums.setdefault((row, b), [0.0, 0, 0.0, 0])
         if util is not None:
             acc[0] += util
             acc[1] += 1
@@ -601,7 +612,8 @@ def _mark_first_failure(
         # An x that does not fit the axis (e.g. a reading position on a time axis) is not
         # drawn as is; the culprit's own silence is the same moment on this axis.
         culprit = rows.ranks[row]
-        x = axis.x(culprit.get("silent_since")) if culprit.get("silent_since") is not None else axis.x(culprit.get("end"))
+        since = culprit.get("silent_since")
+        x = axis.x(since) if since is not None else axis.x(culprit.get("end"))
     colour = "#C00000"
     if row is not None:
         layout["shapes"].append({"type": "rect", "xref": "x domain", "yref": "y", "x0": 0, "x1": 1,
@@ -616,15 +628,19 @@ def _mark_first_failure(
     if x is not None:
         layout["shapes"].append({"type": "line", "xref": "x", "yref": "y domain", "x0": x, "x1": x, "y0": 0, "y1": 1,
                                  "line": {"color": colour, "width": 2, "dash": "dash"}, "name": "first-failure"})
-    label = first.get("label") or (f"first failure: rank {first.get('rank')}" if first.get("rank") is not None else "first failure")
+    label = first.get("label") or (
+        f"first failure: rank {first.get('rank')}" if first.get("rank") is not None else "first failure"
+    )
     if row is None and x is None:
         return
-    annotation: dict[str, Any] = {"text": f"<b>{esc(_clip(label, 140))}</b>", "showarrow": False, "font": {"color": colour},
+    annotation: dict[str, Any] = {"text": f"<b>{esc(_clip(label, 140))}</b>", "showarrow": False,
+                                  "font": {"color": colour},
                                   "bgcolor": "rgba(255,255,255,0.9)", "bordercolor": colour, "borderwidth": 1,
                                   "name": "first-failure"}
     if x is not None:
         # Near the right edge the label would run off the plot: hang it to the left of the line.
-        right_half = bounds is not None and bounds[1] > bounds[0] and (x - bounds[0]) / (bounds[1] - bounds[0]) > 0.5
+        right_half = (bounds is not None and bounds[1] > bounds[0]
+                      and (x - bounds[0]) / (bounds[1] - bounds[0]) > LABEL_FLIP_AT)
         annotation.update(x=x, xref="x", y=1, yref="y domain", yanchor="bottom",
                           xanchor="right" if right_half else "left", yshift=4)
     else:

@@ -75,7 +75,8 @@ def build_trace(timeline: dict[str, Any]) -> dict[str, Any]:
                        "args": {"labels": f"state: {rank.get('state') or 'unknown'}"}})
         segments = [s for s in rank.get("segments") or [] if isinstance(s, dict)]
         since = clock.ts(rank.get("silent_since"))
-        if since is not None and end is not None and since < end and not any(s.get("state") == "silent" for s in segments):
+        if (since is not None and end is not None and since < end
+                and not any(s.get("state") == "silent" for s in segments)):
             segments.append({"state": "silent", "_ts": since, "_end": end})
         states_seen: set[str] = set()
         for seg in segments:

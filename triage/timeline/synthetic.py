@@ -6,10 +6,10 @@ watchdogs fire. Deterministic: the same arguments give the same timeline.
 from __future__ import annotations
 
 import random
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-T0 = datetime(2026, 12, 1, 14, 20, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 12, 1, 14, 20, 0, tzinfo=UTC)
 EVENT_KINDS = ("nccl_warn", "nccl_warn", "nccl_warn", "exception", "watchdog_timeout", "first_error")
 
 

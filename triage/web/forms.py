@@ -27,7 +27,9 @@ class MultipleFileField(forms.FileField):
 
 
 class UploadForm(forms.Form):
-    files = MultipleFileField(label="Logs or bundles")
+    # The form metaclass moves declared fields to base_fields, so self.files stays the
+    # request's files at run time; the stubs see the class attribute shadow BaseForm.files.
+    files = MultipleFileField(label="Logs or bundles")  # type: ignore[assignment]
     # The teams the person may upload to (member or admin); the first when none is chosen.
     team = forms.ModelChoiceField(
         queryset=Team.objects.none(), empty_label=None, required=False, help_text="Who may see the incident."
@@ -42,7 +44,9 @@ class UploadForm(forms.Form):
 
     def __init__(self, *args: Any, teams: QuerySet[Team], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["team"].queryset = teams
+        team_field = self.fields["team"]
+        assert isinstance(team_field, forms.ModelChoiceField)
+        team_field.queryset = teams
         self.first_team = teams.first()
         if self.first_team is not None:
             self.fields["team"].initial = self.first_team.pk

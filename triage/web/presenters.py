@@ -15,6 +15,8 @@ from triage.incidents.redact import redact_data, redact_text
 
 # Below this, /dev/shm is the container default or close to it: NCCL's SHM transport fails.
 SHM_SMALL_BYTES = 1024 * 1024 * 1024
+# Hex digits of a PCI bus id: bus, device and function (5) up to a 32-bit domain in front (13).
+PCI_ID_DIGITS = (5, 13)
 
 
 @dataclass
@@ -99,7 +101,7 @@ def nvidia_smi_id(device: Any, bus_id: Any) -> str | None:
     GPU whatever CUDA_VISIBLE_DEVICES says), else the device number."""
     if isinstance(bus_id, str):
         digits = "".join(c for c in bus_id if c in "0123456789abcdefABCDEF")
-        if 5 <= len(digits) <= 13:
+        if PCI_ID_DIGITS[0] <= len(digits) <= PCI_ID_DIGITS[1]:
             fn, dev, bus, domain = digits[-1], digits[-3:-1], digits[-5:-3], digits[:-5] or "0"
             return f"{int(domain, 16):08X}:{bus.upper()}:{dev.upper()}.{fn}"
     return str(device) if isinstance(device, int) and not isinstance(device, bool) else None
@@ -125,7 +127,8 @@ def finding_values(finding: Finding, *, is_verdict: bool, first_failure: dict[st
     return {}
 
 
-def incident_page_context(incident: Incident, *, links: PageLinks | None = None, shared: bool = False) -> dict[str, Any]:
+def incident_page_context(incident: Incident, *, links: PageLinks | None = None,
+                          shared: bool = False) -> dict[str, Any]:
     links = links or team_links(incident)
     diagnosis = getattr(incident, "diagnosis", None)
     # Everything read from the logs is shown redacted; the stored diagnosis stays as it was.
@@ -224,7 +227,7 @@ def _ecc_sum(gpus: list[dict[str, Any]], keys: tuple[str, ...]) -> int | None:
     values = []
     for gpu in gpus:
         ecc = gpu.get("ecc") or {}
-        counts = [ecc.get(k) for k in keys if isinstance(ecc.get(k), int)]
+        counts = [v for k in keys if isinstance(v := ecc.get(k), int)]
         if counts:
             values.append(max(counts))
     return sum(values) if values else None

@@ -207,6 +207,7 @@ def upload_view(request: HttpRequest) -> HttpResponse:
         return _upload_page(request, UploadForm(teams=teams), status=413, error=str(e))
     except StorageUnavailable as e:
         retry_after = str(settings.TRIAGE_STORAGE_RETRY_AFTER)
+        response: HttpResponse
         if wants_json:
             response = JsonResponse({"error": str(e)}, status=503)
         else:
@@ -222,7 +223,7 @@ def upload_view(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
-def bundle_download_view(request: HttpRequest, incident_id: str, bundle_id: int) -> HttpResponse:
+def bundle_download_view(request: HttpRequest, incident_id: str, bundle_id: int) -> FileResponse:
     incident = _incident_or_404(request, incident_id)
     bundle = incident_bundle(incident=incident, bundle_id=bundle_id)
     if bundle is None:
@@ -257,7 +258,8 @@ def _log_page(request: HttpRequest, incident: Incident, links: PageLinks, *, sha
             target = found.line
     # Open with the wanted line a little below the top, so what led to it is on screen.
     default_start = max(1, target - size // 4) if target else 1
-    start = default_start if found is not None and found.line else _positive_int(request.GET.get("start"), default_start)
+    start = (default_start if found is not None and found.line
+             else _positive_int(request.GET.get("start"), default_start))
     try:
         page = log_page(
             incident=incident, source=source, first=start, count=size,
@@ -340,7 +342,8 @@ def share_create_view(request: HttpRequest, incident_id: str) -> HttpResponse:
         messages.error(request, "Choose when the link expires.")
         return redirect("web:incident-detail", incident.pk)
     try:
-        _, secret = sharelink_create(incident=incident, expires_in=form.cleaned_data["expires_in"], created_by=request.user)
+        _, secret = sharelink_create(incident=incident, expires_in=form.cleaned_data["expires_in"],
+                                     created_by=request.user)
     except ShareRateLimited as e:
         messages.error(request, f"No link made: {e}.")
         return redirect("web:incident-detail", incident.pk)

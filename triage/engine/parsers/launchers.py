@@ -10,15 +10,18 @@ from ..model import Event
 from .base import LineCtx, SourceState
 
 _MASTER_ADDR = re.compile(r"(?:--master[_-]addr[= ]|MASTER_ADDR=)(?P<addr>[^\s;,'\"]+)")
-_VLLM_NCCL_LOAD = re.compile(r"Failed to load NCCL library from (?P<lib>\S+?)\s?\.?(?:\s|$)|Failed to import NCCL library")
+_VLLM_NCCL_LOAD = re.compile(r"Failed to load NCCL library from (?P<lib>\S+?)\s?\.?(?:\s|$)"
+                             r"|Failed to import NCCL library")
 _LIB_MISSING = re.compile(r"(?P<lib>lib\w+\.so[\w.]*): (?:cannot open shared object file|No such file or directory)")
 _VLLM_NCCL_VER = re.compile(r"vLLM is using nccl==(?P<v>[\d.]+)|Found nccl from library (?P<lib>\S+)")
 _UNDEFINED_SYMBOL = re.compile(r"undefined symbol: (?P<sym>\w*nccl\w*)", re.I)
 _NAME_UNDEFINED = re.compile(r"name '(?P<sym>nccl\w+)' is not defined")
 _WORLD = re.compile(r"world_size=(?P<world>\d+) rank=(?P<rank>\d+) local_rank=(?P<lrank>\d+)")
-_LIGHTNING = re.compile(r"initializing (?:ddp|distributed): GLOBAL_RANK: (?P<rank>\d+), MEMBER: (?P<member>\d+)/(?P<world>\d+)")
+_LIGHTNING = re.compile(r"initializing (?:ddp|distributed): GLOBAL_RANK: (?P<rank>\d+), MEMBER: (?P<member>\d+)/"
+                        r"(?P<world>\d+)")
 _LOAD_WEIGHT = re.compile(r"Load weight (?P<phase>begin|end)")
-_TORCH_VERSION = re.compile(r"(?:torch(?:==| version:? |\.__version__\s*[=:]\s*)|PyTorch version:? )(?P<v>\d+\.\d+(?:\.\d+)?(?:\+\w+)?)")
+_TORCH_VERSION = re.compile(r"(?:torch(?:==| version:? |\.__version__\s*[=:]\s*)|PyTorch version:? )"
+                            r"(?P<v>\d+\.\d+(?:\.\d+)?(?:\+\w+)?)")
 _DRIVER_VERSION = re.compile(r"Driver Version:? (?P<v>\d+\.\d+(?:\.\d+)?)")
 _CUDA_VERSION = re.compile(r"CUDA Version:? (?P<v>\d+\.\d+)")
 _VISIBLE = re.compile(r"CUDA_VISIBLE_DEVICES[=:]\s*\[?(?P<v>[\d, ]*)\]?")
@@ -56,7 +59,8 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
     m = _MASTER_ADDR.search(body)
     if m:
         addr = m["addr"]
-        out.append(ctx.event("master_addr", severity="info" if valid_address(addr) else "error", address=addr, valid=valid_address(addr)))
+        out.append(ctx.event("master_addr", severity="info" if valid_address(addr) else "error", address=addr,
+                             valid=valid_address(addr)))
     m = _VLLM_NCCL_LOAD.search(body)
     if m:
         out.append(ctx.event("nccl_library_missing", severity="error", library=m["lib"]))
@@ -72,7 +76,8 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
         out.append(ctx.event("component_version", component="nccl", version=m["v"]))
     m = _WORLD.search(body)
     if m:
-        out.append(ctx.event("rank_announce", announced_rank=int(m["rank"]), world=int(m["world"]), local_rank=int(m["lrank"])))
+        out.append(ctx.event("rank_announce", announced_rank=int(m["rank"]), world=int(m["world"]),
+                             local_rank=int(m["lrank"])))
     m = _LIGHTNING.search(body)
     if m:
         out.append(ctx.event("rank_announce", announced_rank=int(m["rank"]), world=int(m["world"]), local_rank=None))

@@ -13,19 +13,23 @@ from .base import LineCtx, SourceState
 
 _LINE = re.compile(
     r"(?P<host>[^\s:\[\]]+):(?P<pid>\d+):(?P<tid>\d+) (?:\[(?P<dev>\d+)\] )?"
-    r"(?:(?P<loc>[\w./+-]+:\d+)(?: \((?P<func>\w+)\))? )?(?:[\d.]+ [\w:]+ )?NCCL (?P<lvl>INFO|WARN|TRACE|CALL) (?P<msg>.*)$"
+    r"(?:(?P<loc>[\w./+-]+:\d+)(?: \((?P<func>\w+)\))? )?(?:[\d.]+ [\w:]+ )?NCCL (?P<lvl>INFO|WARN|TRACE|CALL) "
+    r"(?P<msg>.*)$"
 )
 _LEVEL = re.compile(r"NCCL (?:INFO|WARN|TRACE|CALL) ")
 # Prefix stripped by the user, or very old NCCL: '[3] include/shm.h:28 NCCL WARN ...', 'misc/x.cc:60 WARN ...'
-_BARE_WARN = re.compile(r"(?:\[(?P<dev>\d+)\] )?(?P<loc>[\w./+-]+\.(?:cc|c|h|cu|cpp):\d+)(?: \((?P<func>\w+)\))? (?:NCCL )?WARN (?P<msg>.*)$")
+_BARE_WARN = re.compile(r"(?:\[(?P<dev>\d+)\] )?(?P<loc>[\w./+-]+\.(?:cc|c|h|cu|cpp):\d+)(?: \((?P<func>\w+)\))? "
+                        r"(?:NCCL )?WARN (?P<msg>.*)$")
 _VERSION = re.compile(r"NCCL version (?P<v>\d+\.\d+\.\d+)(?P<suffix>\S*?)(?:\+cuda(?P<cuda>\d+\.\d+))?(?:\s|$|,)")
 _TRAIL = re.compile(r"^(?P<file>[\w./+-]+):(?P<line>\d+)(?: \((?P<func>\w+)\))? -> (?P<rc>\d+)(?: \((?P<err>[^)]*)\))?")
 _INIT = re.compile(
-    r"(?:\[Rank \d+\] )?(?:(?P<fn>nccl\w+) )?comm (?P<comm>0x[0-9a-f]+) rank (?P<rank>\d+) nranks (?P<nranks>\d+) "
-    r"cudaDev (?P<dev>\d+)(?: nvmlDev (?P<nvml>\d+))? busId (?P<bus>[0-9a-f]+)(?P<rest>.*?)- (?P<phase>Init START|Init COMPLETE|Abort COMPLETE|Destroy COMPLETE)"
+    r"(?:\[Rank \d+\] )?(?:(?P<fn>nccl\w+) )?comm (?P<comm>0x[0-9a-f]+) rank (?P<rank>\d+) nranks (?P<nranks>\d+)"
+    r" cudaDev (?P<dev>\d+)(?: nvmlDev (?P<nvml>\d+))? busId (?P<bus>[0-9a-f]+)(?P<rest>.*?)- "
+    r"(?P<phase>Init START|Init COMPLETE|Abort COMPLETE|Destroy COMPLETE)"
 )
 _TRANSPORT = re.compile(
-    r"(?:Channel|Ring) (?P<ch>\d+)(?:/\d+)? : (?P<src>\d+)\[(?P<srcdev>[0-9a-f]+)\] -> (?P<dst>\d+)\[(?P<dstdev>[0-9a-f]+)\]"
+    r"(?:Channel|Ring) (?P<ch>\d+)(?:/\d+)? : (?P<src>\d+)\[(?P<srcdev>[0-9a-f]+)\] -> (?P<dst>\d+)\["
+    r"(?P<dstdev>[0-9a-f]+)\]"
     r"(?: \[(?P<dir>send|receive)\])? via (?P<via>\S+(?: shared memory| pointer)?)"
 )
 _NET = re.compile(r"Using network (?P<net>.+?)\s*$")
@@ -45,14 +49,17 @@ _SHM = re.compile(
 _SOCKET = re.compile(
     r"(?P<what>Connection closed by (?:remote peer|localRank)|Call to (?:recv|send) (?:from|to) \S+ failed|"
     r"[Cc]onnect(?: to)? \S+ (?:failed|returned)|exceeded (?:retries|timeouts|error retry count)|"
-    r"no (?:socket )?interface found|No usable listening interface found|Connection refused|Connection reset by peer|Broken pipe)"
+    r"no (?:socket )?interface found|No usable listening interface found|Connection refused|Connection reset by peer"
+    r"|Broken pipe)"
 )
 _IB = re.compile(
     r"NET/IB ?: Got completion from peer (?P<peer>\S+) with (?:error|status=?) ?(?P<status>\w+)(?:\((?P<code>\d+)\))?"
     r"|NET/IB ?: .*async fatal event|Call to (?P<fn>ibv_\w+) failed|NET/IB ?: .*(?:port|device) (?:error|down)"
 )
-_CUDA = re.compile(r"Cuda failure (?:(?P<code>\d+) )?'(?P<err>[^']+)'|Failed to CUDA (?:calloc|malloc|host alloc)\w*(?: async)? (?P<bytes>\d+) bytes")
-_PROXY = re.compile(r"\[Proxy Service (?P<svc>\d+)\] Failed to execute operation (?P<op>\w+) from rank (?P<rank>\d+), retcode (?P<rc>\d+)")
+_CUDA = re.compile(r"Cuda failure (?:(?P<code>\d+) )?'(?P<err>[^']+)'|Failed to CUDA (?:calloc|malloc|host alloc)\w*"
+                   r"(?: async)? (?P<bytes>\d+) bytes")
+_PROXY = re.compile(r"\[Proxy Service (?P<svc>\d+)\] Failed to execute operation (?P<op>\w+) from rank (?P<rank>\d+)"
+                    r", retcode (?P<rc>\d+)")
 _WRONG_TYPE = re.compile(r"wrong type (?P<got>\d+) != (?P<want>\d+)")
 _TRUNC = re.compile(r"[Mm]essage truncated")
 _RAS_VERSION = re.compile(r"NCCL version mismatch with remote peer")
@@ -141,7 +148,8 @@ def _parse_message(ctx: LineCtx, level: str, msg: str, loc: str | None) -> list[
         kind = "P2P" if via.startswith("P2P") or via.startswith("direct pointer") else (
             "SHM" if via.startswith("SHM") or "shared memory" in via else ("NET" if via.startswith("NET") else via)
         )
-        return [ctx.event("nccl_transport", message=msg, transport=kind, via=via, src=int(tr["src"]), dst=int(tr["dst"]), direction=tr["dir"])]
+        return [ctx.event("nccl_transport", message=msg, transport=kind, via=via, src=int(tr["src"]),
+                          dst=int(tr["dst"]), direction=tr["dir"])]
     n = _NET.search(msg) if "Using network" in msg else None
     if n:
         return [ctx.event("nccl_net", net=n["net"])]
@@ -189,7 +197,8 @@ def classify_warn(ctx: LineCtx, msg: str) -> Event:
             "extend" if "extend" in what or "fallocate" in what or "ftruncate" in what else "other"))
         if "Call to open" in what:
             op = "attach"
-        return ctx.event("nccl_shm_error", severity="error", message=msg, op=op, errno=_shm_errno(msg), own_rank=_shm_owner(msg))
+        return ctx.event("nccl_shm_error", severity="error", message=msg, op=op, errno=_shm_errno(msg),
+                         own_rank=_shm_owner(msg))
     m = _IB.search(msg)
     if m:
         status = m["status"]
@@ -206,7 +215,8 @@ def classify_warn(ctx: LineCtx, msg: str) -> Event:
         )
     m = _WRONG_TYPE.search(msg)
     if m:
-        return ctx.event("nccl_transport_mismatch", severity="error", message=msg, got=int(m["got"]), want=int(m["want"]))
+        return ctx.event("nccl_transport_mismatch", severity="error", message=msg, got=int(m["got"]),
+                         want=int(m["want"]))
     m = _PROXY.search(msg)
     if m:
         return ctx.event(
@@ -220,7 +230,8 @@ def classify_warn(ctx: LineCtx, msg: str) -> Event:
             "peer closed" if "closed" in what else "reset" if "reset" in msg else "broken pipe" if "Broken pipe" in msg
             else "refused" if "refused" in msg else "no interface" if "interface" in what else "connect failed"
         )
-        return ctx.event("nccl_socket_error", severity="error", message=msg, reason=reason, peer=peer.group(1) if peer else None)
+        return ctx.event("nccl_socket_error", severity="error", message=msg, reason=reason,
+                         peer=peer.group(1) if peer else None)
     m = _CUDA.search(msg)
     if m:
         err = m["err"] or "out of memory"

@@ -16,6 +16,7 @@ _HEADER = re.compile(r"Traceback \(most recent call last\):")
 # callback, at interpreter shutdown): 'Exception ignored in: <function X.__del__ ...>', then the
 # traceback. The program goes on; it is not a crash.
 _IGNORED = re.compile(r"^\s*Exception ignored (?:in|on|while)\b")
+_IGNORED_GAP = 2  # lines from "Exception ignored in:" to the traceback it introduces
 _FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)')
 # 'torch.distributed.DistBackendError: ...', 'RuntimeError: ...', 'torch.OutOfMemoryError: ...'
 _EXC = re.compile(
@@ -32,7 +33,7 @@ def _follows_ignored(ignored: dict[str, int], key: str, lineno: int) -> bool:
     """This line comes right after an 'Exception ignored in:' line of the same writer (which is
     then used up)."""
     at = ignored.pop(key, None)
-    return at is not None and lineno - at <= 2
+    return at is not None and lineno - at <= _IGNORED_GAP
 
 
 def parse(ctx: LineCtx, state: SourceState) -> list[Event]:

@@ -3,7 +3,6 @@ heartbeat monitor, and the rendezvous / TCPStore errors (docs/log-formats.md §2
 from __future__ import annotations
 
 import re
-
 from typing import Any
 
 from ..model import Event
@@ -12,38 +11,52 @@ from .cuda import classify as classify_cuda_error
 from .nccl import classify_warn
 
 _WORK = re.compile(
-    r"WorkNCCL\((?:SeqNum=(?P<seq>\d+), )?OpType=(?P<op>\w+)(?:, NumelIn=(?P<nin>\d+)(?:, Nume(?:lOut=(?P<nout>\d+))?)?)?"
+    r"WorkNCCL\((?:SeqNum=(?P<seq>\d+), )?OpType=(?P<op>\w+)"
+    r"(?:, NumelIn=(?P<nin>\d+)(?:, Nume(?:lOut=(?P<nout>\d+))?)?)?"
     r"(?:, TensorShape=\[[^\]]*\])?(?:, Timeout\(ms\)=(?P<tmo>\d+))?"
 )
 _RAN_FOR = re.compile(r"ran for (?P<ms>\d+) milliseconds")
-_PG = re.compile(r"\[PG (?:ID (?P<pgid>\d+) PG GUID (?P<guid>[^\s(\]]+)|(?P<old>[^\s(\]]+))(?: ?\((?P<desc>[^)]*)\))? Rank (?P<rank>\d+)\]")
+_PG = re.compile(r"\[PG (?:ID (?P<pgid>\d+) PG GUID (?P<guid>[^\s(\]]+)|(?P<old>[^\s(\]]+))(?: ?\((?P<desc>[^)]*)\))?"
+                 r" Rank (?P<rank>\d+)\]")
 _RANK_TAG = re.compile(r"\[Rank (?P<rank>\d+)\]")
 _PROGRESS = re.compile(
-    r"(?:failure detected by watchdog at work sequence id: (?P<seq1>\d+) PG status: last enqueued work: (?P<enq1>\d+), last completed work: (?P<done1>-?\d+)"
-    r"|(?:Exception \(either an error or timeout\) detected by watchdog at work|Timeout at NCCL work): (?P<seq2>\d+), last enqueued NCCL work: (?P<enq2>-?\d+), last completed NCCL work: (?P<done2>-?\d+)"
-    r"|NCCL Work update periodically: last enqueued NCCL work: (?P<enq3>-?\d+), last completed NCCL work: (?P<done3>-?\d+))"
+    r"(?:failure detected by watchdog at work sequence id: (?P<seq1>\d+) PG status: last enqueued work: (?P<enq1>\d+)"
+    r", last completed work: (?P<done1>-?\d+)"
+    r"|(?:Exception \(either an error or timeout\) detected by watchdog at work|Timeout at NCCL work): (?P<seq2>\d+)"
+    r", last enqueued NCCL work: (?P<enq2>-?\d+), last completed NCCL work: (?P<done2>-?\d+)"
+    r"|NCCL Work update periodically: last enqueued NCCL work: (?P<enq3>-?\d+), last completed NCCL work: "
+    r"(?P<done3>-?\d+))"
 )
 _NCCL_ERROR = re.compile(
-    r"NCCL [Ee]rror(?: in: (?P<where>\S+?))?(?::? (?P<code>\d+))?[,:] (?P<reason>[^,]+?)(?:\s*\(run with[^)]*\))?(?:, NCCL version (?P<version>[\w.+]+))?\s*$"
+    r"NCCL [Ee]rror(?: in: (?P<where>\S+?))?(?::? (?P<code>\d+))?[,:] (?P<reason>[^,]+?)(?:\s*\(run with[^)]*\))?"
+    r"(?:, NCCL version (?P<version>[\w.+]+))?\s*$"
 )
-_DETAIL = re.compile(r"^\s*(?P<name>nccl(?:UnhandledCudaError|SystemError|InternalError|InvalidArgument|InvalidUsage|RemoteError|Timeout)): ?(?P<text>.*)$")
+_DETAIL = re.compile(r"^\s*(?P<name>nccl(?:UnhandledCudaError|SystemError|InternalError|InvalidArgument|InvalidUsage"
+                     r"|RemoteError|Timeout)): ?(?P<text>.*)$")
 _TERMINATED = re.compile(r"[Ww]atchdog thread terminated with exception: (?P<what>.*)$")
 _ASYNC = re.compile(r"Collective WorkNCCL\(.*?\) raised the following async exception: (?P<what>.*)$")
 _REMOTE = re.compile(r"remote error detected from rank: (?P<rank>\d+)")
-_DUMP_FROM = re.compile(r"Received a dump signal due to a collective timeout from (?:this local rank|rank (?P<rank>\d+))")
+_DUMP_FROM = re.compile(r"Received a dump signal due to a collective timeout from "
+                        r"(?:this local rank|rank (?P<rank>\d+))")
 _HEARTBEAT = re.compile(r"watchdog got stuck for (?P<s>\d+) seconds|Heartbeat monitor timed out")
-_LAGGING = re.compile(r"ranks \[(?P<ranks>[\d, ]+)\] are the lagging ranks|\[(?P<ranks2>[\d, ]+)\] joined but didn't finish collective #(?P<seq>\d+)")
-_MISMATCH = re.compile(r"Detected mismatch between collectives on ranks\. Rank (?P<a>\d+) is running collective: (?P<fa>.*?), but Rank (?P<b>\d+) is running collective: (?P<fb>.*)")
+_LAGGING = re.compile(r"ranks \[(?P<ranks>[\d, ]+)\] are the lagging ranks|\[(?P<ranks2>[\d, ]+)"
+                      r"\] joined but didn't finish collective #(?P<seq>\d+)")
+_MISMATCH = re.compile(r"Detected mismatch between collectives on ranks\. Rank (?P<a>\d+) is running collective: "
+                       r"(?P<fa>.*?), but Rank (?P<b>\d+) is running collective: (?P<fb>.*)")
 _ABORTED = re.compile(r"NCCL communicator was aborted on rank (?P<rank>\d+)")
-_UNIQUE_ID = re.compile(r"\[(?P<rank>\d+)\] is setting up NCCL communicator and retrieving ncclUniqueId from \[0\].*got error: (?P<err>.*)")
+_UNIQUE_ID = re.compile(r"\[(?P<rank>\d+)\] is setting up NCCL communicator and retrieving ncclUniqueId from \[0\].*got"
+                        r" error: (?P<err>.*)")
 
 # Rendezvous and TCPStore.
-_CLIENT_TIMEOUT = re.compile(r"client socket has timed out after (?P<t>\d+)(?P<unit>ms|s|min) while trying to connect to \(?(?P<addr>[^)]+)\)?")
-_CLIENT_FAILED = re.compile(r"client socket has failed to connect to (?:any network address of )?\(?\[?(?P<addr>[^)\]]+)\]?\)?.*?(?:\(errno: (?P<errno>\d+) - (?P<err>[^)]+)\))?")
+_CLIENT_TIMEOUT = re.compile(r"client socket has timed out after (?P<t>\d+)(?P<unit>ms|s|min)"
+                             r" while trying to connect to \(?(?P<addr>[^)]+)\)?")
+_CLIENT_FAILED = re.compile(r"client socket has failed to connect to (?:any network address of )?\(?\[?"
+                            r"(?P<addr>[^)\]]+)\]?\)?.*?(?:\(errno: (?P<errno>\d+) - (?P<err>[^)]+)\))?")
 # c10d's glog prefix with level W: '[W socket.cpp:663]', '[W1203 10:00:00.123456 77 torch/csrc/...cpp:663]'.
 _GLOG_WARNING = re.compile(r"\[W[\d :.]*\s\S+:\d+\]")
 _RETRY_TARGET = re.compile(r"(?:to host|server socket on|No socket on) \(?(?P<addr>[^\s),]+(?:, \d+)?)\)?")
-_WAITING_CLIENTS = re.compile(r"Timed out after (?P<s>\d+) seconds waiting for clients\. (?P<joined>\d+)/(?P<world>\d+) clients joined")
+_WAITING_CLIENTS = re.compile(r"Timed out after (?P<s>\d+) seconds waiting for clients\. (?P<joined>\d+)/(?P<world>\d+)"
+                              r" clients joined")
 _STORE_ERRORS = re.compile(
     r"(?P<what>RendezvousConnectionError|RendezvousTimeoutError|RendezvousClosedError|DistStoreError|DistNetworkError|"
     r"recvValueWithTimeout failed|Failed to recv, got 0 bytes|connectFullMesh failed|Socket Timeout|"
@@ -75,7 +88,8 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
 
     if "WorkNCCL" in body and ("timeout" in body or "timed out" in body or "Timeout" in body):
         w = _WORK.search(body)
-        if w and ("Watchdog caught" in body or "timed out in blocking wait" in body or "Caught collective operation timeout" in body):
+        if w and ("Watchdog caught" in body or "timed out in blocking wait" in body
+                  or "Caught collective operation timeout" in body):
             ran = _RAN_FOR.search(body)
             ev = ctx.event(
                 "watchdog_timeout",
@@ -130,7 +144,9 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
         return events + [ev]
     if body.strip() == "Last error:" or body.rstrip().endswith("Last error:"):
         anchor = state.extra.get("last_nccl_error")
-        state.expect_last_error = anchor if isinstance(anchor, Event) else ctx.event("torch_nccl_error", severity="error", reason="")
+        state.expect_last_error = (
+            anchor if isinstance(anchor, Event) else ctx.event("torch_nccl_error", severity="error", reason="")
+        )
         return events
     m = _REMOTE.search(body)
     if m:
@@ -144,11 +160,13 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
     m = _LAGGING.search(body)
     if m:
         ranks = m["ranks"] or m["ranks2"]
-        return events + [ctx.event("desync_report", severity="error", lagging=[int(x) for x in ranks.split(",") if x.strip()])]
+        lagging = [int(x) for x in ranks.split(",") if x.strip()]
+        return events + [ctx.event("desync_report", severity="error", lagging=lagging)]
     m = _MISMATCH.search(body)
     if m:
         return events + [
-            ctx.event("collective_mismatch", severity="error", rank_a=int(m["a"]), rank_b=int(m["b"]), fp_a=m["fa"], fp_b=m["fb"])
+            ctx.event("collective_mismatch", severity="error", rank_a=int(m["a"]), rank_b=int(m["b"]), fp_a=m["fa"],
+                      fp_b=m["fb"])
         ]
     m = _ABORTED.search(body)
     if m:
@@ -170,7 +188,8 @@ def _cuda_fault(ctx: LineCtx, what: str) -> list[Event]:
     if not m:
         return []
     name, cls = classify_cuda_error(m["err"])
-    return [ctx.event("cuda_error", severity="error", error=m["err"].strip(), cuda_name=name, error_class=cls, via_watchdog=True)]
+    return [ctx.event("cuda_error", severity="error", error=m["err"].strip(), cuda_name=name, error_class=cls,
+                      via_watchdog=True)]
 
 
 def _connect_failed(ctx: LineCtx, body: str, target: re.Match[str] | None) -> Event:
@@ -200,7 +219,8 @@ def _rendezvous(ctx: LineCtx, body: str) -> list[Event]:
         ]
     m = _CLIENT_TIMEOUT.search(body)
     if m:
-        return [ctx.event("store_connect_timeout", severity="error", address=m["addr"].strip(), after=m["t"] + m["unit"])]
+        return [ctx.event("store_connect_timeout", severity="error", address=m["addr"].strip(),
+                          after=m["t"] + m["unit"])]
     if "- retrying (try=" in body or ", will retry" in body:
         # TCPStore's own retry warning (torch >= 2.3) quotes the failed attempt; like socket.cpp's
         # 'failed to connect' retries it is a rendezvous problem only if nothing ever gets through.

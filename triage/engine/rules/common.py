@@ -71,7 +71,8 @@ def spread_evidence(events: list[Event], limit: int = MAX_EVIDENCE) -> list[Evid
         by_rank.setdefault((ev.rank, ev.host, ev.pid), ev)
     firsts = list(by_rank.values())
     rest = without(events, firsts)
-    return evidence(firsts, limit) + evidence(rest, max(0, limit - len(firsts)))[: max(0, limit - min(len(firsts), limit))]
+    rest_limit = max(0, limit - len(firsts))
+    return evidence(firsts, limit) + evidence(rest, rest_limit)[: max(0, limit - min(len(firsts), limit))]
 
 
 def ranks_of(events: Iterable[Event]) -> list[int]:
@@ -106,7 +107,8 @@ def where(facts: Facts, ev: Event | None) -> str:
 
 
 CHECKLIST_VERSIONS = (
-    "python -c 'import torch; print(torch.__version__, torch.version.cuda, torch.cuda.nccl.version())'  # on every host\n"
+    "python -c 'import torch; print(torch.__version__, torch.version.cuda, torch.cuda.nccl.version())'  # "
+    "on every host\n"
     "nvidia-smi --query-gpu=driver_version --format=csv,noheader"
 )
 CHECKLIST_GPU = (

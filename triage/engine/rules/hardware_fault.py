@@ -25,10 +25,14 @@ def find(facts: Facts) -> list[Finding]:
         codes = sorted({e.data["xid"] for e in xids})
         findings.append(Finding(
             cause="hardware_fault", rule="hardware_fault.xid", confidence="high",
-            title=f"GPU hardware fault: Xid {', '.join(map(str, codes))} ({first.data.get('xid_name')}) on {where(facts, first)}",
-            detail=(f"The NVIDIA driver logged Xid {first.data['xid']} ({first.data.get('xid_name')}) for PCI bus {first.data.get('bus')}"
-                    + (f" on {first.host}" if first.host else "") + ". This is a hardware/system event; errors on the other ranks follow from this GPU failing."),
-            fix=FIX, ranks=ranks_of(xids + cuda), hosts=hosts_of(xids + cuda), evidence=evidence(xids + cuda), weight=96, culprit=_culprit(facts, first, cuda),
+            title=f"GPU hardware fault: Xid {', '.join(map(str, codes))} ({first.data.get('xid_name')}) on "
+                  f"{where(facts, first)}",
+            detail=(f"The NVIDIA driver logged Xid {first.data['xid']} ({first.data.get('xid_name')}) for PCI bus "
+                    f"{first.data.get('bus')}"
+                    + (f" on {first.host}" if first.host else "")
+                    + ". This is a hardware/system event; errors on the other ranks follow from this GPU failing."),
+            fix=FIX, ranks=ranks_of(xids + cuda), hosts=hosts_of(xids + cuda), evidence=evidence(xids + cuda),
+            weight=96, culprit=_culprit(facts, first, cuda),
         ))
     elif cuda or lost:
         events = cuda + lost
@@ -38,8 +42,10 @@ def find(facts: Facts) -> list[Finding]:
         findings.append(Finding(
             cause="hardware_fault", rule="hardware_fault.cuda_error", confidence="high",
             title=f"GPU hardware error on {where(facts, first)}: {err}",
-            detail=f"CUDA reported '{err}' on {where(facts, first)}: the GPU itself failed (ECC/NVLink/lost), not the program.",
-            fix=FIX, ranks=ranks_of(events), hosts=hosts_of(events), evidence=evidence(events), weight=94, culprit=first,
+            detail=f"CUDA reported '{err}' on {where(facts, first)}: the GPU itself failed (ECC/NVLink/lost), "
+                   "not the program.",
+            fix=FIX, ranks=ranks_of(events), hosts=hosts_of(events), evidence=evidence(events), weight=94,
+            culprit=first,
         ))
     findings.extend(_from_snapshots(facts))
     return findings

@@ -33,7 +33,8 @@ def find(facts: Facts) -> list[Finding]:
             cause="oom", rule="oom.cuda_oom", confidence="high",
             title=f"CUDA out of memory on {where(facts, first)}",
             detail=(f"{where(facts, first)} ran out of GPU memory" + (f" (tried to allocate {req})" if req else "")
-                    + f"; {len(ranks_of(cuda)) or 1} rank(s) report it. NCCL errors and timeouts on the other ranks follow from this rank stopping."),
+                    + f"; {len(ranks_of(cuda)) or 1} rank(s) report it. NCCL errors and timeouts on the other ranks "
+                      "follow from this rank stopping."),
             fix=FIX, ranks=ranks_of(cuda), hosts=hosts_of(cuda), evidence=evidence(cuda), weight=90, culprit=first,
         ))
     if nccl:
@@ -44,7 +45,8 @@ def find(facts: Facts) -> list[Finding]:
             title=f"NCCL could not allocate GPU memory on {where(facts, first)}",
             detail=("NCCL's own device allocation failed ('" + (first.data.get("error") or "") + "'"
                     + (f", {first.data['alloc_bytes']} bytes" if first.data.get("alloc_bytes") else "")
-                    + "): the GPU was full when a communicator was created (often lazily, at the first collective of a new group)."),
+                    + "): the GPU was full when a communicator was created (often lazily, at the first collective "
+                      "of a new group)."),
             fix=FIX + "\nLeave headroom for NCCL buffers (each new communicator allocates on every GPU).",
             ranks=ranks_of(nccl), hosts=hosts_of(nccl), evidence=evidence(nccl), weight=85, culprit=first,
         ))
@@ -55,7 +57,8 @@ def find(facts: Facts) -> list[Finding]:
         findings.append(Finding(
             cause="oom", rule="oom.host_oom_killer", confidence="high",
             title=f"Host OOM killer ended {where(facts, first)}",
-            detail=f"The kernel killed pid {first.data.get('victim_pid')} ({first.data.get('process')}) for lack of host memory.",
+            detail=f"The kernel killed pid {first.data.get('victim_pid')} ({first.data.get('process')}) for lack "
+                   "of host memory.",
             fix=FIX_HOST, ranks=ranks_of(host), hosts=hosts_of(host), evidence=evidence(host), weight=88, culprit=first,
         ))
     return findings

@@ -2,6 +2,8 @@
 of the other ranks are downstream. Raising the timeout is never the fix for a crashed rank."""
 from __future__ import annotations
 
+import signal
+
 from ..facts import Facts
 from ..model import Event, Finding
 from .common import (
@@ -108,7 +110,8 @@ def own_faults(facts: Facts) -> list[Event]:
 
 def watchdog_ranks(facts: Facts) -> set[int | None]:
     """Ranks whose watchdog gave up: they abort themselves (SIGABRT, -6) as NCCL's teardown."""
-    return {e.rank for e in facts.kind("watchdog_timeout", "watchdog_terminated", "heartbeat_timeout", "torch_nccl_error")}
+    return {e.rank for e in facts.kind("watchdog_timeout", "watchdog_terminated", "heartbeat_timeout",
+                                       "torch_nccl_error")}
 
 
 def exit_events(facts: Facts) -> list[Event]:
@@ -122,9 +125,9 @@ def exit_events(facts: Facts) -> list[Event]:
     out = []
     for ev in facts.kind("process_exit", "elastic_failure"):
         code = ev.data.get("exitcode")
-        if code == -15:  # SIGTERM: the launcher stopping survivors after another rank failed
+        if code == -signal.SIGTERM:  # the launcher stopping survivors after another rank failed
             continue
-        if code == -6 and (ev.rank in torn_down or (ev.rank is None and torn_down)):
+        if code == -signal.SIGABRT and (ev.rank in torn_down or (ev.rank is None and torn_down)):
             continue
         if code is not None and code > 0 and ev.rank in victims:
             continue
@@ -155,12 +158,15 @@ def find(facts: Facts) -> list[Finding]:
             # A traceback without its exception line names no cause at all.
             confidence = "low"
         findings.append(Finding(
-            cause="rank_crash", rule={"exception": "rank_crash.exception", "cuda_error": "rank_crash.cuda_error", "xid": "rank_crash.xid"}.get(first.kind, "rank_crash.signal"),
+            cause="rank_crash",
+            rule={"exception": "rank_crash.exception", "cuda_error": "rank_crash.cuda_error",
+                  "xid": "rank_crash.xid"}.get(first.kind, "rank_crash.signal"),
             confidence=confidence,
             title=f"{upper_first(where(facts, first))} crashed first: {what}",
             detail=(f"{upper_first(where(facts, first))} failed with {what}"
                     + (f" at {first.data['frame']}" if first.data.get("frame") else "")
-                    + ". Errors on the other ranks (NCCL errors, watchdog timeouts, SIGTERM from the launcher) follow from it."),
+                    + ". Errors on the other ranks (NCCL errors, watchdog timeouts, SIGTERM from the launcher) "
+                      "follow from it."),
             fix=fix, ranks=ranks_of([first] + same_rank_exits), hosts=hosts_of([first] + same_rank_exits),
             evidence=evidence([first] + crashes + same_rank_exits), weight=80, culprit=first,
         ))
@@ -173,7 +179,8 @@ def find(facts: Facts) -> list[Finding]:
         sig = first.data.get("signal")
         if sig == "SIGBUS":
             return findings  # shm_exhausted reads SIGBUS
-        what = f"exit code {code}" + (f" ({sig})" if sig else "") if code is not None else "an exit whose code was cut off"
+        what = (f"exit code {code}" + (f" ({sig})" if sig else "") if code is not None
+                else "an exit whose code was cut off")
         fix = FIX_SIGKILL if sig == "SIGKILL" else FIX_SEGV if sig in ("SIGSEGV", "SIGABRT") else FIX
         known = first.rank is not None and code is not None
         # An exit code the process chose (1: Python gave up) says only that it failed; where the

@@ -37,7 +37,7 @@ def _runs(items: Any) -> list[set[str]]:
         if op is _LITERAL:
             run.append(chr(arg))
             continue
-        if op is _IN and len(arg) == 2 and all(o is _LITERAL for o, _ in arg):
+        if op is _IN and len(arg) == 2 and all(o is _LITERAL for o, _ in arg):  # noqa: PLR2004 - [Aa]
             a, b = (chr(v) for _, v in arg)
             if a.lower() == b.lower():  # [Ee] -> e
                 run.append(a.lower())

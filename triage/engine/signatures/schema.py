@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 
 ROLES = ("fault", "symptom", "context", "harmless")
 CONFIDENCES = ("high", "medium", "low")
+# At or below: a generic catch-all (10-30, see `priority` below) with nothing specific to say.
+CATCH_ALL_PRIORITY = 20
 
 
 @dataclass(frozen=True)

@@ -61,7 +61,8 @@ def _split_fix(text: str) -> list[tuple[str, str]]:
             for rest in lines[i + 1 :]:
                 if not rest.strip():
                     continue
-                out.append(("prose", " " + rest.strip()) if _SENTENCE.match(rest.strip()) else ("command", rest.strip()))
+                out.append(("prose", " " + rest.strip()) if _SENTENCE.match(rest.strip())
+                           else ("command", rest.strip()))
             return out
     return [("prose", text)]
 
@@ -142,7 +143,8 @@ def logtime(value: object) -> str:
 
 # NCCL "WARN", torch "[E0816 ...", Python "ERROR", tracebacks and fatal signals; "[W..." warnings.
 _ERROR_LINE = re.compile(
-    r"\b(?:ERROR|FATAL|CRITICAL|Traceback|Error:|Exception:|Segmentation fault|SIGKILL|SIGABRT|Killed)\b|\[(?:rank\d+\]:\[)?[EF]\d{3,4} |^[EF]\d{3,4} ")
+    r"\b(?:ERROR|FATAL|CRITICAL|Traceback|Error:|Exception:|Segmentation fault|SIGKILL|SIGABRT|Killed)\b|\["
+    r"(?:rank\d+\]:\[)?[EF]\d{3,4} |^[EF]\d{3,4} ")
 _WARN_LINE = re.compile(r"\b(?:WARN|WARNING|Warning:)\b|\[(?:rank\d+\]:\[)?W\d{3,4} |^W\d{3,4} ")
 
 

@@ -51,12 +51,13 @@ class Command(BaseCommand):
             for row in rows:
                 state = "active" if row.is_active else "revoked"
                 used = row.last_used_at.isoformat() if row.last_used_at else "never"
-                self.stdout.write(f"{row.prefix}…  {row.name}  team={row.team.name}  scope={row.scope}  {state}  last used: {used}")
+                self.stdout.write(f"{row.prefix}…  {row.name}  team={row.team.name}  scope={row.scope}  {state}  "
+                                  f"last used: {used}")
         else:
-            team = Team.objects.filter(name=options["team"]).first() if options["team"] else None
-            if options["team"] and team is None:
+            only = Team.objects.filter(name=options["team"]).first() if options["team"] else None
+            if options["team"] and only is None:
                 raise CommandError(f"no team named {options['team']!r}")
-            count = apitoken_revoke(name=options["name"], team=team)
+            count = apitoken_revoke(name=options["name"], team=only)
             if not count:
                 raise CommandError(f"no active token named {options['name']!r}")
             self.stdout.write(f"revoked {count} token(s)")

@@ -30,8 +30,8 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         action = options["action"]
         if action == "create":
-            team = team_get_or_create(name=options["name"])
-            self.stdout.write(f"team {team.name}")
+            created = team_get_or_create(name=options["name"])
+            self.stdout.write(f"team {created.name}")
         elif action in ("add", "remove"):
             team = Team.objects.filter(name=options["team"]).first()
             if team is None:

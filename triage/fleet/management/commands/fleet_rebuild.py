@@ -11,9 +11,11 @@ from triage.incidents.models import Incident
 
 
 class Command(BaseCommand):
-    help = "Group every ready incident into problems; those already grouped at their current diagnosis are left as they are."
+    help = ("Group every ready incident into problems; those already grouped at their current diagnosis are left "
+            "as they are.")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        ids = list(Incident.objects.filter(status=Incident.Status.READY).order_by("created_at").values_list("pk", flat=True))
+        ready = Incident.objects.filter(status=Incident.Status.READY).order_by("created_at")
+        ids = list(ready.values_list("pk", flat=True))
         grouped = sum(1 for incident_id in ids if fleet_incident_update(incident_id=incident_id) is not None)
         self.stdout.write(f"grouped {grouped} of {len(ids)} ready incident(s)")

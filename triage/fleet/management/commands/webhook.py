@@ -51,11 +51,12 @@ class Command(BaseCommand):
             if options["team"]:
                 rows = rows.filter(team__name=options["team"])
             for w in rows:
-                self.stdout.write(f"{w.pk}  team={w.team.name}  {w.format}  {w.url}  events={','.join(w.events) or 'all'}"
+                self.stdout.write(f"{w.pk}  team={w.team.name}  {w.format}  {w.url}  "
+                                  f"events={','.join(w.events) or 'all'}"
                                   f"  {'active' if w.active else 'inactive'}")
         else:
-            webhook = Webhook.objects.filter(pk=options["id"]).first()
-            if webhook is None:
+            found = Webhook.objects.filter(pk=options["id"]).first()
+            if found is None:
                 raise CommandError(f"no webhook {options['id']}")
-            webhook_remove(webhook=webhook)
+            webhook_remove(webhook=found)
             self.stdout.write(f"removed webhook {options['id']}")
