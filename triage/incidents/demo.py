@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import tarfile
 import tempfile
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -53,12 +53,14 @@ FLEET_STORY = (
 )
 
 
-def _demo_ingest(job: str, cause: str, seed: int) -> Incident:
+def _demo_ingest(job: str, cause: str, seed: int, start: datetime | None = None) -> Incident:
     from triage.fleet.services import fleet_incident_update
     from triage.scenarios import build
 
     with tempfile.TemporaryDirectory(prefix="triage-demo-") as tmp:
-        bundle_dir = build(cause, Path(tmp) / "bundle", seed=seed)
+        # Each story incident is its own failure (the job started that day): the same bundle
+        # uploaded again would be linked as a duplicate and count once for drain.
+        bundle_dir = build(cause, Path(tmp) / "bundle", seed=seed, start=start)
         archive = Path(tmp) / f"{job}.tar.gz"
         with tarfile.open(archive, "w:gz") as tar:
             tar.add(bundle_dir, arcname=bundle_dir.name)
@@ -84,8 +86,8 @@ def demo_fleet_load(*, user: Any = None) -> list[Incident]:
     created = []
     now = timezone.now()
     for job, cause, seed, days_ago in FLEET_STORY:
-        incident = _demo_ingest(job, cause, seed)
         when = now - timedelta(days=days_ago, hours=2)
+        incident = _demo_ingest(job, cause, seed, start=(when - timedelta(hours=1)).replace(microsecond=0))
         Incident.objects.filter(pk=incident.pk).update(created_at=when)
         Occurrence.objects.filter(pk=incident.pk).update(seen_at=when)
         occurrence = Occurrence.objects.filter(pk=incident.pk).first()

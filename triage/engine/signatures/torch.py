@@ -1036,7 +1036,7 @@ SIGNATURES: tuple[Signature, ...] = (
             r"The client socket has failed to connect to .*\(errno: (?:113 - No route to host|101 - Network is unreachable)\)",
         ),
         extract=r"\(errno: (?P<errno>\d+) - (?P<error>[^)]+)\)",
-        # DESIGN.md: ranks that never joined because MASTER_ADDR/PORT or a firewall keep them
+        # docs/design.md: ranks that never joined because MASTER_ADDR/PORT or a firewall keep them
         # from the store are a rendezvous_hang (the rule reading the same line agrees).
         cause="rendezvous_hang",
         role="fault",
