@@ -88,6 +88,29 @@ def test_vllm_worker_prefix():
     assert body.startswith("ERROR 03-28")
 
 
+@pytest.mark.parametrize(
+    ("line", "host", "time_text"),
+    [
+        ("2026-12-01T10:00:00.0000000Z   rank      : 3 (local_rank: 3)", None, "2026-12-01T10:00:00.0000000Z"),
+        ("2026-12-01T10:00:01.000000005Z stderr F   rank      : 3 (local_rank: 3)", None, "2026-12-01T10:00:01.000000005Z"),
+        ("Dec 01 10:00:02 gpu-node-7 python[4242]:   rank      : 3 (local_rank: 3)", "gpu-node-7", "Dec 01 10:00:02"),
+        ("   12 |   rank      : 3 (local_rank: 3)", None, None),
+        ('{"log": "  rank      : 3 (local_rank: 3)\\n", "stream": "stderr", "time": "2026-12-01T10:00:03Z"}', None,
+         "2026-12-01T10:00:03Z"),
+    ],
+    ids=["ci_time", "cri", "journald", "line_number", "docker_json"],
+)
+def test_capture_wrappers_are_peeled_keeping_the_indentation(line, host, time_text):
+    o, body = split_prefix(line)
+    assert body == "  rank      : 3 (local_rank: 3)"
+    assert (o.host, o.time_text, o.rank, o.pid) == (host, time_text, None, None)
+
+
+def test_a_json_line_that_is_not_a_docker_record_stays_whole():
+    line = '{"log": 3, "time": "2026-12-01T10:00:03Z"}'
+    assert split_prefix(line) == (split_prefix("")[0], line)
+
+
 def test_sglang_prefix():
     o, body = split_prefix("[2025-02-07 01:19:40 TP3] Load weight begin. avail mem=78.38 GB")
     assert o.tp_rank == 3

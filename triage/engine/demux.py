@@ -11,6 +11,7 @@ same bundle renamed or repacked must give the same answer.
 """
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 
@@ -39,7 +40,21 @@ _GCP = re.compile(r"^(?:INFO|WARNING|ERROR|DEFAULT|DEBUG|CRITICAL) (?P<ts>20\d\d
 _BUILDKITE = re.compile(r"^\s*\|\s{1,2}")
 # A CI runner's or log shipper's own timestamp in front of the line (GitHub Actions, GitLab,
 # Loki/kubectl --timestamps): ISO 8601 with a 'T', then a space.
-_CI_TIME = re.compile(r"^(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?) (?=\S)")
+# One space separates it from the line, which keeps its own indentation (a traceback frame, a
+# launcher table's '  rank : 3' field).
+_CI_TIME = re.compile(r"^(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?) ")
+# Kubernetes' CRI container log (kubelet, /var/log/containers/*.log): time, stream, then 'F'
+# for a full line or 'P' for a partial one.
+_CRI = re.compile(r"^(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)) (?:stdout|stderr) [FP] ")
+# journalctl's default (short) output: syslog time, host, the unit's process and its pid. That
+# pid is the process that opened the stream, not necessarily the line's writer; the host is.
+_JOURNALD = re.compile(
+    r"^(?P<ts>[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d) (?P<host>[A-Za-z0-9][\w.-]*) [^\s:\[\]]+(?:\[\d+\])?: "
+)
+# A log viewer's or a paste site's line numbers: '  123 | text'.
+_LINE_NUMBER = re.compile(r"^\s*\d{1,8} \| ")
+# Docker's json-file log driver: one JSON object a line, the text in "log".
+_DOCKER_JSON = re.compile(r'^\{\s*"log"\s*:')
 
 # torchrun --log-dir (torch.distributed.elastic.multiprocessing): <run>/attempt_<n>/<local_rank>/
 # with stdout.log, stderr.log and error.json in it.
@@ -75,7 +90,7 @@ def split_prefix(line: str) -> tuple[Origin, str]:
     """Peel launcher prefixes off a line; returns (who wrote it, the remaining body)."""
     origin = Origin()
     body = line
-    for _ in range(4):
+    for _ in range(6):
         m = _TORCHRUN.match(body)
         if m:
             if m["rank"] is not None:
@@ -117,7 +132,23 @@ def split_prefix(line: str) -> tuple[Origin, str]:
             origin.host = origin.host or m["host"]
             body = body[m.end() :]
             continue
-        m = _GCP.match(body) or _CI_TIME.match(body)
+        m = _DOCKER_JSON.match(body)
+        if m:
+            record = _docker_record(body)
+            if record is not None:
+                body, origin.time_text = record[0], origin.time_text or record[1]
+                continue
+        m = _JOURNALD.match(body)
+        if m:
+            origin.time_text = origin.time_text or m["ts"]
+            origin.host = origin.host or m["host"]
+            body = body[m.end() :]
+            continue
+        m = _LINE_NUMBER.match(body)
+        if m:
+            body = body[m.end() :]
+            continue
+        m = _GCP.match(body) or _CRI.match(body) or _CI_TIME.match(body)
         if m:
             origin.time_text = origin.time_text or m["ts"]
             body = body[m.end() :]
@@ -134,6 +165,18 @@ def split_prefix(line: str) -> tuple[Origin, str]:
             continue
         break
     return origin, body
+
+
+def _docker_record(line: str) -> tuple[str, str | None] | None:
+    """The text and time of a Docker json-file record, or None when the line is not one."""
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(record, dict) or not isinstance(record.get("log"), str):
+        return None
+    when = record.get("time")
+    return record["log"].rstrip("\r\n"), when if isinstance(when, str) else None
 
 
 def _is_nccl_prefix(body: str) -> bool:
