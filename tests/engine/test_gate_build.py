@@ -13,7 +13,9 @@ LOG = "gpu-node-001:40001:40078 [1] NCCL INFO NCCL version 2.21.5+cuda12.4\n[ran
 
 
 def _run(args: list[str], cache: Path) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, NCCL_TRIAGE_CACHE=str(cache), PYTHONPATH=str(REPO))
+    # The engine's private state directory (triage/engine/statedir.py), this test's own.
+    env = {k: v for k, v in os.environ.items() if k != "NCCL_TRIAGE_CACHE"}
+    env.update(NCCL_TRIAGE_STATE_DIR=str(cache), PYTHONPATH=str(REPO))
     return subprocess.run([sys.executable, *args], cwd=REPO, env=env, capture_output=True, text=True, check=True)
 
 
