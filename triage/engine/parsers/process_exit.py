@@ -15,6 +15,9 @@ _CLOSING = re.compile(r"Sending process (?P<pid>\d+) closing signal (?P<sig>SIG\
 _NO_ERROR_FILE = re.compile(r"local_rank (?P<lrank>\d+) FAILED with no error file")
 _BLOCK_FIELD = re.compile(r"^\s+(?P<key>time|host|rank|exitcode|error_file|traceback)\s*: ?(?P<val>.*)$")
 _BLOCK_INDEX = re.compile(r"^\s*\[(?P<idx>\d+)\]:\s*$")
+# An entry's first field with the elastic summary's own time format: an entry even where the
+# excerpt starts below its '[N]:' header.
+_BLOCK_TIME = re.compile(r"^\s+time\s*: \d{4}-\d\d-\d\d_\d\d:\d\d:\d\d\s*$")
 _SIGNAL_RECEIVED = re.compile(r"Signal (?P<num>\d+) \((?P<name>SIG\w+)\) received by PID (?P<pid>\d+)")
 _DS_EXIT = re.compile(r"exits with return code = (?P<code>-?\d+)")
 _DS_LOCAL_RANK = re.compile(r"--local_rank=(?P<lrank>\d+)")
@@ -150,6 +153,9 @@ def _failure_block(ctx: LineCtx, state: SourceState, body: str) -> list[Event] |
         _flush(ctx, state)
         state.failure_section = "other"
         return []
+    if state.failure_section is None and _BLOCK_TIME.match(body):
+        state.failure_section = "other"
+        state.failure_block = {"line": ctx.lineno, "text": ctx.text, "source": ctx.source}
     if state.failure_section is None:
         return None
     if body.startswith("====") or body.startswith("----") or _BLOCK_INDEX.match(body) or not body[:1].isspace():
