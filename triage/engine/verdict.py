@@ -121,9 +121,15 @@ def infer_rank(facts: Facts, ev: Event, cause: str | None = None) -> tuple[int |
         return local, "local rank on a single node"
     # The launcher's own record of the first failed child (torchrun's 'failed (exitcode: N)
     # local_rank: N', its Root Cause block): one named local rank on a single node.
-    failed: set[Any] = {e.data.get("local_rank") for e in facts.kind("process_exit")
-              if e.data.get("local_rank") is not None and e.data.get("exitcode") not in (None, -15, 0)}
-    if len(failed) == 1:
+    exited = [e for e in facts.kind("process_exit")
+              if e.data.get("local_rank") is not None and e.data.get("exitcode") not in (None, -15, 0)]
+    failed: set[Any] = {e.data.get("local_rank") for e in exited}
+    # ... unless the culprit line is another process's own and that child is not shown crashing
+    # (several processes crashed; the line's own rank is then unknown).
+    children = {e.data.get("child_pid") or e.pid for e in exited}
+    crashed = {e.data.get("tid") for e in facts.kind("crash_backtrace")} | {e.pid for e in crash_events(facts)}
+    other = ev.pid is not None and ev.pid not in children and not children & crashed
+    if len(failed) == 1 and not other:
         return int(failed.pop()), "the launcher's first failed process"
     device = ev.device if ev.device is not None else ev.data.get("gpu")
     if device is None:

@@ -25,6 +25,8 @@ _DS_KILLING = re.compile(r"Killing subprocess (?P<pid>\d+)")
 _VLLM_DIED = re.compile(r"Worker \w+ pid (?P<pid>\d+) died, exit code: (?P<code>-?\d+)")
 _PDSH_EXIT = re.compile(r"ssh exited with exit code (?P<code>\d+)")
 _UCX = re.compile(r"Caught signal (?P<num>\d+) \((?P<what>[^)]*)\)")
+# UCX's handler then prints the crashing thread's stack; a main thread's tid is its process's pid.
+_UCX_BACKTRACE = re.compile(r"^==== backtrace \(tid: *(?P<tid>\d+)\) ====\s*$")
 _TERMINATE = re.compile(r"terminate called after throwing an instance of '(?P<type>[^']+)'")
 _WHAT = re.compile(r"^\s*what\(\):\s+(?P<what>.*)$")
 _SEGV = re.compile(r"Fatal Python error: (?P<what>Segmentation fault|Bus error|Aborted)|Segmentation fault(?: \(core dumped\))?|Bus error \(core dumped\)")
@@ -108,10 +110,9 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
     m = _SIGNAL_RECEIVED.search(body)
     if m and not state.failure_block:
         return [ctx.event("signal_received", severity="fatal", signal=m["name"], child_pid=int(m["pid"]))]
-    m = _UCX.search(body)
-    if m:
-        num = int(m["num"])
-        return [ctx.event("crash_signal", severity="fatal", signal=signal_name(-num), what=m["what"])]
+    ucx = _ucx(ctx, body)
+    if ucx:
+        return ucx
     m = _TERMINATE.search(body)
     if m:
         state.extra["terminate"] = True
@@ -141,6 +142,15 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
     if _SHELL_KILLED.match(body) and len(body) < 120:
         return [ctx.event("crash_signal", severity="fatal", signal="SIGKILL", what="Killed")]
     return out
+
+
+def _ucx(ctx: LineCtx, body: str) -> list[Event]:
+    """UCX's fatal-signal handler: 'Caught signal N (what)', then the crashing thread's stack."""
+    m = _UCX.search(body)
+    if m:
+        return [ctx.event("crash_signal", severity="fatal", signal=signal_name(-int(m["num"])), what=m["what"])]
+    m = _UCX_BACKTRACE.match(body)
+    return [ctx.event("crash_backtrace", tid=int(m["tid"]))] if m else []
 
 
 def _failure_block(ctx: LineCtx, state: SourceState, body: str) -> list[Event] | None:
