@@ -22,6 +22,8 @@ _MPI_TAG = re.compile(r"^\[(?:\d+,)?(?P<rank>\d+)\]<(?:stdout|stderr|stddiag)>:\
 # Open MPI's own messages (opal/util/stacktrace.c HOSTFORMAT "[%s:%05d] ", orte/prrte show_help):
 # '[host:pid] ' names the process that wrote the line.
 _OMPI_PROC = re.compile(r"^\[(?P<host>[A-Za-z0-9][\w.-]*):(?P<pid>\d{1,8})\] ")
+# UCX's fatal-signal handler: '[host:pid:thread_index:tid]', the pid padded ('[h:5283 :0:5704]').
+_UCX_PROC = re.compile(r"^\[(?P<host>[A-Za-z0-9][\w.-]*):(?P<pid>\d{1,8}) *:\d+:\d+\] ")
 _SLURM = re.compile(r"^\s{0,4}(?P<task>\d{1,5}): ")
 _VLLM = re.compile(
     r"^\((?P<who>[A-Za-z_]+)(?: rank=(?P<rank>\d+))?(?: pid=(?P<pid>\d+))?(?:, ip=(?P<ip>[\d.]+))?\) "
@@ -104,7 +106,7 @@ def split_prefix(line: str) -> tuple[Origin, str]:
             origin.rank = int(m["rank"]) if origin.rank is None else origin.rank
             body = body[m.end() :]
             continue
-        m = _OMPI_PROC.match(body)
+        m = _OMPI_PROC.match(body) or _UCX_PROC.match(body)
         if m and origin.pid is None and _looks_like_host(m["host"]):
             origin.host = origin.host or m["host"]
             origin.pid = int(m["pid"])

@@ -121,16 +121,37 @@ def infer_rank(facts: Facts, ev: Event, cause: str | None = None) -> tuple[int |
         return local, "local rank on a single node"
     # The launcher's own record of the first failed child (torchrun's 'failed (exitcode: N)
     # local_rank: N', its Root Cause block): one named local rank on a single node.
-    failed: set[Any] = {e.data.get("local_rank") for e in facts.kind("process_exit")
-              if e.data.get("local_rank") is not None and e.data.get("exitcode") not in (None, -15, 0)}
-    if len(failed) == 1:
+    exited = [e for e in facts.kind("process_exit")
+              if e.data.get("local_rank") is not None and e.data.get("exitcode") not in (None, -15, 0)]
+    failed: set[Any] = {e.data.get("local_rank") for e in exited}
+    # ... unless the culprit line is another process's own and that child is not shown crashing
+    # (several processes crashed; the line's own rank is then unknown).
+    children = {e.data.get("child_pid") or e.pid for e in exited}
+    crashed = {e.data.get("tid") for e in facts.kind("crash_backtrace")} | {e.pid for e in crash_events(facts)}
+    other = ev.pid is not None and ev.pid not in children and not children & crashed
+    if len(failed) == 1 and not other:
         return int(failed.pop()), "the launcher's first failed process"
     device = ev.device if ev.device is not None else ev.data.get("gpu")
     if device is None:
         device = _digits(groups.get("device")) if groups.get("device") is not None else _digits(groups.get("gpu"))
-    if device is not None and len({e.pid for e in facts.events if e.pid is not None}) <= ONE_NODE_MAX_PROCESSES:
+    if device is not None and _one_process_per_gpu(facts, ev.device is not None):
         return int(device), "GPU index on a single node"
     return None, None
+
+
+def _one_process_per_gpu(facts: Facts, from_prefix: bool) -> bool:
+    """GPU N is local rank N only where each process drives one GPU: at most a node's worth of
+    processes and no pid printing for two GPUs (one process with a thread per GPU, as nccl-tests
+    and TensorFlow run, numbers GPUs, not ranks). NCCL's '[dev]' prefix is a communicator's
+    device, so with the host:pid part cut off it does not show which process drives it."""
+    pids = {e.pid for e in facts.events if e.pid is not None}
+    if from_prefix and not pids:
+        return False
+    gpus: dict[int, set[int]] = {}
+    for e in facts.events:
+        if e.pid is not None and e.device is not None:
+            gpus.setdefault(e.pid, set()).add(e.device)
+    return len(pids) <= ONE_NODE_MAX_PROCESSES and all(len(d) == 1 for d in gpus.values())
 
 
 # Causes of the fabric, the software stack or a configuration the ranks share: the rank that

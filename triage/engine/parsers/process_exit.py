@@ -15,6 +15,9 @@ _CLOSING = re.compile(r"Sending process (?P<pid>\d+) closing signal (?P<sig>SIG\
 _NO_ERROR_FILE = re.compile(r"local_rank (?P<lrank>\d+) FAILED with no error file")
 _BLOCK_FIELD = re.compile(r"^\s+(?P<key>time|host|rank|exitcode|error_file|traceback)\s*: ?(?P<val>.*)$")
 _BLOCK_INDEX = re.compile(r"^\s*\[(?P<idx>\d+)\]:\s*$")
+# An entry's first field with the elastic summary's own time format: an entry even where the
+# excerpt starts below its '[N]:' header.
+_BLOCK_TIME = re.compile(r"^\s+time\s*: \d{4}-\d\d-\d\d_\d\d:\d\d:\d\d\s*$")
 _SIGNAL_RECEIVED = re.compile(r"Signal (?P<num>\d+) \((?P<name>SIG\w+)\) received by PID (?P<pid>\d+)")
 _DS_EXIT = re.compile(r"exits with return code = (?P<code>-?\d+)")
 _DS_LOCAL_RANK = re.compile(r"--local_rank=(?P<lrank>\d+)")
@@ -22,6 +25,8 @@ _DS_KILLING = re.compile(r"Killing subprocess (?P<pid>\d+)")
 _VLLM_DIED = re.compile(r"Worker \w+ pid (?P<pid>\d+) died, exit code: (?P<code>-?\d+)")
 _PDSH_EXIT = re.compile(r"ssh exited with exit code (?P<code>\d+)")
 _UCX = re.compile(r"Caught signal (?P<num>\d+) \((?P<what>[^)]*)\)")
+# UCX's handler then prints the crashing thread's stack; a main thread's tid is its process's pid.
+_UCX_BACKTRACE = re.compile(r"^==== backtrace \(tid: *(?P<tid>\d+)\) ====\s*$")
 _TERMINATE = re.compile(r"terminate called after throwing an instance of '(?P<type>[^']+)'")
 _WHAT = re.compile(r"^\s*what\(\):\s+(?P<what>.*)$")
 _SEGV = re.compile(r"Fatal Python error: (?P<what>Segmentation fault|Bus error|Aborted)|Segmentation fault(?: \(core dumped\))?|Bus error \(core dumped\)")
@@ -105,10 +110,9 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
     m = _SIGNAL_RECEIVED.search(body)
     if m and not state.failure_block:
         return [ctx.event("signal_received", severity="fatal", signal=m["name"], child_pid=int(m["pid"]))]
-    m = _UCX.search(body)
-    if m:
-        num = int(m["num"])
-        return [ctx.event("crash_signal", severity="fatal", signal=signal_name(-num), what=m["what"])]
+    ucx = _ucx(ctx, body)
+    if ucx:
+        return ucx
     m = _TERMINATE.search(body)
     if m:
         state.extra["terminate"] = True
@@ -140,6 +144,15 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
     return out
 
 
+def _ucx(ctx: LineCtx, body: str) -> list[Event]:
+    """UCX's fatal-signal handler: 'Caught signal N (what)', then the crashing thread's stack."""
+    m = _UCX.search(body)
+    if m:
+        return [ctx.event("crash_signal", severity="fatal", signal=signal_name(-int(m["num"])), what=m["what"])]
+    m = _UCX_BACKTRACE.match(body)
+    return [ctx.event("crash_backtrace", tid=int(m["tid"]))] if m else []
+
+
 def _failure_block(ctx: LineCtx, state: SourceState, body: str) -> list[Event] | None:
     """The ChildFailedError summary: 'Root Cause (first observed failure):' then fields."""
     if "Root Cause (first observed failure)" in body:
@@ -150,6 +163,9 @@ def _failure_block(ctx: LineCtx, state: SourceState, body: str) -> list[Event] |
         _flush(ctx, state)
         state.failure_section = "other"
         return []
+    if state.failure_section is None and _BLOCK_TIME.match(body):
+        state.failure_section = "other"
+        state.failure_block = {"line": ctx.lineno, "text": ctx.text, "source": ctx.source}
     if state.failure_section is None:
         return None
     if body.startswith("====") or body.startswith("----") or _BLOCK_INDEX.match(body) or not body[:1].isspace():

@@ -186,16 +186,26 @@ def find(facts: Facts) -> list[Finding]:
         # An exit code the process chose (1: Python gave up) says only that it failed; where the
         # logs name a fault, that fault is why, and this exit tells who stopped first.
         explained = sig is None and code is not None and code > 0 and bool(own_faults(facts))
+        # torchrun's 'first observed failure' is the first entry of its failures sorted by time
+        # (one-second resolution): other ranks that exited the same way in the same second make
+        # that choice arbitrary, so no single rank is named.
+        when = first.data.get("failure_time")
+        tied = [e for e in exits if e is not first and e.kind == "elastic_failure" and when is not None
+                and e.data.get("failure_time") == when and e.data.get("exitcode") == code] if sig is None else []
+        if tied:
+            root = [first] + tied
+        who = (f"ranks {', '.join(str(r) for r in ranks_of(root))} (the same second)" if tied
+               else where(facts, first))
         findings.append(Finding(
             cause="rank_crash", rule="rank_crash.exit", confidence="medium" if known else "low",
-            title=f"{upper_first(where(facts, first))} exited first with {what}",
-            detail=(f"The launcher reports {where(facts, first)} exiting with {what}"
+            title=f"{upper_first(who)} exited first with {what}",
+            detail=(f"The launcher reports {who} exiting with {what}"
                     + (", after a fault named in these logs (see the other findings): that fault is the likely reason. "
                        if explained else " and no traceback in these logs. ")
                     + "The other ranks were stopped after it."
                     + ("" if explained else " Its own stderr/log is needed to say why.")),
             fix=fix, ranks=ranks_of(root), hosts=hosts_of(root), evidence=evidence(root),
-            weight=40 if explained else 60 if known else 30, culprit=first,
+            weight=40 if explained else 60 if known else 30, culprit=None if tied else first,
         ))
     return findings
 
