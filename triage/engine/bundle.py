@@ -14,8 +14,8 @@ import contextlib
 import gzip
 import io
 import lzma
-import re
 import os
+import re
 import stat
 import tarfile
 import tempfile
@@ -81,7 +81,7 @@ class Blob(Protocol):
     def open(self) -> BinaryIO: ...
 
 
-Input = Union[str, os.PathLike[str], Sequence[tuple[str, Union[str, os.PathLike[str], Blob]]]]
+Input = Union[str, os.PathLike[str], Sequence[tuple[str, str | os.PathLike[str] | Blob]]]
 
 
 class BundleError(Exception):
@@ -139,7 +139,7 @@ class CountingReader(io.RawIOBase):
         inner: BinaryIO,
         budget: Budget,
         name: str,
-        compressed: "CountingRaw | None" = None,
+        compressed: CountingRaw | None = None,
     ) -> None:
         self._inner = inner
         self._budget = budget
@@ -151,7 +151,7 @@ class CountingReader(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: "memoryview | bytearray") -> int:  # type: ignore[override]
+    def readinto(self, buffer: memoryview | bytearray) -> int:  # type: ignore[override]
         if self.truncated:
             return 0
         # read1 hands over what one decompression step produced, so the data before a
@@ -204,7 +204,7 @@ class CountingRaw(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: "memoryview | bytearray") -> int:  # type: ignore[override]
+    def readinto(self, buffer: memoryview | bytearray) -> int:  # type: ignore[override]
         into = getattr(self._inner, "readinto", None)
         if into is not None:  # straight from the file into the caller's buffer: no copy
             n = into(buffer) or 0
@@ -295,7 +295,7 @@ class NulFold(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: "memoryview | bytearray") -> int:  # type: ignore[override]
+    def readinto(self, buffer: memoryview | bytearray) -> int:  # type: ignore[override]
         into = getattr(self._inner, "readinto", None)
         if into is not None:
             view = memoryview(buffer)
@@ -567,7 +567,7 @@ class Prefixed(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: "memoryview | bytearray") -> int:  # type: ignore[override]
+    def readinto(self, buffer: memoryview | bytearray) -> int:  # type: ignore[override]
         if self._first.nbytes:
             n = min(len(buffer), self._first.nbytes)
             buffer[:n] = self._first[:n]
@@ -715,7 +715,7 @@ class _RatioGuard(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: "memoryview | bytearray") -> int:  # type: ignore[override]
+    def readinto(self, buffer: memoryview | bytearray) -> int:  # type: ignore[override]
         n = self._inner.readinto(buffer)
         limits = self._budget.limits
         produced = self._inner.read_bytes

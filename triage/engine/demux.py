@@ -56,7 +56,7 @@ class Origin:
     tp_rank: int | None = None
     time_text: str | None = None  # a timestamp carried by the prefix (sglang, GCP)
 
-    def merge(self, other: "Origin") -> None:
+    def merge(self, other: Origin) -> None:
         for name in ("rank", "local_rank", "host", "pid", "tp_rank", "time_text"):
             if getattr(self, name) is None and getattr(other, name) is not None:
                 setattr(self, name, getattr(other, name))

@@ -418,7 +418,7 @@ def _add_structured_events(facts: Facts) -> None:
         )
         facts.events.append(ev)
     for name, doc in facts.docs.snapshots:
-        host = short_host(((doc.get("host") or {}).get("hostname")))
+        host = short_host((doc.get("host") or {}).get("hostname"))
         for item in doc.get("xid") or []:
             if not isinstance(item, dict) or item.get("xid") is None:
                 continue

@@ -24,7 +24,7 @@ produces nothing; a line no entry can match never reaches Python.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from . import statedir
@@ -171,7 +171,7 @@ def _background() -> tuple[str, ...]:
     return tuple(lines)
 
 
-@lru_cache(maxsize=None)
+@cache
 def background_lines(literal: str) -> int:
     return sum(1 for x in _background() if literal in x)
 

@@ -33,8 +33,8 @@ import gc
 import multiprocessing
 import os
 import time
-from concurrent.futures import ProcessPoolExecutor
 from collections.abc import Generator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 

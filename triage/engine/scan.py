@@ -28,7 +28,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
@@ -333,7 +333,7 @@ def _disk_cached(name: str, load: Callable[[bytes], T], build: Callable[[], T], 
     return value
 
 
-@lru_cache(maxsize=None)
+@cache
 def _warn_once(message: str) -> None:
     import logging
 

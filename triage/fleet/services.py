@@ -22,7 +22,16 @@ from django.utils import timezone
 
 from triage.incidents.models import Bundle, Incident
 
-from .fingerprint import Fingerprint, failure_key, fingerprint_of, gpu_key, host_snapshot, job_family, pci_short, snapshot_gpus
+from .fingerprint import (
+    Fingerprint,
+    failure_key,
+    fingerprint_of,
+    gpu_key,
+    host_snapshot,
+    job_family,
+    pci_short,
+    snapshot_gpus,
+)
 from .models import Delivery, Event, GpuRecord, HealthRecord, HostState, Occurrence, Problem, WanderFlag, Webhook
 from .selectors import host_drain
 

@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 WORKER = Path(__file__).with_name("gloo_worker.py")
@@ -58,7 +58,7 @@ def _write_json(path: Path, data: dict) -> None:
 def _manifest(host_dir: Path, host: str, job: str, files: list[dict]) -> None:
     _write_json(host_dir / "manifest.json", {
         "schema": "nccl-triage/manifest@1", "job": job, "host": host,
-        "created_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "created_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "collector": "nccl-triage-scenarios gloo", "files": files,
     })
 
