@@ -178,7 +178,8 @@ def _user_paths(env: Mapping[str, str], added: list[str], started: float) -> lis
     """Files the user pointed the debug variables at outside our folder, written during this run."""
     patterns = []
     if "NCCL_DEBUG_FILE" not in added and env.get("NCCL_DEBUG_FILE"):
-        patterns.append(env["NCCL_DEBUG_FILE"].replace("%%", "\0").replace("%h", "*").replace("%p", "*").replace("\0", "%"))
+        patterns.append(env["NCCL_DEBUG_FILE"].replace("%%", "\0").replace("%h", "*").replace("%p", "*")
+                        .replace("\0", "%"))
     for name in ("TORCH_FR_DUMP_TEMP_FILE", "TORCH_NCCL_DEBUG_INFO_TEMP_FILE"):
         if name not in added and env.get(name):
             patterns.append(env[name] + "*")
@@ -227,7 +228,8 @@ def _name_elastic_ranks(files: list[BundleFile], output: Path, env: Mapping[str,
         by_file, root = elastic_error_ranks(output.read_text(errors="replace"))
     except OSError:
         return
-    agent_file = os.path.realpath(env.get("TORCHELASTIC_ERROR_FILE", "")) if env.get("TORCHELASTIC_ERROR_FILE") else None
+    agent_file = os.path.realpath(env.get("TORCHELASTIC_ERROR_FILE",
+                                          "")) if env.get("TORCHELASTIC_ERROR_FILE") else None
     for f in files:
         if f.meta.get("kind") != "elastic_error" or "rank" in f.meta:
             continue

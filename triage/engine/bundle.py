@@ -169,7 +169,8 @@ class CountingReader(io.RawIOBase):
             if isinstance(exc, OSError) and not isinstance(exc, DECOMPRESS_ERRORS) and self._compressed is None:
                 raise  # a read error of the file itself, not corrupt compressed data
             self.truncated = True
-            self._budget.note(f"{self._name}: truncated or corrupt compressed data ({_describe(exc)}); kept what was read before")
+            self._budget.note(f"{self._name}: truncated or corrupt compressed data ({_describe(exc)}); kept what was "
+                              f"read before")
             return 0
         if not data:
             return 0
@@ -681,7 +682,8 @@ def _iter_zip(stream: BinaryIO, name: str, budget: Budget, *, depth: int, outer_
             if info.compress_size and info.file_size / info.compress_size > budget.limits.max_ratio and (
                 info.file_size > budget.limits.ratio_grace_bytes
             ):
-                budget.note(f"{member_name}: compression ratio above {budget.limits.max_ratio:.0f}:1 (zip bomb?), skipped")
+                budget.note(f"{member_name}: compression ratio above {budget.limits.max_ratio:.0f}:1 (zip bomb?), "
+                            f"skipped")
                 continue
             try:
                 member = archive.open(info)
@@ -694,7 +696,8 @@ def _iter_zip(stream: BinaryIO, name: str, budget: Budget, *, depth: int, outer_
                 # The header can lie about sizes: enforce the ratio on what is really produced.
                 guarded = _RatioGuard(counted, packed, budget, member_name)
                 yield from _guarded(
-                    _iter_nested(io.BufferedReader(guarded, buffer_size=1 << 20), member_name, budget, depth=depth, size=info.file_size),
+                    _iter_nested(io.BufferedReader(guarded, buffer_size=1 << 20), member_name, budget, depth=depth,
+                                 size=info.file_size),
                     member_name,
                     budget,
                 )

@@ -25,7 +25,8 @@ _SLURM = re.compile(r"^\s{0,4}(?P<task>\d{1,5}): ")
 _VLLM = re.compile(
     r"^\((?P<who>[A-Za-z_]+)(?: rank=(?P<rank>\d+))?(?: pid=(?P<pid>\d+))?(?:, ip=(?P<ip>[\d.]+))?\) "
 )
-_SGLANG = re.compile(r"^\[(?P<ts>20\d\d-\d\d-\d\d \d\d:\d\d:\d\d)(?: DP(?P<dp>\d+))?(?: PP(?P<pp>\d+))? TP(?P<tp>\d+)\] ")
+_SGLANG = re.compile(r"^\[(?P<ts>20\d\d-\d\d-\d\d \d\d:\d\d:\d\d)(?: DP(?P<dp>\d+))?(?: PP(?P<pp>\d+))? TP"
+                     r"(?P<tp>\d+)\] ")
 _PDSH_OWN = re.compile(r"^pdsh@(?P<launcher>[\w.-]+): (?P<host>[\w.-]+): ")
 _PDSH = re.compile(r"^(?P<host>(?:\d{1,3}\.){3}\d{1,3}|[A-Za-z0-9][\w-]*(?:\.[\w-]+)*): ")
 # Words that look like a pdsh host but start ordinary log lines.
@@ -44,7 +45,8 @@ _CI_TIME = re.compile(r"^(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[
 # torchrun --log-dir (torch.distributed.elastic.multiprocessing): <run>/attempt_<n>/<local_rank>/
 # with stdout.log, stderr.log and error.json in it.
 _TORCHRUN_DIR = re.compile(r"(?:^|/)attempt_\d+/(?P<lrank>\d{1,5})/(?:stdout\.log|stderr\.log|error\.json)$")
-_NCCL_FILE = re.compile(r"nccl[_-]?(?:debug)?[_.-]?(?P<host>[A-Za-z0-9][\w-]*?)[_.](?P<pid>\d{2,8})(?:\.log|\.txt)?$", re.I)
+_NCCL_FILE = re.compile(r"nccl[_-]?(?:debug)?[_.-]?(?P<host>[A-Za-z0-9][\w-]*?)[_.](?P<pid>\d{2,8})(?:\.log|\.txt)?$",
+                        re.I)
 
 
 @dataclass

@@ -396,7 +396,8 @@ def _add_structured_events(facts: Facts) -> None:
                 rank=rank,
                 time=summary["time"],
                 order=0,
-                data={"exc_type": exc_type, "exc_short": (exc_type or "").rsplit(".", 1)[-1] or None, "exc_message": msg.split(":", 1)[-1].strip(), "frame": None, "from_error_file": True},
+                data={"exc_type": exc_type, "exc_short": (exc_type or "").rsplit(".", 1)[-1] or None,
+                      "exc_message": msg.split(":", 1)[-1].strip(), "frame": None, "from_error_file": True},
             )
         )
     for name, rank, doc in facts.docs.flight_records:
@@ -408,7 +409,8 @@ def _add_structured_events(facts: Facts) -> None:
             kind="fr_status",
             source=name,
             line=1,
-            text=f"flight recorder: last completed collective {done}, first unfinished {stuck.get('op')} #{stuck.get('seq')}",
+            text=f"flight recorder: last completed collective {done}, first unfinished {stuck.get('op')} "
+                 f"#{stuck.get('seq')}",
             severity="info",
             rank=rank,
             time=None,
@@ -432,7 +434,9 @@ def _add_structured_events(facts: Facts) -> None:
                     severity="error",
                     host=host,
                     order=0,
-                    data={"xid": int(item["xid"]), "xid_name": xname, "fault_class": cls, "bus": bus_key(item["pci"]) if item.get("pci") else None, "xid_pid": None, "process": None, "detail": item.get("text")},
+                    data={"xid": int(item["xid"]), "xid_name": xname, "fault_class": cls,
+                          "bus": bus_key(item["pci"]) if item.get("pci") else None, "xid_pid": None, "process": None,
+                          "detail": item.get("text")},
                 )
             )
     # Xid lines name a PCI bus: join to the rank whose NCCL busId is on that bus, same host.

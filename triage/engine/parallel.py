@@ -183,7 +183,8 @@ def _read_part(part: _Part) -> _Result:
             yield from iter_dir_file(unit.path, unit.name, budget)
             c = collected
             marks.append(_Mark(len(c.events), len(c.sources), len(c.years_seen), c.order, len(budget.problems),
-                               tuple(len(getattr(c.docs, f.name)) for f in fields(StructuredDocs)), len(c.floods.decisive)))
+                               tuple(len(getattr(c.docs, f.name)) for f in fields(StructuredDocs)),
+                               len(c.floods.decisive)))
 
     finished = read_into(members(), collected, budget, year=part.year)
     windows = {pid: n - part.floods.get(pid, 0) for pid, n in collected.floods.windows.items()}
@@ -216,7 +217,8 @@ def _after(result: _Result, mark: _Mark) -> PartialState:
     return PartialState(collected=rest, problems=result.state.problems[mark.problems :])
 
 
-def _read_parallel(units: list[_Unit], limits: Limits, year: int | None, workers: int, stats: ReadStats) -> PartialState | None:
+def _read_parallel(units: list[_Unit], limits: Limits, year: int | None, workers: int,
+                   stats: ReadStats) -> PartialState | None:
     prefilter()  # the gate and the catalog built (or loaded) once, before forking
     matcher()
     parts: list[_Part] = []

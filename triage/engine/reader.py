@@ -35,7 +35,8 @@ from .timeparse import Clock, dmesg_uptime, parse_time
 @dataclass
 class SourceInfo:
     name: str
-    kind: str  # log | kernel_log | snapshot | manifest | nvml_samples | elastic_error | flight_recorder | ncclras | binary | empty
+    # log | kernel_log | snapshot | manifest | nvml_samples | elastic_error | flight_recorder | ncclras | binary | empty
+    kind: str
     lines: int = 0
     bytes: int = 0
     file_origin: Origin = field(default_factory=Origin)
@@ -239,7 +240,8 @@ def unwrap(data: bytes, width: int) -> tuple[bytes, list[int]]:
     return b"\n".join(out), first_line
 
 
-def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter, clock: Clock, light: bool = False) -> None:
+def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter, clock: Clock,
+               light: bool = False) -> None:
     """`light`: a large bundle (more than LIGHT_AFTER_BYTES read before this source): fewer
     first and last lines, and of those only the time and the text are taken unless the gate
     flagged them too. A small bundle, as users paste, is read in full."""
@@ -301,9 +303,11 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                 info.last_time = when
             if writer is not None:
                 before = info.last_by_writer.get(writer)
-                info.last_by_writer[writer] = [lineno, text, when if when is not None else (before[2] if before else None)]
+                info.last_by_writer[writer] = [lineno, text,
+                                               when if when is not None else (before[2] if before else None)]
             out.order += 1
-            ctx = LineCtx(source=info.name, lineno=lineno, text=text, body=body, origin=origin, time=when, order=out.order)
+            ctx = LineCtx(source=info.name, lineno=lineno, text=text, body=body, origin=origin, time=when,
+                          order=out.order)
             events = ALWAYS[0](ctx, state)
             for parse in EXCLUSIVE:
                 found = parse(ctx, state)
@@ -404,7 +408,8 @@ def flush_source(state: SourceState, info: SourceInfo) -> list[Event]:
                 rank=int(rank_text) if rank_text != "None" else None,
                 host=None if host == "None" else host,
                 pid=int(pid) if pid != "None" else None,
-                data={"exc_type": None, "exc_short": None, "exc_message": "", "frame": tb["frames"][-1], "had_header": True, "cut_off": True},
+                data={"exc_type": None, "exc_short": None, "exc_message": "", "frame": tb["frames"][-1],
+                      "had_header": True, "cut_off": True},
             )
         )
     return events

@@ -365,8 +365,10 @@ def notes(facts: Facts, findings: list[Finding]) -> list[str]:
             "(python -m collectors snapshot does the last two)."
         )
     for source, candidates in sorted(facts.host_unknown.items()):
-        out.append(f"{source} names no host and the bundle has several: host unknown (one of {', '.join(candidates[:8])}"
-                   + (" …" if len(candidates) > 8 else "") + "). Collect it with the collector, which records the host.")
+        out.append(f"{source} names no host and the bundle has several: host unknown (one of "
+                   f"{', '.join(candidates[:8])}"
+                   + (" …" if len(candidates) > 8 else "")
+                   + "). Collect it with the collector, which records the host.")
     if facts.problems:
         out.append(f"Parts of the bundle could not be read ({len(facts.problems)} problem(s)); the diagnosis uses "
                    "what could be read.")

@@ -85,7 +85,8 @@ def check_static(url: str, allow: list[str]) -> Target:
     address literal (or localhost) the policy forbids."""
     target = parse_url(url)
     address = literal_address(target.host)
-    if target.host.lower().rstrip(".") in ("localhost", "localhost.localdomain") or target.host.lower().endswith(".localhost"):
+    if target.host.lower().rstrip(".") in ("localhost",
+                                           "localhost.localdomain") or target.host.lower().endswith(".localhost"):
         address = ipaddress.ip_address("127.0.0.1")
     if address is not None and not address_allowed(address, allow):
         raise Refused(f"{target.host} is a private, loopback or link-local address; the operator "

@@ -462,7 +462,8 @@ class DeliveryFailed(Exception):
 
 def delivery_backoff_seconds(*, attempts: int) -> float:
     """Wait before the next attempt after `attempts` failed ones: doubled each time, capped."""
-    delay_ms = min(settings.TRIAGE_WEBHOOK_BACKOFF_MS * 2 ** max(0, attempts - 1), settings.TRIAGE_WEBHOOK_BACKOFF_MAX_MS)
+    delay_ms = min(settings.TRIAGE_WEBHOOK_BACKOFF_MS * 2 ** max(0, attempts - 1),
+                   settings.TRIAGE_WEBHOOK_BACKOFF_MAX_MS)
     return delay_ms / 1000
 
 
@@ -486,7 +487,8 @@ def delivery_attempt(*, delivery_id: int, final: bool = False) -> Delivery | Non
         return delivery
     now = timezone.now()
     attempt = delivery.attempts + 1
-    claimed = Delivery.objects.filter(pk=delivery.pk, status=Delivery.Status.PENDING, attempts=delivery.attempts).update(
+    claimed = Delivery.objects.filter(pk=delivery.pk, status=Delivery.Status.PENDING,
+                                      attempts=delivery.attempts).update(
         attempts=attempt, next_attempt_at=now + _attempt_budget(),
     )
     if not claimed:

@@ -105,7 +105,8 @@ def _frames(frames: Any) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for f in frames:
         if isinstance(f, dict):
-            out.append({"name": str(f.get("name", "")), "file": str(f.get("filename", "")), "line": _int(f.get("line"))})
+            out.append({"name": str(f.get("name", "")), "file": str(f.get("filename", "")),
+                        "line": _int(f.get("line"))})
     user = [f for f in out if not _library(str(f["file"]))]
     return (user or out)[:KEEP_FRAMES]
 
@@ -212,7 +213,8 @@ def _finish(name: str, fmt: str, top: dict[str, Any], summary: DumpSummary, rank
     if isinstance(raw_status, dict):
         for key, st in raw_status.items():
             if isinstance(st, dict):
-                pg_status[str(key)] = {k: _int(st.get(f"last_{k}_collective")) for k in ("enqueued", "started", "completed")}
+                pg_status[str(key)] = {k: _int(st.get(f"last_{k}_collective"))
+                                       for k in ("enqueued", "started", "completed")}
     out = summary.to_dict()
     out.update({"source": name, "format": fmt, "version": str(top.get("version", "")), "rank": rank,
                 "comm_lib_version": str(top.get("comm_lib_version", "") or ""),

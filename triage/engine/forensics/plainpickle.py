@@ -236,7 +236,8 @@ class PlainReader:
                 key = self._take(1)[0] if op == b"h" else unpack_from("<I", self._take(4))[0]
                 if key not in self.memo:
                     raise MalformedPickle(f"pickle refers to memo {key} it never stored" + (
-                        " (or to a list inside an entry already read: not a flight-recorder dump's layout)" if self.dropped else ""))
+                        " (or to a list inside an entry already read: not a flight-recorder dump's layout)"
+                        if self.dropped else ""))
                 stack.append(self.memo[key])
                 self._count()
             elif op == b"J":  # BININT

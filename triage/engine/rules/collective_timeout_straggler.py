@@ -156,10 +156,12 @@ def _idle_gpu(facts: Facts) -> list[Finding]:
     return [Finding(
         cause="collective_timeout_straggler", rule="collective_timeout_straggler.idle_gpu", confidence="medium",
         title=f"GPU idle while the others worked: {names}",
-        detail=f"NVML samples show {names} near 0% utilisation over its last samples while the median GPU was at {busy:.0f}%: "
+        detail=f"NVML samples show {names} near 0% utilisation over its last samples while the median GPU was at "
+               f"{busy:.0f}%: "
                "its rank stopped feeding work (stuck, or waiting in a different collective).",
         fix=FIX, ranks=sorted(ranks), hosts=sorted({h for h, _ in idle if h}),
-        evidence=[Evidence(*where_of[(h, g)], f"{h} GPU {g}: {last[(h, g)]:.0f}% utilisation over its last samples") for h, g in idle][:4],
+        evidence=[Evidence(*where_of[(h, g)], f"{h} GPU {g}: {last[(h, g)]:.0f}% utilisation over its last samples")
+                  for h, g in idle][:4],
         weight=48,
     )]
 
@@ -181,12 +183,15 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
         findings.append(Finding(
             cause="collective_timeout_straggler", rule="collective_timeout_straggler.mismatch", confidence="high",
             title=f"Ranks {first.data['rank_a']} and {first.data['rank_b']} ran different collectives",
-            detail="TORCH_DISTRIBUTED_DEBUG=DETAIL caught a collective mismatch: the program issues collectives in a different order or with different shapes on different ranks.",
-            fix=FIX, ranks=[first.data["rank_a"], first.data["rank_b"]], hosts=hosts_of(mismatch), evidence=evidence(mismatch), weight=82, culprit=first,
+            detail="TORCH_DISTRIBUTED_DEBUG=DETAIL caught a collective mismatch: the program issues collectives in a "
+                   "different order or with different shapes on different ranks.",
+            fix=FIX, ranks=[first.data["rank_a"], first.data["rank_b"]], hosts=hosts_of(mismatch),
+            evidence=evidence(mismatch), weight=82, culprit=first,
         ))
     desync = _desync(timeouts)
     laggards, reason, laggard_events = _laggards(facts, timeouts, progress + fr, desync_reports, failed_in_group(facts))
-    all_events = timeouts + progress + fr + desync_reports + heartbeat + [e for e in waited if e not in timeouts + heartbeat]
+    all_events = timeouts + progress + fr + desync_reports + heartbeat + [e for e in waited
+                                                                          if e not in timeouts + heartbeat]
     tmo = next((e.data.get("timeout_ms") for e in timeouts if e.data.get("timeout_ms")), None)
     seq: int | None  # the desync's sequence number, else the first timeout's
     if desync:
@@ -194,7 +199,8 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
         findings.append(Finding(
             cause="collective_timeout_straggler", rule="collective_timeout_straggler.desync", confidence="high",
             title=f"Desync: ranks disagree on collective #{seq} ({', '.join(sorted(ops))})",
-            detail=f"At the same sequence number {seq} the ranks' watchdogs report different operations or sizes: {', '.join(sorted(ops))}. "
+            detail=f"At the same sequence number {seq} the ranks' watchdogs report different operations or sizes: "
+                   f"{', '.join(sorted(ops))}. "
                    "The ranks are not running the same program path.",
             fix=FIX, ranks=ranks_of(odd) if odd else ranks_of(timeouts), hosts=hosts_of(odd or timeouts),
             evidence=evidence(odd, 2) + spread_evidence(without(timeouts, odd), 6), weight=58,
@@ -209,7 +215,8 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
             confidence="high" if reason != "absent" else "medium",
             title=f"Straggler: {label} fell behind; the other ranks timed out waiting",
             detail=_laggard_detail(reason, laggards, facts, tmo, waited),
-            fix=FIX, ranks=laggards, hosts=sorted({facts.ranks[r].host or "" for r in laggards if r in facts.ranks and facts.ranks[r].host}),
+            fix=FIX, ranks=laggards,
+            hosts=sorted({facts.ranks[r].host or "" for r in laggards if r in facts.ranks and facts.ranks[r].host}),
             evidence=(evidence(laggard_events, 3) if laggard_events else [w for w, _t in last_words])
             + spread_evidence(without(all_events, laggard_events), 5),
             weight=52, culprit=culprit,
@@ -222,13 +229,16 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
         findings.append(Finding(
             cause="collective_timeout_straggler", rule="collective_timeout_straggler.timeout",
             confidence="medium",
-            title=f"Collective timeout: {op or 'a collective'}" + (f" #{seq}" if seq is not None else "") + _timing(facts, timeouts, tmo),
+            title=f"Collective timeout: {op or 'a collective'}" + (f" #{seq}" if seq is not None else "")
+            + _timing(facts, timeouts, tmo),
             detail=("The watchdog of " + ", ".join(f"rank {r}" for r in ranks_of(timeouts)[:6])
                     + " gave up waiting for a collective" + _timing(facts, timeouts, tmo, long=True)
                     + ". The ranks that never reached it are not in these logs"
-                    + (" (the first tiny collective right after start-up: a peer was still loading or initialising)" if seq is not None and seq <= 3 else "")
+                    + (" (the first tiny collective right after start-up: a peer was still loading or initialising)"
+                       if seq is not None and seq <= 3 else "")
                     + "; their logs are needed to name the straggler."),
-            fix=FIX, ranks=[], hosts=hosts_of(timeouts), evidence=spread_evidence(timeouts + progress + heartbeat), weight=45, culprit=None,
+            fix=FIX, ranks=[], hosts=hosts_of(timeouts), evidence=spread_evidence(timeouts + progress + heartbeat),
+            weight=45, culprit=None,
         ))
     return findings
 
@@ -240,7 +250,8 @@ def _desync(timeouts: list[Event]) -> tuple[int, set[str], list[Event]] | None:
     for ev in timeouts:
         if ev.seq is None:
             continue
-        sig = f"{ev.data.get('op')}({ev.data.get('numel_in')})" if ev.data.get("numel_in") is not None else str(ev.data.get("op"))
+        sig = (f"{ev.data.get('op')}({ev.data.get('numel_in')})" if ev.data.get("numel_in") is not None
+               else str(ev.data.get("op")))
         by_seq[(ev.data.get("pg"), ev.seq)][sig].append(ev)
     for (_pg, seq), groups in sorted(by_seq.items(), key=lambda kv: kv[0][1]):
         if len(groups) > 1:
@@ -304,7 +315,8 @@ def _laggard_detail(reason: str, laggards: list[int], facts: Facts, tmo: int | N
         return f"PyTorch's desync report names {who} as the lagging rank(s) that caused the timeout."
     if reason == "sequence":
         seqs = {facts.ranks[r].last_seq for r in laggards if r in facts.ranks}
-        seq_text = f" (last completed collective {min(s for s in seqs if s is not None)})" if any(s is not None for s in seqs) else ""
+        seq_text = f" (last completed collective {min(s for s in seqs if s is not None)})" if any(s is not None
+                                                                                                  for s in seqs) else ""
         return (f"{who} completed fewer collectives than the other ranks{seq_text}: they stopped first, and the others "
                 f"timed out waiting for them" + _timing(facts, [], tmo, long=True) + ".")
     waiting = sorted({e.rank for e in waited if e.rank is not None})
@@ -319,7 +331,8 @@ def _laggard_detail(reason: str, laggards: list[int], facts: Facts, tmo: int | N
         words = facts.last_words(r)
         if words is not None:
             line, when = words
-            text += f" Rank {r}'s last line ({line.source}:{line.line}{', ' + when.strftime('%H:%M:%S') if when else ''}): {line.text.strip()[:200]}"
+            text += (f" Rank {r}'s last line ({line.source}:{line.line}"
+                     f"{', ' + when.strftime('%H:%M:%S') if when else ''}): {line.text.strip()[:200]}")
         else:
             text += f" Rank {r} has no line of its own in the bundle."
     root = [e for e in facts.kind("elastic_failure") if e.data.get("root_cause") and e.rank is not None]
