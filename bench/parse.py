@@ -180,7 +180,7 @@ def measure(root: Path, name: str, size: int, all_cores: bool, args: argparse.Na
     print(f"{name:16s} {label:>5s} {size / 1e6:6.0f} {size / 1e6 / grep_s:10.0f} {size / 1e6 / eng_s:12.0f} "
           f"{ratio:5.2f}x "
           f"{grep_s / cold_s:5.2f}x {idle:5.2f}x {rss_mb:7.0f} MB  "
-          f"{verdict}{'' if ok else '  <-- expected oom on rank %d' % CULPRIT}",
+          f"{verdict}{'' if ok else f'  <-- expected oom on rank {CULPRIT:d}'}",
           flush=True)
     return {"shape": name, "cores": label, "mb": size / 1e6, "grep_mbs": size / 1e6 / grep_s,
             "engine_mbs": size / 1e6 / eng_s,

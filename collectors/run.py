@@ -7,6 +7,7 @@ status (128+N for signal N, like a shell), so it can replace the bare command in
 """
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import re
@@ -268,7 +269,7 @@ def run(opts: RunOptions) -> int:
     started = time.time()
     sampler = NvmlSampler(workdir / "nvml-samples.jsonl", opts.sample_interval, host).start()
     ras = RasSampler(workdir / "ras" / "ncclras.txt", opts.ras_interval, env).start()
-    log = open(workdir / "output.log", "wb")
+    log = open(workdir / "output.log", "wb")  # noqa: SIM115 - closed in the finally below
     try:
         child = subprocess.Popen(opts.command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                  start_new_session=True)
@@ -288,10 +289,8 @@ def run(opts: RunOptions) -> int:
             # A hung job being stopped: NCCL's own view of it, while its processes still answer.
             ras.snapshot(timeout=5)
         signalled.append(signum)
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(child.pid, signum)
-        except ProcessLookupError:
-            pass
     previous = {s: signal.signal(s, forward) for s in FORWARDED_SIGNALS}
 
     lock = threading.Lock()

@@ -2,6 +2,7 @@
 rank did last, versions per host, and the structured documents of the bundle."""
 from __future__ import annotations
 
+import contextlib
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -131,15 +132,11 @@ def _fix_years(collected: Collected, facts: Facts) -> None:
     assumed = datetime.now().year
     for ev in collected.events:
         if ev.approx_time is not None and ev.approx_time.year == assumed != year:
-            try:
+            with contextlib.suppress(ValueError):
                 ev.approx_time = ev.approx_time.replace(year=year)
-            except ValueError:
-                pass
         if ev.time is not None and ev.data.pop("_yearless", False) and ev.time.year != year:
-            try:
+            with contextlib.suppress(ValueError):
                 ev.time = ev.time.replace(year=year)
-            except ValueError:
-                pass
 
 
 def _apply_manifests(facts: Facts) -> None:
@@ -303,7 +300,7 @@ def _identify(facts: Facts) -> None:
             o.rank = mapping[(short_host(o.host) or "", o.pid)]
     # Elastic agent lines name the child pid: that pid's rank is the failed rank.
     pid_rank: dict[int, int] = {}
-    for (host, known_pid), rank in mapping.items():
+    for (_host, known_pid), rank in mapping.items():
         pid_rank[known_pid] = rank if known_pid not in pid_rank else -1
     for ev in facts.events:
         if ev.kind in ("process_exit", "host_oom_kill", "closing_signal", "signal_received") and ev.rank is None:
@@ -441,7 +438,7 @@ def _add_structured_events(facts: Facts) -> None:
             )
     # Xid lines name a PCI bus: join to the rank whose NCCL busId is on that bus, same host.
     bus_rank: dict[tuple[str | None, str], int] = {}
-    for (host, pid), rank in facts.host_pid_rank.items():
+    for (host, _pid), rank in facts.host_pid_rank.items():
         bus = facts.bus_of_rank.get(rank)
         if bus:
             bus_rank[(host, bus)] = rank

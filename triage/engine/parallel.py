@@ -208,7 +208,8 @@ def _last_misread(before: dict[int, int], started: dict[int, int], decisive: lis
 def _after(result: _Result, mark: _Mark) -> PartialState:
     """The state a run read after `mark`, as if read by a run of its own."""
     c = result.state.collected
-    docs = StructuredDocs(**{f.name: getattr(c.docs, f.name)[n:] for f, n in zip(fields(StructuredDocs), mark.docs)})
+    docs = StructuredDocs(**{f.name: getattr(c.docs, f.name)[n:]
+                             for f, n in zip(fields(StructuredDocs), mark.docs, strict=False)})
     events = c.events[mark.events :]
     for ev in events:
         ev.order -= mark.order
@@ -243,7 +244,7 @@ def _read_parallel(units: list[_Unit], limits: Limits, year: int | None, workers
             pieces: list[list[PartialState | int]] = []  # per run: states, or indexes into `again`
             start = (0, 0, 0)
             floods: dict[int, int] = {}
-            for part, result in zip(parts, results):
+            for part, result in zip(parts, results, strict=False):
                 if not result.finished:
                     stats.serial_because = "a limit or an unreadable input stopped the reading"
                     return None

@@ -240,8 +240,8 @@ def unwrap(data: bytes, width: int) -> tuple[bytes, list[int]]:
     return b"\n".join(out), first_line
 
 
-def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter, clock: Clock,
-               light: bool = False) -> None:
+def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter, clock: Clock,  # noqa: C901
+               light: bool = False) -> None:  # C901: the per-line hot loop, kept in one frame for speed
     """`light`: a large bundle (more than LIGHT_AFTER_BYTES read before this source): fewer
     first and last lines, and of those only the time and the text are taken unless the gate
     flagged them too. A small bundle, as users paste, is read in full."""
@@ -276,7 +276,7 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                 continue
             edge_only = plain is not None and lineno in plain
             if line_of is not None:
-                lineno = line_of[lineno - 1] if lineno <= len(line_of) else lineno
+                lineno = line_of[lineno - 1] if lineno <= len(line_of) else lineno  # noqa: PLW2901 - to the original
             info.last_line = (lineno, text)
             if edge_only:
                 when, yearless = parse_time(text, clock)

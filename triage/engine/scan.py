@@ -21,6 +21,7 @@ bounded by the block size whatever the input.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -326,10 +327,8 @@ def _disk_cached(name: str, load: Callable[[bytes], T], build: Callable[[], T], 
                 pass
     value = build()
     if directory is not None:
-        try:
+        with contextlib.suppress(OSError):
             statedir.write_private(directory, name, statedir.pack(name, dump(value)))
-        except OSError:
-            pass
     return value
 
 

@@ -18,6 +18,7 @@ Whoever can write a file we later load runs code as us (a Hyperscan database is 
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import stat
@@ -104,10 +105,8 @@ def write_private(directory: Path, name: str, data: bytes) -> Path:
             os.fsync(out.fileno())
         os.replace(tmp, directory / name)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         raise
     return directory / name
 

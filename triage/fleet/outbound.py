@@ -14,6 +14,7 @@ network. So, per attempt:
 """
 from __future__ import annotations
 
+import contextlib
 import http.client
 import ipaddress
 import socket
@@ -136,10 +137,8 @@ def post(url: str, body: bytes, headers: dict[str, str], *, allow: list[str], co
         expired.set()
         sock = conn.sock
         if sock is not None:
-            try:
+            with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
 
     timer = threading.Timer(deadline, cut)
     timer.daemon = True

@@ -152,7 +152,7 @@ def _health_records(incident: Incident, data: dict[str, Any]) -> list[HealthReco
     return records
 
 
-def fleet_incident_update(*, incident_id: str) -> Occurrence | None:
+def fleet_incident_update(*, incident_id: str) -> Occurrence | None:  # noqa: C901 - one branch per field an update may change
     """Bring the fleet up to date with the incident's stored diagnosis: its occurrence, its
     problem (new, regrouped or reopened), GPU and health history, the drain decision of its
     culprit host and the wander flag of its job. Returns the occurrence (None: nothing to group)."""

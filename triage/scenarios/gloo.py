@@ -77,7 +77,7 @@ def _torchrun(bundle: Path, *, nproc: int, mode: str, fail_rank: int, job: str,
         env = _env({"SCENARIO_MODE": mode, "FAIL_RANK": str(fail_rank), "FAIL_STEP": "3",
                     "STEPS": "6", "PG_TIMEOUT_S": str(pg_timeout_s)})
         proc = subprocess.run(cmd, env=env, cwd=tmp, capture_output=True, text=True,
-                              timeout=timeout_s)
+                              timeout=timeout_s, check=False)
         # stdout and stderr of torchrun are kept apart: interleaving them after the fact would
         # invent an order the processes never printed in.
         (host_dir / "torchrun.stdout.log").write_text(proc.stdout, encoding="utf-8")

@@ -253,7 +253,7 @@ def read_dump(name: str, stream: IO[bytes], *, rank: int | None = None) -> dict[
     return _finish(name, "json", top, summary, rank)
 
 
-def _stream_json(name: str, stream: IO[bytes], summary: DumpSummary) -> dict[str, Any]:
+def _stream_json(name: str, stream: IO[bytes], summary: DumpSummary) -> dict[str, Any]:  # noqa: C901 - one streaming JSON state machine
     """A JSON dump, read with the entries handed over one at a time: the top-level object is
     walked key by key; the `entries` array element by element (raw_decode over a sliding
     window), so memory is one entry, not the file."""

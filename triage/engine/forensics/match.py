@@ -133,9 +133,9 @@ def _mismatch(pg: str, seq: int, present: dict[int, dict[str, Any]]) -> Culprit 
         what = {0: "op", 1: "sizes", 2: "dtypes"}[index]
 
         def show(e: dict[str, Any]) -> str:
-            if index == 0:
+            if index == 0:  # noqa: B023 - called within this iteration only
                 return str(e["op"])
-            if index == 1:
+            if index == 1:  # noqa: B023 - called within this iteration only
                 return f"{e['op']} of input {e['in_sizes']} output {e['out_sizes']}"
             return f"{e['op']} of {e['in_dtypes'] or e['out_dtypes']}"
 

@@ -192,7 +192,7 @@ class PlainReader:
         else:
             raise RefusedPickle(f"pickle appends to a {type(target).__name__}")
 
-    def load(self) -> Any:
+    def load(self) -> Any:  # noqa: C901 - one dispatch per pickle opcode, as pickle's own loader
         stack: list[Any] = []
         marks: list[int] = []
         head = self._take(2)

@@ -69,7 +69,7 @@ def _rank_info(m: re.Match[str]) -> dict[str, Any]:
     return {"rank": int(m[1]), "gpu": m[5], "pid": int(m[6]) if m[6] else None, "host": m[7]}
 
 
-def parse_text(text: str, source: str = "") -> list[dict[str, Any]]:
+def parse_text(text: str, source: str = "") -> list[dict[str, Any]]:  # noqa: C901 - one branch per section of ncclras's text output
     """Every report in the text (a file may hold several successive snapshots)."""
     reports: list[dict[str, Any]] = []
     report: dict[str, Any] | None = None

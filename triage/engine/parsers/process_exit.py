@@ -46,7 +46,7 @@ def signal_name(code: int) -> str | None:
         return None
 
 
-def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
+def parse(ctx: LineCtx, state: SourceState) -> list[Event]:  # noqa: C901 - one early return per message kind
     body = ctx.body
     out: list[Event] = []
     block = _failure_block(ctx, state, body)

@@ -54,7 +54,7 @@ def ranked_dumps(facts: Facts) -> list[dict[str, Any]]:
 
 
 def _match(facts: Facts) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    global _cache
+    global _cache  # noqa: PLW0603 - the module-wide cache of the matched flight records
     records = facts.docs.flight_records
     rank_of = {s.name: s.file_origin.rank for s in facts.sources if s.file_origin.rank is not None}
     dumps = []
