@@ -35,6 +35,7 @@ ZIP_MAGIC = b"PK\x03\x04"
 ZIP_EMPTY = b"PK\x05\x06"
 XZ_MAGIC = b"\xfd7zXZ\x00"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+_USTAR_MAGIC, _USTAR_AT = b"ustar", 257  # a POSIX tar header's magic and its offset
 _BZIP2 = re.compile(rb"BZh[1-9](?:\x31\x41\x59\x26\x53\x59|\x17\x72\x45\x38\x50\x90)")
 # Single-stream compressors read here, and the suffixes their content loses once unpacked.
 STREAM_KINDS = ("gzip", "xz", "bz2", "zstd")
@@ -247,7 +248,7 @@ def sniff_kind(head: bytes) -> str:
         return "bz2"
     if head.startswith(ZIP_MAGIC) or head.startswith(ZIP_EMPTY):
         return "zip"
-    if len(head) >= 262 and head[257:262] == b"ustar":
+    if head[_USTAR_AT:_USTAR_AT + len(_USTAR_MAGIC)] == _USTAR_MAGIC:
         return "tar"
     if unsupported_format(head):
         return "unsupported"
@@ -544,7 +545,8 @@ EMPTY_TAR_MAX = 10240
 def _is_empty_tar(start: bytes, size: int | None) -> bool:
     whole = len(start) if size is None else size
     return (
-        1024 <= len(start) == whole <= EMPTY_TAR_MAX and whole % 512 == 0 and not start.strip(b"\x00")
+        2 * tarfile.BLOCKSIZE <= len(start) == whole <= EMPTY_TAR_MAX and whole % tarfile.BLOCKSIZE == 0
+        and not start.strip(b"\x00")
     )
 
 

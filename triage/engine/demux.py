@@ -138,10 +138,13 @@ def split_prefix(line: str) -> tuple[Origin, str]:
     return origin, body
 
 
+_NCCL_PREFIX_COLONS = 2  # host:pid:tid
+
+
 def _is_nccl_prefix(body: str) -> bool:
     # 'host:pid:tid [d] NCCL ...' must stay whole for the NCCL parser.
     head = body.split(" ", 1)[0]
-    return head.count(":") >= 2
+    return head.count(":") >= _NCCL_PREFIX_COLONS
 
 
 def origin_from_name(name: str) -> Origin:

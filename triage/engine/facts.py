@@ -366,7 +366,7 @@ def _infer_from_devices(facts: Facts, mapping: dict[tuple[str, int], int]) -> No
         if key in mapping or host not in by_host:
             continue
         offsets = {rank - d for rank, d in by_host[host]}
-        if len(offsets) != 1 or len(by_host[host]) < 2:
+        if len(offsets) != 1 or len(by_host[host]) < 2:  # noqa: PLR2004 - one rank shows no offset
             continue
         guess = dev + offsets.pop()
         if guess not in {r for r, _ in by_host[host]}:
@@ -511,7 +511,7 @@ def _collect_versions(facts: Facts) -> None:
 def _fix_nccl_version(text: str) -> str:
     # Some torch 1.10 builds printed NCCL 2.10.3 as '21.0.3'.
     parts = text.split(".")
-    if len(parts) == 3 and parts[0].isdigit() and int(parts[0]) >= 20 and len(parts[0]) == 2:
+    if len(parts) == 3 and parts[0].isdigit() and int(parts[0]) >= 20 and len(parts[0]) == 2:  # noqa: PLR2004 - "21.0.3"
         return f"{parts[0][0]}.{parts[0][1]}{parts[1]}.{parts[2]}"
     return text
 

@@ -132,7 +132,8 @@ def read_state(
     units = _units(inputs) if n > 1 else None
     if units is None:
         stats.serial_because = "one worker" if n <= 1 else "not a folder input"
-    elif len(units) < 2 or (sum(u.size for u in units) < min_bytes and len(units) < min_files):
+    elif len(units) < 2 or (  # noqa: PLR2004 - one unit has nothing to share out
+          sum(u.size for u in units) < min_bytes and len(units) < min_files):
         stats.serial_because = "small input"
     elif len(units) > limits.max_members or sum(u.size for u in units) > limits.max_total_bytes:
         stats.serial_because = "over a limit: the serial reading stops where it is reached"

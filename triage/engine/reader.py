@@ -20,6 +20,7 @@ from .parsers import ALWAYS, EXCLUSIVE
 from .parsers.base import LineCtx, SourceState
 from .scan import HEAD_LINES, TAIL_LINES, Floods, LineScanner, Prefilter
 from .signatures.matcher import matcher
+from .signatures.schema import CATCH_ALL_PRIORITY
 from .structured import (
     MAX_JSON_BYTES,
     MAX_SAMPLES,
@@ -73,6 +74,8 @@ LIGHT_AFTER_SOURCES = 256
 LIGHT_EDGE_LINES = 5
 # The year of yearless timestamps is voted by the first timed lines; more would not change it.
 MAX_YEARS = 10_000
+# More kernel lines than this in a source not named dmesg: it is a kernel log all the same.
+KERNEL_LOG_MIN_HITS = 2
 
 
 class EventCap:
@@ -195,7 +198,7 @@ def wrap_width(head: bytes) -> int | None:
     ends in a word character and the next one starts with one), as a terminal or a web page
     cuts a record, unlike a long line that simply ends there."""
     raw_lines = head.split(b"\n")[:-1][:4000]
-    if len(raw_lines) < 2:
+    if len(raw_lines) < 2:  # noqa: PLR2004 - one line cannot show a wrap
         return None
     longest = max(map(len, raw_lines))
     if longest not in CONSOLE_WIDTHS and longest - 1 not in CONSOLE_WIDTHS:  # (a CR may end it)
@@ -213,7 +216,7 @@ def wrap_width(head: bytes) -> int | None:
     # length. Lines of varying length whose longest happens to be a console width do not (one
     # such line among hundreds is chance; in a short paste it may be the one long record).
     near = max(lengths[width - k] for k in range(1, 6))
-    if len(full) <= 2 * near or (len(full) < 2 and len(lines) > 100):
+    if len(full) <= 2 * near or (len(full) < 2 and len(lines) > 100):  # noqa: PLR2004 - see above
         return None
     return width
 
@@ -350,7 +353,7 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
         info.lines = scanner.stats.lines if line_of is None else (line_of[-1] if line_of else 0)
         info.bytes = scanner.stats.bytes if line_of is None else info.bytes
     out.events.extend(flush_source(state, info))
-    if (kernel_hits and "dmesg" in info.name.lower()) or kernel_hits > 2:
+    if (kernel_hits and "dmesg" in info.name.lower()) or kernel_hits > KERNEL_LOG_MIN_HITS:
         info.kind = "kernel_log"
 
 
@@ -368,7 +371,7 @@ def signature_event(ctx: LineCtx, events: list[Event]) -> Event | None:
     if found is None:
         return None
     sig = found.sig
-    if sig.role == "context" and sig.cause is None and sig.priority <= 20:
+    if sig.role == "context" and sig.cause is None and sig.priority <= CATCH_ALL_PRIORITY:
         return None  # a catch-all with nothing to say (an unknown WARN stays a format event)
     ev = ctx.event(
         "signature",

@@ -135,7 +135,7 @@ def unpack(key: str, data: bytes) -> bytes | None:
     if not data.startswith(MAGIC):
         return None
     parts = data[len(MAGIC):].split(b"\n", 2)
-    if len(parts) != 3 or parts[0].decode(errors="replace") != key:
+    if len(parts) != 3 or parts[0].decode(errors="replace") != key:  # noqa: PLR2004 - key, meta, payload
         return None
     if parts[1].decode(errors="replace") != _payload_digest(parts[2]):
         return None

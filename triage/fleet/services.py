@@ -13,6 +13,7 @@ import json
 import logging
 from collections import Counter
 from datetime import timedelta
+from http import HTTPStatus
 from typing import Any
 
 from django.conf import settings
@@ -513,10 +514,10 @@ def delivery_attempt(*, delivery_id: int, final: bool = False) -> Delivery | Non
         error, retry = f"refused by the outbound policy: {e}", False
     except outbound.SendError as e:
         error = str(e)
-    ok = code is not None and 200 <= code < 300
+    ok = code is not None and HTTPStatus.OK <= code < HTTPStatus.MULTIPLE_CHOICES
     if code is not None and not ok:
         error = f"HTTP {code}"
-        if 300 <= code < 400:
+        if HTTPStatus.MULTIPLE_CHOICES <= code < HTTPStatus.BAD_REQUEST:
             error, retry = f"HTTP {code}: redirects are not followed", False
     failed = not ok and (final or not retry)
     if failed:

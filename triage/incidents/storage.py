@@ -22,6 +22,7 @@ from __future__ import annotations
 import io
 from collections.abc import Callable
 from dataclasses import dataclass
+from http import HTTPStatus
 from pathlib import PurePosixPath
 from typing import Any, BinaryIO
 
@@ -42,7 +43,8 @@ def is_transient(exc: BaseException) -> bool:
     if isinstance(exc, ClientError):
         status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode") or 0
         code = exc.response.get("Error", {}).get("Code", "")
-        return status >= 500 or status == 429 or code in ("SlowDown", "RequestTimeout", "ServiceUnavailable")
+        return (status >= HTTPStatus.INTERNAL_SERVER_ERROR or status == HTTPStatus.TOO_MANY_REQUESTS
+                or code in ("SlowDown", "RequestTimeout", "ServiceUnavailable"))
     return isinstance(exc, (BotoCoreError, ConnectionError, TimeoutError))
 
 

@@ -5,6 +5,7 @@ See storage.py for why reads stream through RangedReader and writes keep the byt
 from __future__ import annotations
 
 import io
+from http import HTTPStatus
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -23,7 +24,7 @@ class BundleS3Storage(S3Storage):
         try:
             size = obj.content_length  # a HEAD: also says at once when the object is missing
         except ClientError as err:
-            if err.response.get("ResponseMetadata", {}).get("HTTPStatusCode") == 404:
+            if err.response.get("ResponseMetadata", {}).get("HTTPStatusCode") == HTTPStatus.NOT_FOUND:
                 raise FileNotFoundError(f"no such bundle in the bucket: {name}") from err
             raise
         raw = RangedReader(lambda byte_range: obj.get(Range=byte_range), size)

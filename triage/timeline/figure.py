@@ -429,8 +429,8 @@ def _collective_traces(progress: Any, rows: _Rows, axis: Axis) -> tuple[list[go.
             if x is None:
                 continue
             kind = "mismatch" if seq in mismatched else "done" if done else "open"
-            op = f"{point[3]} " if len(point) > 3 and point[3] else ""
-            state = f" ({point[4]})" if len(point) > 4 and point[4] else ""
+            op = f"{point[3]} " if len(point) > 3 and point[3] else ""  # noqa: PLR2004 - point[3]
+            state = f" ({point[4]})" if len(point) > 4 and point[4] else ""  # noqa: PLR2004 - point[4]
             xs, ys, texts = by_kind[kind]
             xs.append(x)
             ys.append(row)

@@ -65,7 +65,8 @@ def looks_like_dump(head: bytes) -> bool:
     recorder's own keys (`entries` with `pg_config`/`profiling_name`/...)."""
     if not (is_pickle(head) or _JSON_HEAD.match(head)):
         return False
-    return b"entries" in head and sum(w in head for w in _FR_WORDS) >= 2 or b"pg_config" in head and b"version" in head
+    return (b"entries" in head and sum(w in head for w in _FR_WORDS) >= 2  # noqa: PLR2004 - two of the words
+            or b"pg_config" in head and b"version" in head)
 
 
 def rank_from_name(name: str) -> int | None:

@@ -19,6 +19,11 @@ from typing import Any
 STATE_ORDER = {"": 0, "scheduled": 1, "started": 2, "completed": 3}
 
 
+LABEL_MAX_RANKS = 8  # more ranks than this are shortened to the first SHOWN_RANKS and a count
+SHOWN_RANKS = 6
+MAX_MISMATCHES = 8  # mismatching sequence numbers reported per group
+NS_PER_S = 1_000_000_000
+
 @dataclass
 class RankView:
     rank: int
@@ -44,8 +49,8 @@ class Culprit:
 
 def _label(ranks: list[int]) -> str:
     ranks = sorted(ranks)
-    if len(ranks) > 8:
-        return "ranks " + ", ".join(map(str, ranks[:6])) + f" … ({len(ranks)} ranks)"
+    if len(ranks) > LABEL_MAX_RANKS:
+        return "ranks " + ", ".join(map(str, ranks[:SHOWN_RANKS])) + f" … ({len(ranks)} ranks)"
     if len(ranks) == 1:
         return f"rank {ranks[0]}"
     return "ranks " + ", ".join(map(str, ranks[:-1])) + f" and {ranks[-1]}"
@@ -114,13 +119,13 @@ def _expected(dumps: list[dict[str, Any]], pg: str, desc: str, ranks: set[int]) 
 
 
 def _mismatch(pg: str, seq: int, present: dict[int, dict[str, Any]]) -> Culprit | None:
-    if len(present) < 2:
+    if len(present) < 2:  # noqa: PLR2004 - one rank cannot mismatch
         return None
     for index, kind in ((0, "op_mismatch"), (1, "size_mismatch"), (2, "dtype_mismatch")):
         groups: dict[str, list[int]] = {}
         for rank, e in present.items():
             groups.setdefault(_signature(e)[index], []).append(rank)
-        if len(groups) < 2:
+        if len(groups) < 2:  # noqa: PLR2004 - all ranks agree
             continue
         ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
         majority_key, majority = ordered[0]
@@ -193,7 +198,7 @@ def match_group(dumps: list[dict[str, Any]], pg: str) -> dict[str, Any]:
                              for r in sorted(present, key=lambda r: (r not in found.ranks, r))][:8]
             out["mismatches"].append({"seq": seq, "kind": found.kind, "ranks": found.ranks, "text": found.text})
             culprits.append(found)
-            if len(out["mismatches"]) >= 8:
+            if len(out["mismatches"]) >= MAX_MISMATCHES:
                 break
     if out["first_incomplete"] is not None:
         present = {r: v.by_seq[front] for r, v in views.items() if front in v.by_seq}
@@ -205,7 +210,7 @@ def match_group(dumps: list[dict[str, Any]], pg: str) -> dict[str, Any]:
         op = Counter(e["op"] for e in present.values()).most_common(1)[0][0] if present else "?"
         timeout = next((e.get("timeout_ms") for e in present.values() if e.get("timeout_ms")), None)
         waited = ""
-        if created and latest and (latest - min(created)) >= 1e9:
+        if created and latest and (latest - min(created)) >= NS_PER_S:
             waited = f" for at least {(latest - min(created)) / 1e9:.0f} s"
         since = f" since {_clock(min(created))}" if created else ""
         tmo = f"; their timeout is {timeout // 1000} s" if timeout else ""

@@ -272,7 +272,8 @@ class PlainReader:
                 stack.append({})
                 self._count()
             elif op == b"]":  # EMPTY_LIST
-                if (self.sink_key is not None and self.on_item is not None and len(stack) >= 2
+                if (self.sink_key is not None and self.on_item is not None
+                        and len(stack) >= 2  # noqa: PLR2004 - the sink's key and the list
                         and stack[-1] == self.sink_key and len(marks) == 1 and isinstance(stack[0], dict)):
                     stack.append(_Sink(self.on_item))
                 else:
@@ -370,7 +371,8 @@ class PlainReader:
                     module = self._line().decode("utf-8", "replace")
                     name = self._line().decode("utf-8", "replace")
                     what = f"GLOBAL {module}.{name} (imports a module attribute)"
-                elif op == b"\x93" and len(stack) >= 2 and all(isinstance(x, str) for x in stack[-2:]):
+                elif op == b"\x93" and len(stack) >= 2 and all(  # noqa: PLR2004 - STACK_GLOBAL: module, name
+                        isinstance(x, str) for x in stack[-2:]):
                     what = f"STACK_GLOBAL {stack[-2]}.{stack[-1]} (imports a module attribute)"
                 raise RefusedPickle(f"pickle uses {what} at byte {self.offset + self.pos - 1}; "
                                     "a flight-recorder dump holds only plain data")

@@ -37,6 +37,8 @@ _SGLANG_SIGQUIT = re.compile(r"Received sigquit from a child process")
 _VLLM_INIT_FAIL = re.compile(r"Error executing method (?P<method>\w+)\. This might cause deadlock")
 
 
+_SHELL_KILLED_MAX = 120  # a shell's "Killed" line is short; a longer one is prose
+
 def signal_name(code: int) -> str | None:
     if code >= 0:
         return None
@@ -58,7 +60,7 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:  # noqa: C901 - one 
         return [
             ctx.event(
                 "process_exit",
-                severity="fatal" if code != -15 else "warn",
+                severity="fatal" if code != -signal.SIGTERM else "warn",
                 exitcode=code,
                 signal=signal_name(code),
                 local_rank=int(m["lrank"]),
@@ -98,7 +100,7 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:  # noqa: C901 - one 
     m = _VLLM_DIED.search(body)
     if m:
         code = int(m["code"])
-        return [ctx.event("process_exit", severity="fatal" if code != -15 else "warn", exitcode=code,
+        return [ctx.event("process_exit", severity="fatal" if code != -signal.SIGTERM else "warn", exitcode=code,
                           signal=signal_name(code), child_pid=int(m["pid"]), reporter="vllm")]
     m = _VLLM_INIT_FAIL.search(body)
     if m:
@@ -139,7 +141,7 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:  # noqa: C901 - one 
         return [ctx.event("crash_signal", severity="fatal", signal=sig, what=m["what"], reporter="faulthandler")]
     if _SGLANG_SIGQUIT.search(body):
         return [ctx.event("child_failed", severity="error", reporter="sglang")]
-    if _SHELL_KILLED.match(body) and len(body) < 120:
+    if _SHELL_KILLED.match(body) and len(body) < _SHELL_KILLED_MAX:
         return [ctx.event("crash_signal", severity="fatal", signal="SIGKILL", what="Killed")]
     return out
 

@@ -25,6 +25,13 @@ FIX = (
 )
 
 
+MIN_GPUS_SAMPLED = 3  # fewer GPUs with NVML samples: no "the others" to compare with
+IDLE_UTIL_PCT = 5  # a GPU below this (mean of its last samples) is idle
+BUSY_UTIL_PCT = 50  # the median GPU at or above this is busy
+STARTUP_SEQ = 3  # collectives up to this sequence number are the tiny ones right after start-up
+SHOWN_LAGGARDS = 4  # laggards named in the title
+SILENT_WORLD_MAX = 4096  # ranks are told silent by elimination up to this world size
+
 @dataclass
 class SilentRank:
     """A rank of the group that did not report what the others did (a timeout, a failure in
@@ -95,7 +102,8 @@ def silent_ranks(facts: Facts, reported: list[Event]) -> list[SilentRank]:
     sizes = sorted((len(rs), c) for c, rs in in_call.items())
     elsewhere: dict[int, str] = {}
     group_calls: set[str] = set()
-    if sizes and sizes[-1][0] >= 2 and (len(sizes) == 1 or sizes[-1][0] > sizes[-2][0]):
+    if sizes and sizes[-1][0] >= 2 and (  # noqa: PLR2004 - a call two ranks or more share
+        len(sizes) == 1 or sizes[-1][0] > sizes[-2][0]):
         group_call = sizes[-1][1]
         group_calls = {group_call}
         for r in sorted(waiting):
@@ -110,7 +118,8 @@ def silent_ranks(facts: Facts, reported: list[Event]) -> list[SilentRank]:
     world = facts.world_size
     if world is None and known and known == set(range(max(known) + 1)):
         world = max(known) + 1
-    if not world or world < 2 or world > 4096 or len(waiting) >= world or max(waiting) >= world:
+    if (not world or world < 2 or world > SILENT_WORLD_MAX  # noqa: PLR2004 - one rank is no group
+            or len(waiting) >= world or max(waiting) >= world):
         return []
     silent = [r for r in range(world) if r not in waiting]
     if len(silent) > max(1, world // 4):
@@ -143,12 +152,12 @@ def _idle_gpu(facts: Facts) -> list[Finding]:
         where_of[key] = (str(s.get("_source", "nvml-samples.jsonl")), int(s.get("_line", 1)))
         if s.get("pci_bus_id"):
             bus_of[key] = bus_key(str(s["pci_bus_id"]))
-    if len(recent) < 3:
+    if len(recent) < MIN_GPUS_SAMPLED:
         return []
     last = {k: sum(v[-5:]) / len(v[-5:]) for k, v in recent.items()}
     busy = median(last.values())
-    idle = [k for k, u in last.items() if u < 5]
-    if busy < 50 or not idle or len(idle) > len(last) // 4:
+    idle = [k for k, u in last.items() if u < IDLE_UTIL_PCT]
+    if busy < BUSY_UTIL_PCT or not idle or len(idle) > len(last) // 4:
         return []
     rank_by_bus = {(facts.ranks[r].host, b): r for r, b in facts.bus_of_rank.items() if r in facts.ranks}
     ranks = [rank_by_bus[(k[0], bus_of[k])] for k in idle if k in bus_of and (k[0], bus_of[k]) in rank_by_bus]
@@ -208,7 +217,8 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
         ))
     if laggards:
         culprit = laggard_events[0] if laggard_events else None
-        label = ", ".join(facts.rank_label(r) for r in laggards[:4]) + (" …" if len(laggards) > 4 else "")
+        label = (", ".join(facts.rank_label(r) for r in laggards[:SHOWN_LAGGARDS])
+                 + (" …" if len(laggards) > SHOWN_LAGGARDS else ""))
         last_words = [w for w in (facts.last_words(r) for r in laggards[:3]) if w is not None]
         findings.append(Finding(
             cause="collective_timeout_straggler", rule="collective_timeout_straggler.laggard",
@@ -235,7 +245,7 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
                     + " gave up waiting for a collective" + _timing(facts, timeouts, tmo, long=True)
                     + ". The ranks that never reached it are not in these logs"
                     + (" (the first tiny collective right after start-up: a peer was still loading or initialising)"
-                       if seq is not None and seq <= 3 else "")
+                       if seq is not None and seq <= STARTUP_SEQ else "")
                     + "; their logs are needed to name the straggler."),
             fix=FIX, ranks=[], hosts=hosts_of(timeouts), evidence=spread_evidence(timeouts + progress + heartbeat),
             weight=45, culprit=None,
@@ -294,7 +304,7 @@ def _laggards(facts: Facts, timeouts: list[Event], progress: list[Event], report
         if len(seqs) > 1:
             mixed.add(pg)
     for pg, ranks in per_pg.items():
-        if len(ranks) < 2 or pg in mixed:
+        if len(ranks) < 2 or pg in mixed:  # noqa: PLR2004 - one rank has no one to lag behind
             continue
         low = min(seq for seq, _ in ranks.values())
         high = max(seq for seq, _ in ranks.values())

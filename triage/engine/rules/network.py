@@ -32,6 +32,8 @@ FIX_PEER = (
 )
 
 
+IBV_WC_RETRY_EXC_ERR = 12  # ibverbs enum ibv_wc_status
+
 def find(facts: Facts) -> list[Finding]:
     findings: list[Finding] = []
     ib = facts.kind("nccl_ib_error")
@@ -53,7 +55,7 @@ def find(facts: Facts) -> list[Finding]:
             + (f": completion status {status}" if status is not None else ""),
             detail=(f"NCCL's IB transport got a failed work completion from peer {first.data.get('peer')}"
                     + (" (status 12 = transport retries exhausted: link down, peer unreachable over RDMA)"
-                       if status == 12 else "")
+                       if status == IBV_WC_RETRY_EXC_ERR else "")
                     + ". Init had completed, so the RDMA path between the nodes is broken."),
             fix=FIX_IB, ranks=ranks_of(ib), hosts=hosts_of(ib), evidence=evidence(ib), weight=40 if secondary else 78,
             culprit=first,

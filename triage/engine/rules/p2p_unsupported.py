@@ -17,6 +17,8 @@ FIX = (
 )
 
 
+FIRST_SEQS = 2  # a watchdog timeout on one of the first collectives (sequence numbers from 1)
+
 def find(facts: Facts) -> list[Finding]:
     p2p = [e for e in facts.kind("nccl_transport") if e.data.get("transport") == "P2P"]
     iommu = facts.kind("iommu_fault")
@@ -35,7 +37,7 @@ def find(facts: Facts) -> list[Finding]:
     if not p2p:
         return []
     errors = [e for e in facts.events if e.severity in ("error", "fatal")]
-    early_timeouts = [e for e in facts.kind("watchdog_timeout") if e.seq is not None and e.seq <= 2]
+    early_timeouts = [e for e in facts.kind("watchdog_timeout") if e.seq is not None and e.seq <= FIRST_SEQS]
     if early_timeouts and all(e.kind in ("watchdog_timeout", "watchdog_progress", "watchdog_terminated",
                                          "terminate_called", "terminate_what", "process_exit", "elastic_failure",
                                          "closing_signal", "exception", "torch_nccl_error", "nccl_result_detail")
