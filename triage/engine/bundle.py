@@ -74,10 +74,14 @@ _NUL_RUN = re.compile(rb"\x00+")
 @runtime_checkable
 class Blob(Protocol):
     """A bundle that is not a local path (object storage): opened as one seekable binary
-    stream, read front to back except for zip archives, which seek to their directory."""
+    stream, read front to back except for zip archives, which seek to their directory.
+    The engine only reads `name` and `size` (read-only properties match, as StoredBlob's)."""
 
-    name: str
-    size: int | None
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def size(self) -> int | None: ...
 
     def open(self) -> BinaryIO: ...
 

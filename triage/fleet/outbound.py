@@ -101,7 +101,7 @@ def resolve(target: Target, allow: list[str]) -> str:
         infos = socket.getaddrinfo(target.host, target.port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as e:
         raise SendError(f"cannot resolve {target.host}: {e}") from None
-    addresses = [info[4][0] for info in infos]
+    addresses = [str(info[4][0]) for info in infos]  # AF_INET/AF_INET6: the address text
     if not addresses:
         raise SendError(f"cannot resolve {target.host}")
     for a in addresses:

@@ -12,7 +12,9 @@ import hmac
 import json
 import logging
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from datetime import timedelta
+from functools import partial
 from http import HTTPStatus
 from typing import Any
 
@@ -361,7 +363,7 @@ def _wander_update(*, team_id: int, key: str, label: str, members: dict[str, str
     return {"scope": label, "message": WanderFlag.MESSAGE, **evidence}
 
 
-def _wander_evidence(label: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
+def _wander_evidence(label: str, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     shared = []
     for field_name, what in (("switch", "same switch/rail"), ("transport", "same NCCL transport NET/"),
                              ("family", "same message family"), ("cause", "same cause")):
@@ -444,7 +446,7 @@ def webhooks_notify(*, webhooks: list[Webhook], event: str, data: dict[str, Any]
             payload=webhook_body(webhook=webhook, event=event, team=webhook.team.name, data=data),
         )
         deliveries.append(delivery)
-        transaction.on_commit(lambda pk=delivery.pk: webhook_deliver_task.delay(pk))
+        transaction.on_commit(partial(webhook_deliver_task.delay, delivery.pk))
     return deliveries
 
 
@@ -463,8 +465,8 @@ class DeliveryFailed(Exception):
 
 def delivery_backoff_seconds(*, attempts: int) -> float:
     """Wait before the next attempt after `attempts` failed ones: doubled each time, capped."""
-    delay_ms = min(settings.TRIAGE_WEBHOOK_BACKOFF_MS * 2 ** max(0, attempts - 1),
-                   settings.TRIAGE_WEBHOOK_BACKOFF_MAX_MS)
+    delay_ms: float = min(settings.TRIAGE_WEBHOOK_BACKOFF_MS * 2 ** max(0, attempts - 1),
+                          settings.TRIAGE_WEBHOOK_BACKOFF_MAX_MS)
     return delay_ms / 1000
 
 

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from http import HTTPStatus
 from pathlib import PurePosixPath
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 from django.core.files.storage import Storage, default_storage
 
@@ -129,11 +129,15 @@ class StoredBlob:
         return PurePosixPath(self.key).name
 
     def open(self) -> BinaryIO:
-        return default_storage.open(self.key, "rb").file  # type: ignore[no-any-return]
+        # Both storages hand a binary stream: a file opened "rb", or BundleS3Storage's reader.
+        return cast(BinaryIO, default_storage.open(self.key, "rb").file)
 
 
-def engine_input(name: str, size: int | None = None) -> str | StoredBlob:
-    """What the engine reads for a stored bundle: its local path, else a stream of it."""
+def engine_input(name: str | None, size: int | None = None) -> str | StoredBlob:
+    """What the engine reads for a stored bundle: its local path, else a stream of it. `name`
+    is a saved FileField's (optional in Django's types, set once the file is stored)."""
+    if not name:
+        raise ValueError("the bundle has no stored file")
     return local_path(name) or StoredBlob(key=name, size=size)
 
 

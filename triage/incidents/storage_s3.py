@@ -15,10 +15,11 @@ from storages.backends.s3 import S3Storage
 from .storage import RangedReader
 
 
-class BundleS3Storage(S3Storage):
+class BundleS3Storage(S3Storage):  # type: ignore[misc]  # django-storages is untyped (Any)
     def _open(self, name: str, mode: str = "rb") -> File[Any]:
         if "w" in mode or "a" in mode or "+" in mode:
-            return super()._open(name, mode)
+            stock: File[Any] = super()._open(name, mode)
+            return stock
         key = self._normalize_name(name)
         obj = self.bucket.Object(key)
         try:
@@ -33,7 +34,7 @@ class BundleS3Storage(S3Storage):
         return file
 
     def _get_write_parameters(self, name: str, content: Any = None) -> dict[str, Any]:
-        params = super()._get_write_parameters(name, content)
+        params: dict[str, Any] = super()._get_write_parameters(name, content)
         params.pop("ContentEncoding", None)
         params["ContentType"] = "application/octet-stream"
         return params
