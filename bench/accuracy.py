@@ -119,7 +119,8 @@ def leave_one_source_out(real: list[Path]) -> list[dict[str, Any]]:
             for case in cases:
                 meta = json.loads((case / "meta.json").read_text())
                 got, conf, result = engine_verdict(case / "log.txt")
-                out.append({"source": source, "case": case.name, "entries_off": len(seen), "rules_off": sorted(rules_off),
+                out.append({"source": source, "case": case.name, "entries_off": len(seen),
+                            "rules_off": sorted(rules_off),
                             "engine": got, "rule": (result["findings"][0]["rule"] if result["findings"] else None),
                             "ok": score_case(got, conf, meta["acceptable"])})
     finally:

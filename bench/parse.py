@@ -69,7 +69,8 @@ def time_grep(root: Path, all_cores: bool = False) -> float:
     env = dict(os.environ, LC_ALL="C")
     if all_cores:
         n = cores()
-        cmd = f"find {shlex.quote(str(root))} -type f -print0 | xargs -0 -P {n} -n {64} grep -cE {shlex.quote(GREP_WORDS)}"
+        cmd = (f"find {shlex.quote(str(root))} -type f -print0 | xargs -0 -P {n} -n {64} "
+               f"grep -cE {shlex.quote(GREP_WORDS)}")
         t = time.perf_counter()
         before = child_cpu()
         done = subprocess.run(["bash", "-c", cmd], env=env, stdout=subprocess.PIPE, check=False)
@@ -113,7 +114,8 @@ def time_engine(root: Path, engine: str | None, all_cores: bool = False) -> tupl
     env["PYTHONPATH"] = str(REPO)
     before = child_cpu()
     t = time.perf_counter()
-    out = subprocess.run(([] if all_cores else pin()) + [sys.executable, "-c", ENGINE_CODE, str(root), engine or ""], cwd=REPO,
+    out = subprocess.run(([] if all_cores else pin()) + [sys.executable, "-c", ENGINE_CODE, str(root), engine or ""],
+                         cwd=REPO,
                          env=env, capture_output=True, text=True, check=False)
     cpu = time.perf_counter() - t if all_cores else child_cpu() - before
     if out.returncode != 0:
@@ -156,7 +158,8 @@ def main() -> None:
     print(f"\nengine: {engine}; one core: CPU seconds, 'ratio' is diagnose() against grep, 'cold' the whole command "
           f"(interpreter start, imports, catalog load) against grep; all cores ({cores()}): wall seconds, grep through "
           f"xargs -P, and 'idle' the ratio an idle machine would give: grep's CPU seconds over the cores against the "
-          f"engine's CPU seconds on its critical path (the parent's own and the slowest worker's); grep words: {GREP_WORDS}")
+          f"engine's CPU seconds on its critical path (the parent's own and the slowest worker's); grep words: "
+          f"{GREP_WORDS}")
 
 
 def measure(root: Path, name: str, size: int, all_cores: bool, args: argparse.Namespace) -> dict[str, object]:
@@ -174,11 +177,15 @@ def measure(root: Path, name: str, size: int, all_cores: bool, args: argparse.Na
     verdict = f"{info['cause']} rank {info['rank']} ({info['rule']}), {info['sources']} sources"
     ok = info["cause"] == "oom" and info["rank"] == CULPRIT
     label = f"{cores()}" if all_cores else "1"
-    print(f"{name:16s} {label:>5s} {size / 1e6:6.0f} {size / 1e6 / grep_s:10.0f} {size / 1e6 / eng_s:12.0f} {ratio:5.2f}x "
-          f"{grep_s / cold_s:5.2f}x {idle:5.2f}x {rss_mb:7.0f} MB  {verdict}{'' if ok else '  <-- expected oom on rank %d' % CULPRIT}",
+    print(f"{name:16s} {label:>5s} {size / 1e6:6.0f} {size / 1e6 / grep_s:10.0f} {size / 1e6 / eng_s:12.0f} "
+          f"{ratio:5.2f}x "
+          f"{grep_s / cold_s:5.2f}x {idle:5.2f}x {rss_mb:7.0f} MB  "
+          f"{verdict}{'' if ok else f'  <-- expected oom on rank {CULPRIT:d}'}",
           flush=True)
-    return {"shape": name, "cores": label, "mb": size / 1e6, "grep_mbs": size / 1e6 / grep_s, "engine_mbs": size / 1e6 / eng_s,
-            "ratio": ratio, "cold_ratio": grep_s / cold_s, "idle_ratio": idle, "rss_mb": rss_mb, "verdict": verdict, "right": ok,
+    return {"shape": name, "cores": label, "mb": size / 1e6, "grep_mbs": size / 1e6 / grep_s,
+            "engine_mbs": size / 1e6 / eng_s,
+            "ratio": ratio, "cold_ratio": grep_s / cold_s, "idle_ratio": idle, "rss_mb": rss_mb, "verdict": verdict,
+            "right": ok,
             "engine": info["engine"]}
 
 

@@ -174,7 +174,8 @@ def cmd_run(args: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
         ap.error("run needs a command after --")
     return run(RunOptions(command=command, server=args.server, token=args.token, job=args.job,
                           host=args.host, workdir=args.workdir, keep=args.keep,
-                          sample_interval=args.sample_interval, ras_interval=args.ras_interval, spool=args.spool, policy=_policy(args)))
+                          sample_interval=args.sample_interval, ras_interval=args.ras_interval, spool=args.spool,
+                          policy=_policy(args)))
 
 
 def cmd_smoke(args: argparse.Namespace, ap: argparse.ArgumentParser) -> int:

@@ -7,6 +7,7 @@ status (128+N for signal N, like a shell), so it can replace the bare command in
 """
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import re
@@ -178,7 +179,8 @@ def _user_paths(env: Mapping[str, str], added: list[str], started: float) -> lis
     """Files the user pointed the debug variables at outside our folder, written during this run."""
     patterns = []
     if "NCCL_DEBUG_FILE" not in added and env.get("NCCL_DEBUG_FILE"):
-        patterns.append(env["NCCL_DEBUG_FILE"].replace("%%", "\0").replace("%h", "*").replace("%p", "*").replace("\0", "%"))
+        patterns.append(env["NCCL_DEBUG_FILE"].replace("%%", "\0").replace("%h", "*").replace("%p", "*")
+                        .replace("\0", "%"))
     for name in ("TORCH_FR_DUMP_TEMP_FILE", "TORCH_NCCL_DEBUG_INFO_TEMP_FILE"):
         if name not in added and env.get(name):
             patterns.append(env[name] + "*")
@@ -227,7 +229,8 @@ def _name_elastic_ranks(files: list[BundleFile], output: Path, env: Mapping[str,
         by_file, root = elastic_error_ranks(output.read_text(errors="replace"))
     except OSError:
         return
-    agent_file = os.path.realpath(env.get("TORCHELASTIC_ERROR_FILE", "")) if env.get("TORCHELASTIC_ERROR_FILE") else None
+    agent_file = os.path.realpath(env.get("TORCHELASTIC_ERROR_FILE",
+                                          "")) if env.get("TORCHELASTIC_ERROR_FILE") else None
     for f in files:
         if f.meta.get("kind") != "elastic_error" or "rank" in f.meta:
             continue
@@ -266,7 +269,7 @@ def run(opts: RunOptions) -> int:
     started = time.time()
     sampler = NvmlSampler(workdir / "nvml-samples.jsonl", opts.sample_interval, host).start()
     ras = RasSampler(workdir / "ras" / "ncclras.txt", opts.ras_interval, env).start()
-    log = open(workdir / "output.log", "wb")
+    log = open(workdir / "output.log", "wb")  # noqa: SIM115 - closed in the finally below
     try:
         child = subprocess.Popen(opts.command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                  start_new_session=True)
@@ -286,10 +289,8 @@ def run(opts: RunOptions) -> int:
             # A hung job being stopped: NCCL's own view of it, while its processes still answer.
             ras.snapshot(timeout=5)
         signalled.append(signum)
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(child.pid, signum)
-        except ProcessLookupError:
-            pass
     previous = {s: signal.signal(s, forward) for s in FORWARDED_SIGNALS}
 
     lock = threading.Lock()

@@ -38,8 +38,10 @@ _PRINTF = re.compile(r"%[-+ #0]*\d*(?:\.\d+)?(?:hh|h|ll|l|z|j|t|L)?([diouxXeEfgG
 _FILL = {"d": "3", "i": "3", "u": "3", "o": "7", "x": "1f", "X": "1F", "e": "1.0", "E": "1.0", "f": "1.0",
          "g": "1", "G": "1", "c": "x", "s": "mlx5_0", "p": "0x7f00", "n": "", "%": "%"}
 _FAILURE = re.compile(r"(?i)\b(?:fail|failed|failure|error|unable|cannot|can't|could not|couldn't|retry|retrying|"
-                      r"timed out|timeout|invalid|mismatch|abort|not supported|exceeded|denied|refused|lost|unreachable)\b")
-_DISTRIBUTED = re.compile(r"TCPStore|\bstore\b|[Ss]ocket|[Pp]rocess ?[Gg]roup|NCCL|[Gg]loo|[Cc]ollective|[Rr]endezvous|[Ww]atchdog|"
+                      r"timed out|timeout|invalid|mismatch|abort|not supported|exceeded|denied|refused|lost"
+                      r"|unreachable)\b")
+_DISTRIBUTED = re.compile(r"TCPStore|\bstore\b|[Ss]ocket|[Pp]rocess ?[Gg]roup|NCCL|[Gg]loo|[Cc]ollective|[Rr]endezvous"
+                          r"|[Ww]atchdog|"
                           r"[Bb]arrier|world[ _]size|c10d|[Cc]ommunicator|(?:peer|root|src|dst) rank")
 _C_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
@@ -75,7 +77,8 @@ def nccl_messages(repo: Path) -> dict[str, list[str]]:
             continue  # os/windows.cc: NCCL's Windows port, not on the GPU clusters this triages
         source = _git(repo, "show", f"HEAD:{path}")
         warns += _call_strings(source, r"WARN\(\s*")
-        infos += [s for s in _call_strings(source, r"INFO\(\s*NCCL_\w+(?:\s*\|\s*NCCL_\w+)*\s*,\s*") if _FAILURE.search(s)]
+        infos += [s for s in _call_strings(source, r"INFO\(\s*NCCL_\w+(?:\s*\|\s*NCCL_\w+)*\s*,\s*")
+                  if _FAILURE.search(s)]
     # As NCCL prints them: its prefix, the source location, the level.
     return {"nccl WARN": ["gpu-a:4242:4300 [0] src/x.cc:1 NCCL WARN " + m for m in _unique(warns)],
             "nccl INFO (failures)": ["gpu-a:4242:4300 [0] NCCL INFO " + m for m in _unique(infos)]}
@@ -102,12 +105,14 @@ def ompi_messages(repo: Path) -> dict[str, list[str]]:
     stack = _git(repo, "show", "HEAD:opal/util/stacktrace.c")
     handler = [s.replace("HOSTFORMAT", "") for s in re.findall(r'HOSTFORMAT\s*"((?:[^"\\]|\\.)*)"', stack)]
     # The values a SIGSEGV report carries (strsignal, si_code text), as the handler prints them.
-    values = {"Signal: %s (%d)": "Signal: Segmentation fault (11)", "Signal code: %s (%d)": "Signal code: Address not mapped (1)",
+    values = {"Signal: %s (%d)": "Signal: Segmentation fault (11)",
+              "Signal code: %s (%d)": "Signal code: Address not mapped (1)",
               "Associated errno: %s (%d)": "Associated errno: Unknown error 0 (0)"}
     handler = ["[gpu-n07:04411] " + fill(next((v for k, v in values.items() if s.startswith(k)), s))
                for s in handler if len(s.strip()) > 6 and not s.startswith("[%s")]
     help_lines = []
-    for path in ("ompi/mpi/help-mpi-api.txt", "ompi/errhandler/help-mpi-errors.txt", "opal/mca/btl/tcp/help-mpi-btl-tcp.txt"):
+    for path in ("ompi/mpi/help-mpi-api.txt", "ompi/errhandler/help-mpi-errors.txt",
+                 "opal/mca/btl/tcp/help-mpi-btl-tcp.txt"):
         text = _git(repo, "show", f"HEAD:{path}")
         for block in re.split(r"^\[[^\]]+\]\s*$", text, flags=re.M)[1:]:
             first = next((ln.strip() for ln in block.splitlines() if ln.strip() and not ln.startswith("#")), "")
@@ -123,12 +128,14 @@ def abseil_messages(repo: Path) -> dict[str, list[str]]:
     lines = [fill(f).replace("mlx5_0", n) for f in fmts if "%s" in f for n in names]
     lines += [fill(f) for f in fmts if "%s" not in f]
     return {"Abseil failure signal handler": _unique(lines + ["*** Check failure stack trace: ***",
-                                                              "F1204 10:00:00.000000  4242 x.cc:12] Check failed: ok (0 vs. 1)"])}
+                                                              "F1204 10:00:00.000000  4242 x.cc:12] Check failed: ok "
+                                                              "(0 vs. 1)"])}
 
 
 # CPython's fixed faulthandler / fatal-error texts (Python/faulthandler.c faulthandler_handlers[],
 # Python/pylifecycle.c fatal_error): the signals it names and its thread headers.
-FAULTHANDLER = ("Fatal Python error: Segmentation fault", "Fatal Python error: Bus error", "Fatal Python error: Aborted",
+FAULTHANDLER = ("Fatal Python error: Segmentation fault", "Fatal Python error: Bus error",
+                "Fatal Python error: Aborted",
                 "Fatal Python error: Floating point exception", "Fatal Python error: Illegal instruction",
                 "Fatal Python error: PyThreadState_Get: the function must be called with the GIL held",
                 "Current thread 0x00007f2d1e7fc740 (most recent call first):",
@@ -162,10 +169,12 @@ def main() -> int:
     args = parser.parse_args()
     torch_dir = args.torch
     if torch_dir is None:
-        candidates = [REPO / ".venv/lib/python3.11/site-packages/torch", Path("/work/main/.venv/lib/python3.11/site-packages/torch")]
+        candidates = [REPO / ".venv/lib/python3.11/site-packages/torch",
+                      Path("/work/main/.venv/lib/python3.11/site-packages/torch")]
         torch_dir = next((c for c in candidates if (c / "lib").is_dir()), None)
     sources: dict[str, list[str]] = {}
-    for name, reader in (("NVIDIA+nccl", nccl_messages), ("open-mpi+ompi", ompi_messages), ("abseil+abseil-cpp", abseil_messages)):
+    for name, reader in (("NVIDIA+nccl", nccl_messages), ("open-mpi+ompi", ompi_messages),
+                         ("abseil+abseil-cpp", abseil_messages)):
         repo = args.mirror / name / "repo"
         if repo.is_dir():
             sources.update(reader(repo))
@@ -184,7 +193,8 @@ def main() -> int:
         if args.gaps and args.gaps.lower() in name.lower():
             for m in report[name]["gaps"]:
                 print(f"    gap: {m}")
-    print("not fetched here (no sources to read): vLLM, SGLang, TensorRT-LLM, DeepSpeed, Megatron raise texts; NVRM strings")
+    print("not fetched here (no sources to read): vLLM, SGLang, TensorRT-LLM, DeepSpeed, Megatron raise texts; NVRM "
+          "strings")
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))
     return 0

@@ -8,9 +8,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from engine_corpus import REPO  # noqa: F401 - puts the repository on the path like the other engine tests
 from test_cli import run_cli
+
 from triage.engine import BundleError, diagnose
 from triage.engine.encoding import wide_encoding
 

@@ -7,8 +7,8 @@ import random
 from pathlib import Path
 
 import pytest
-
 from engine_corpus import corpus_cases
+
 from tests.bundle_forms import forms, identity
 from triage.engine import diagnose
 from triage.scenarios import EXTRA_SCENARIOS, SCENARIO_CAUSES, build

@@ -11,13 +11,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+from engine_corpus import corpus_cases
 
 from triage.engine import diagnose
 from triage.engine.parallel import ReadStats, read_state
 from triage.engine.pipeline import conclude
 from triage.scenarios import EXTRA_SCENARIOS, SCENARIO_CAUSES, build
-
-from engine_corpus import corpus_cases
 
 CASES = corpus_cases()
 

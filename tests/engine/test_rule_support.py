@@ -10,10 +10,10 @@ import tempfile
 from collections import defaultdict
 from pathlib import Path
 
+from engine_corpus import corpus_cases
+
 from triage.engine import diagnose
 from triage.scenarios import SCENARIO_CAUSES, build
-
-from engine_corpus import corpus_cases
 
 
 @functools.cache

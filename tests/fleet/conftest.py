@@ -6,7 +6,7 @@ import tarfile
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -30,7 +30,7 @@ def scenario_bundle(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str, 
     def make(cause: str, seed: int, day: int = 0) -> Path:
         """`day` > 0: the same cluster failing the same way on another day (a distinct failure)."""
         if (cause, seed, day) not in built:
-            start = datetime(2026, 6, day, 8, 0, tzinfo=timezone.utc) if day else None
+            start = datetime(2026, 6, day, 8, 0, tzinfo=UTC) if day else None
             folder = build(cause, root / f"{cause}-{seed}-{day}", seed=seed, start=start)
             archive = root / f"{cause}-{seed}-{day}.tar.gz"
             with tarfile.open(archive, "w:gz") as tar:

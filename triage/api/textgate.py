@@ -96,7 +96,8 @@ class TextGateMiddleware:
             return bad_text_response(request, e)
         return self.get_response(request)
 
-    def process_view(self, request: HttpRequest, view: Callable[..., Any], args: Any, kwargs: Any) -> HttpResponse | None:
+    def process_view(self, request: HttpRequest, view: Callable[..., Any], args: Any,
+                     kwargs: Any) -> HttpResponse | None:
         if request.method in ("GET", "HEAD", "OPTIONS") or getattr(view, "text_gate_in_view", False):
             return None
         try:

@@ -14,8 +14,8 @@ import contextlib
 import gzip
 import io
 import lzma
-import re
 import os
+import re
 import stat
 import tarfile
 import tempfile
@@ -24,7 +24,7 @@ import zlib
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Literal, Protocol, Union, cast, runtime_checkable
+from typing import BinaryIO, Literal, Protocol, cast, runtime_checkable
 
 import zstandard
 
@@ -35,6 +35,7 @@ ZIP_MAGIC = b"PK\x03\x04"
 ZIP_EMPTY = b"PK\x05\x06"
 XZ_MAGIC = b"\xfd7zXZ\x00"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+_USTAR_MAGIC, _USTAR_AT = b"ustar", 257  # a POSIX tar header's magic and its offset
 _BZIP2 = re.compile(rb"BZh[1-9](?:\x31\x41\x59\x26\x53\x59|\x17\x72\x45\x38\x50\x90)")
 # Single-stream compressors read here, and the suffixes their content loses once unpacked.
 STREAM_KINDS = ("gzip", "xz", "bz2", "zstd")
@@ -73,15 +74,19 @@ _NUL_RUN = re.compile(rb"\x00+")
 @runtime_checkable
 class Blob(Protocol):
     """A bundle that is not a local path (object storage): opened as one seekable binary
-    stream, read front to back except for zip archives, which seek to their directory."""
+    stream, read front to back except for zip archives, which seek to their directory.
+    The engine only reads `name` and `size` (read-only properties match, as StoredBlob's)."""
 
-    name: str
-    size: int | None
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def size(self) -> int | None: ...
 
     def open(self) -> BinaryIO: ...
 
 
-Input = Union[str, os.PathLike[str], Sequence[tuple[str, Union[str, os.PathLike[str], Blob]]]]
+Input = str | os.PathLike[str] | Sequence[tuple[str, str | os.PathLike[str] | Blob]]
 
 
 class BundleError(Exception):
@@ -139,7 +144,7 @@ class CountingReader(io.RawIOBase):
         inner: BinaryIO,
         budget: Budget,
         name: str,
-        compressed: "CountingRaw | None" = None,
+        compressed: CountingRaw | None = None,
     ) -> None:
         self._inner = inner
         self._budget = budget
@@ -151,7 +156,7 @@ class CountingReader(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: "memoryview | bytearray") -> int:  # type: ignore[override]
+    def readinto(self, buffer: memoryview | bytearray) -> int:  # type: ignore[override]
         if self.truncated:
             return 0
         # read1 hands over what one decompression step produced, so the data before a
@@ -169,7 +174,8 @@ class CountingReader(io.RawIOBase):
             if isinstance(exc, OSError) and not isinstance(exc, DECOMPRESS_ERRORS) and self._compressed is None:
                 raise  # a read error of the file itself, not corrupt compressed data
             self.truncated = True
-            self._budget.note(f"{self._name}: truncated or corrupt compressed data ({_describe(exc)}); kept what was read before")
+            self._budget.note(f"{self._name}: truncated or corrupt compressed data ({_describe(exc)}); kept what was "
+                              f"read before")
             return 0
         if not data:
             return 0
@@ -204,7 +210,7 @@ class CountingRaw(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: "memoryview | bytearray") -> int:  # type: ignore[override]
+    def readinto(self, buffer: memoryview | bytearray) -> int:  # type: ignore[override]
         into = getattr(self._inner, "readinto", None)
         if into is not None:  # straight from the file into the caller's buffer: no copy
             n = into(buffer) or 0
@@ -246,7 +252,7 @@ def sniff_kind(head: bytes) -> str:
         return "bz2"
     if head.startswith(ZIP_MAGIC) or head.startswith(ZIP_EMPTY):
         return "zip"
-    if len(head) >= 262 and head[257:262] == b"ustar":
+    if head[_USTAR_AT:_USTAR_AT + len(_USTAR_MAGIC)] == _USTAR_MAGIC:
         return "tar"
     if unsupported_format(head):
         return "unsupported"
@@ -295,7 +301,7 @@ class NulFold(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: "memoryview | bytearray") -> int:  # type: ignore[override]
+    def readinto(self, buffer: memoryview | bytearray) -> int:  # type: ignore[override]
         into = getattr(self._inner, "readinto", None)
         if into is not None:
             view = memoryview(buffer)
@@ -402,7 +408,7 @@ def _iter_path(path: Path | Blob, label: str, budget: Budget) -> Iterator[Member
     if not path.is_file():
         raise BundleError(f"{shown}: not a regular file")
     try:
-        handle = open(path, "rb")
+        handle = open(path, "rb")  # noqa: SIM115 - the caller reads and closes it
     except OSError as exc:
         raise BundleError(f"{shown}: cannot open ({exc.strerror})") from exc
     with handle:
@@ -438,7 +444,7 @@ def iter_dir_file(full: Path, name: str, budget: Budget) -> Iterator[Member]:
         budget.note(f"{name}: not a regular file, skipped")
         return
     try:
-        handle = open(full, "rb")
+        handle = open(full, "rb")  # noqa: SIM115 - the caller reads and closes it
     except OSError as exc:
         budget.note(f"{name}: cannot open ({exc.strerror})")
         return
@@ -543,7 +549,8 @@ EMPTY_TAR_MAX = 10240
 def _is_empty_tar(start: bytes, size: int | None) -> bool:
     whole = len(start) if size is None else size
     return (
-        1024 <= len(start) == whole <= EMPTY_TAR_MAX and whole % 512 == 0 and not start.strip(b"\x00")
+        2 * tarfile.BLOCKSIZE <= len(start) == whole <= EMPTY_TAR_MAX and whole % tarfile.BLOCKSIZE == 0
+        and not start.strip(b"\x00")
     )
 
 
@@ -567,7 +574,7 @@ class Prefixed(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: "memoryview | bytearray") -> int:  # type: ignore[override]
+    def readinto(self, buffer: memoryview | bytearray) -> int:  # type: ignore[override]
         if self._first.nbytes:
             n = min(len(buffer), self._first.nbytes)
             buffer[:n] = self._first[:n]
@@ -608,7 +615,7 @@ def _iter_tar(
 ) -> Iterator[Member]:
     prefix = _archive_prefix(name, outer_is_single)
     try:
-        archive = tarfile.open(fileobj=stream, mode=mode)
+        archive = tarfile.open(fileobj=stream, mode=mode)  # noqa: SIM115 - closed after its members are read
     except tarfile.TarError as exc:
         budget.note(f"{name}: not a readable tar archive ({_describe(exc)})")
         return
@@ -681,7 +688,8 @@ def _iter_zip(stream: BinaryIO, name: str, budget: Budget, *, depth: int, outer_
             if info.compress_size and info.file_size / info.compress_size > budget.limits.max_ratio and (
                 info.file_size > budget.limits.ratio_grace_bytes
             ):
-                budget.note(f"{member_name}: compression ratio above {budget.limits.max_ratio:.0f}:1 (zip bomb?), skipped")
+                budget.note(f"{member_name}: compression ratio above {budget.limits.max_ratio:.0f}:1 (zip bomb?), "
+                            f"skipped")
                 continue
             try:
                 member = archive.open(info)
@@ -694,7 +702,8 @@ def _iter_zip(stream: BinaryIO, name: str, budget: Budget, *, depth: int, outer_
                 # The header can lie about sizes: enforce the ratio on what is really produced.
                 guarded = _RatioGuard(counted, packed, budget, member_name)
                 yield from _guarded(
-                    _iter_nested(io.BufferedReader(guarded, buffer_size=1 << 20), member_name, budget, depth=depth, size=info.file_size),
+                    _iter_nested(io.BufferedReader(guarded, buffer_size=1 << 20), member_name, budget, depth=depth,
+                                 size=info.file_size),
                     member_name,
                     budget,
                 )
@@ -715,7 +724,7 @@ class _RatioGuard(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: "memoryview | bytearray") -> int:  # type: ignore[override]
+    def readinto(self, buffer: memoryview | bytearray) -> int:  # type: ignore[override]
         n = self._inner.readinto(buffer)
         limits = self._budget.limits
         produced = self._inner.read_bytes

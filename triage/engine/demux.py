@@ -28,7 +28,8 @@ _SLURM = re.compile(r"^\s{0,4}(?P<task>\d{1,5}): ")
 _VLLM = re.compile(
     r"^\((?P<who>[A-Za-z_]+)(?: rank=(?P<rank>\d+))?(?: pid=(?P<pid>\d+))?(?:, ip=(?P<ip>[\d.]+))?\) "
 )
-_SGLANG = re.compile(r"^\[(?P<ts>20\d\d-\d\d-\d\d \d\d:\d\d:\d\d)(?: DP(?P<dp>\d+))?(?: PP(?P<pp>\d+))? TP(?P<tp>\d+)\] ")
+_SGLANG = re.compile(r"^\[(?P<ts>20\d\d-\d\d-\d\d \d\d:\d\d:\d\d)(?: DP(?P<dp>\d+))?(?: PP(?P<pp>\d+))? TP"
+                     r"(?P<tp>\d+)\] ")
 _PDSH_OWN = re.compile(r"^pdsh@(?P<launcher>[\w.-]+): (?P<host>[\w.-]+): ")
 _PDSH = re.compile(r"^(?P<host>(?:\d{1,3}\.){3}\d{1,3}|[A-Za-z0-9][\w-]*(?:\.[\w-]+)*): ")
 # Words that look like a pdsh host but start ordinary log lines.
@@ -61,7 +62,8 @@ _DOCKER_JSON = re.compile(r'^\{\s*"log"\s*:')
 # torchrun --log-dir (torch.distributed.elastic.multiprocessing): <run>/attempt_<n>/<local_rank>/
 # with stdout.log, stderr.log and error.json in it.
 _TORCHRUN_DIR = re.compile(r"(?:^|/)attempt_\d+/(?P<lrank>\d{1,5})/(?:stdout\.log|stderr\.log|error\.json)$")
-_NCCL_FILE = re.compile(r"nccl[_-]?(?:debug)?[_.-]?(?P<host>[A-Za-z0-9][\w-]*?)[_.](?P<pid>\d{2,8})(?:\.log|\.txt)?$", re.I)
+_NCCL_FILE = re.compile(r"nccl[_-]?(?:debug)?[_.-]?(?P<host>[A-Za-z0-9][\w-]*?)[_.](?P<pid>\d{2,8})(?:\.log|\.txt)?$",
+                        re.I)
 
 
 @dataclass
@@ -73,7 +75,7 @@ class Origin:
     tp_rank: int | None = None
     time_text: str | None = None  # a timestamp carried by the prefix (sglang, GCP)
 
-    def merge(self, other: "Origin") -> None:
+    def merge(self, other: Origin) -> None:
         for name in ("rank", "local_rank", "host", "pid", "tp_rank", "time_text"):
             if getattr(self, name) is None and getattr(other, name) is not None:
                 setattr(self, name, getattr(other, name))
@@ -181,10 +183,13 @@ def _docker_record(line: str) -> tuple[str, str | None] | None:
     return record["log"].rstrip("\r\n"), when if isinstance(when, str) else None
 
 
+_NCCL_PREFIX_COLONS = 2  # host:pid:tid
+
+
 def _is_nccl_prefix(body: str) -> bool:
     # 'host:pid:tid [d] NCCL ...' must stay whole for the NCCL parser.
     head = body.split(" ", 1)[0]
-    return head.count(":") >= 2
+    return head.count(":") >= _NCCL_PREFIX_COLONS
 
 
 def origin_from_name(name: str) -> Origin:

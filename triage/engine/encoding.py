@@ -61,7 +61,7 @@ class Decoded(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: "memoryview | bytearray") -> int:  # type: ignore[override]
+    def readinto(self, buffer: memoryview | bytearray) -> int:  # type: ignore[override]
         while not self._pending and not self._done:
             raw = self._inner.read(self.BLOCK)
             text = self._decoder.decode(raw or b"", final=not raw)
@@ -86,7 +86,7 @@ class SkipBom(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer: "memoryview | bytearray") -> int:  # type: ignore[override]
+    def readinto(self, buffer: memoryview | bytearray) -> int:  # type: ignore[override]
         while self._skip:
             got = self._inner.read(self._skip)
             if not got:

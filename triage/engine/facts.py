@@ -2,6 +2,7 @@
 rank did last, versions per host, and the structured documents of the bundle."""
 from __future__ import annotations
 
+import contextlib
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -131,15 +132,11 @@ def _fix_years(collected: Collected, facts: Facts) -> None:
     assumed = datetime.now().year
     for ev in collected.events:
         if ev.approx_time is not None and ev.approx_time.year == assumed != year:
-            try:
+            with contextlib.suppress(ValueError):
                 ev.approx_time = ev.approx_time.replace(year=year)
-            except ValueError:
-                pass
         if ev.time is not None and ev.data.pop("_yearless", False) and ev.time.year != year:
-            try:
+            with contextlib.suppress(ValueError):
                 ev.time = ev.time.replace(year=year)
-            except ValueError:
-                pass
 
 
 def _apply_manifests(facts: Facts) -> None:
@@ -303,7 +300,7 @@ def _identify(facts: Facts) -> None:
             o.rank = mapping[(short_host(o.host) or "", o.pid)]
     # Elastic agent lines name the child pid: that pid's rank is the failed rank.
     pid_rank: dict[int, int] = {}
-    for (host, known_pid), rank in mapping.items():
+    for (_host, known_pid), rank in mapping.items():
         pid_rank[known_pid] = rank if known_pid not in pid_rank else -1
     for ev in facts.events:
         if ev.kind in ("process_exit", "host_oom_kill", "closing_signal", "signal_received") and ev.rank is None:
@@ -369,7 +366,7 @@ def _infer_from_devices(facts: Facts, mapping: dict[tuple[str, int], int]) -> No
         if key in mapping or host not in by_host:
             continue
         offsets = {rank - d for rank, d in by_host[host]}
-        if len(offsets) != 1 or len(by_host[host]) < 2:
+        if len(offsets) != 1 or len(by_host[host]) < 2:  # noqa: PLR2004 - one rank shows no offset
             continue
         guess = dev + offsets.pop()
         if guess not in {r for r, _ in by_host[host]}:
@@ -396,7 +393,8 @@ def _add_structured_events(facts: Facts) -> None:
                 rank=rank,
                 time=summary["time"],
                 order=0,
-                data={"exc_type": exc_type, "exc_short": (exc_type or "").rsplit(".", 1)[-1] or None, "exc_message": msg.split(":", 1)[-1].strip(), "frame": None, "from_error_file": True},
+                data={"exc_type": exc_type, "exc_short": (exc_type or "").rsplit(".", 1)[-1] or None,
+                      "exc_message": msg.split(":", 1)[-1].strip(), "frame": None, "from_error_file": True},
             )
         )
     for name, rank, doc in facts.docs.flight_records:
@@ -408,7 +406,8 @@ def _add_structured_events(facts: Facts) -> None:
             kind="fr_status",
             source=name,
             line=1,
-            text=f"flight recorder: last completed collective {done}, first unfinished {stuck.get('op')} #{stuck.get('seq')}",
+            text=f"flight recorder: last completed collective {done}, first unfinished {stuck.get('op')} "
+                 f"#{stuck.get('seq')}",
             severity="info",
             rank=rank,
             time=None,
@@ -418,7 +417,7 @@ def _add_structured_events(facts: Facts) -> None:
         )
         facts.events.append(ev)
     for name, doc in facts.docs.snapshots:
-        host = short_host(((doc.get("host") or {}).get("hostname")))
+        host = short_host((doc.get("host") or {}).get("hostname"))
         for item in doc.get("xid") or []:
             if not isinstance(item, dict) or item.get("xid") is None:
                 continue
@@ -432,12 +431,14 @@ def _add_structured_events(facts: Facts) -> None:
                     severity="error",
                     host=host,
                     order=0,
-                    data={"xid": int(item["xid"]), "xid_name": xname, "fault_class": cls, "bus": bus_key(item["pci"]) if item.get("pci") else None, "xid_pid": None, "process": None, "detail": item.get("text")},
+                    data={"xid": int(item["xid"]), "xid_name": xname, "fault_class": cls,
+                          "bus": bus_key(item["pci"]) if item.get("pci") else None, "xid_pid": None, "process": None,
+                          "detail": item.get("text")},
                 )
             )
     # Xid lines name a PCI bus: join to the rank whose NCCL busId is on that bus, same host.
     bus_rank: dict[tuple[str | None, str], int] = {}
-    for (host, pid), rank in facts.host_pid_rank.items():
+    for (host, _pid), rank in facts.host_pid_rank.items():
         bus = facts.bus_of_rank.get(rank)
         if bus:
             bus_rank[(host, bus)] = rank
@@ -510,7 +511,7 @@ def _collect_versions(facts: Facts) -> None:
 def _fix_nccl_version(text: str) -> str:
     # Some torch 1.10 builds printed NCCL 2.10.3 as '21.0.3'.
     parts = text.split(".")
-    if len(parts) == 3 and parts[0].isdigit() and int(parts[0]) >= 20 and len(parts[0]) == 2:
+    if len(parts) == 3 and parts[0].isdigit() and int(parts[0]) >= 20 and len(parts[0]) == 2:  # noqa: PLR2004 - "21.0.3"
         return f"{parts[0][0]}.{parts[0][1]}{parts[1]}.{parts[2]}"
     return text
 

@@ -24,7 +24,7 @@ produces nothing; a line no entry can match never reaches Python.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from . import statedir
@@ -148,6 +148,8 @@ MIN_LETTERS = 3
 # Shared substrings replace several literals when they are at least this long (see merge_literals).
 MERGE_MIN = 8
 MERGE_MAX = 16
+# A plain word shared by several entries gates them only from this length on.
+WORD_GATE_MIN = 10
 
 
 def fingerprint() -> list[object]:
@@ -171,7 +173,7 @@ def _background() -> tuple[str, ...]:
     return tuple(lines)
 
 
-@lru_cache(maxsize=None)
+@cache
 def background_lines(literal: str) -> int:
     return sum(1 for x in _background() if literal in x)
 
@@ -219,7 +221,7 @@ def merge_literals(literals: list[str]) -> list[str]:
     shared = [(sub, ids) for sub, ids in owners.items() if len(ids) > 1 and sum(c.isalpha() for c in sub) >= MERGE_MIN]
     # A plain word ('received') is a poor gate whatever the samples say; a longer run or one
     # with punctuation or spaces in it ('cudaerrori', ' timed out') is not.
-    shared = [(sub, ids) for sub, ids in shared if sub not in text and (not sub.isalpha() or len(sub) >= 10)]
+    shared = [(sub, ids) for sub, ids in shared if sub not in text and (not sub.isalpha() or len(sub) >= WORD_GATE_MIN)]
     shared.sort(key=lambda item: (-len(item[1]), -len(item[0]), item[0]))
     covered: set[int] = set()
     out: list[str] = []

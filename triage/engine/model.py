@@ -42,9 +42,9 @@ def iso(t: datetime | None) -> str | None:
 
 def duration_text(seconds: float) -> str:
     """'7 h 2 min', '12 min 5 s', '1.5 s': what a person reads, sub-second kept below 10 s."""
-    if seconds < 10:
+    if seconds < 10:  # noqa: PLR2004 - the docstring's "below 10 s"
         return f"{seconds:.3g} s"
-    if seconds >= 3600:  # to the nearest minute
+    if seconds >= 3600:  # noqa: PLR2004 - an hour: to the nearest minute
         hours, minutes = divmod(int(round(seconds / 60)), 60)
         return f"{hours} h {minutes} min" if minutes else f"{hours} h"
     minutes, secs = divmod(int(round(seconds)), 60)

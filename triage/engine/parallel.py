@@ -33,8 +33,8 @@ import gc
 import multiprocessing
 import os
 import time
-from concurrent.futures import ProcessPoolExecutor
 from collections.abc import Generator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
@@ -132,7 +132,8 @@ def read_state(
     units = _units(inputs) if n > 1 else None
     if units is None:
         stats.serial_because = "one worker" if n <= 1 else "not a folder input"
-    elif len(units) < 2 or (sum(u.size for u in units) < min_bytes and len(units) < min_files):
+    elif len(units) < 2 or (  # noqa: PLR2004 - one unit has nothing to share out
+          sum(u.size for u in units) < min_bytes and len(units) < min_files):
         stats.serial_because = "small input"
     elif len(units) > limits.max_members or sum(u.size for u in units) > limits.max_total_bytes:
         stats.serial_because = "over a limit: the serial reading stops where it is reached"
@@ -183,7 +184,8 @@ def _read_part(part: _Part) -> _Result:
             yield from iter_dir_file(unit.path, unit.name, budget)
             c = collected
             marks.append(_Mark(len(c.events), len(c.sources), len(c.years_seen), c.order, len(budget.problems),
-                               tuple(len(getattr(c.docs, f.name)) for f in fields(StructuredDocs)), len(c.floods.decisive)))
+                               tuple(len(getattr(c.docs, f.name)) for f in fields(StructuredDocs)),
+                               len(c.floods.decisive)))
 
     finished = read_into(members(), collected, budget, year=part.year)
     windows = {pid: n - part.floods.get(pid, 0) for pid, n in collected.floods.windows.items()}
@@ -207,7 +209,8 @@ def _last_misread(before: dict[int, int], started: dict[int, int], decisive: lis
 def _after(result: _Result, mark: _Mark) -> PartialState:
     """The state a run read after `mark`, as if read by a run of its own."""
     c = result.state.collected
-    docs = StructuredDocs(**{f.name: getattr(c.docs, f.name)[n:] for f, n in zip(fields(StructuredDocs), mark.docs)})
+    docs = StructuredDocs(**{f.name: getattr(c.docs, f.name)[n:]
+                             for f, n in zip(fields(StructuredDocs), mark.docs, strict=False)})
     events = c.events[mark.events :]
     for ev in events:
         ev.order -= mark.order
@@ -216,7 +219,8 @@ def _after(result: _Result, mark: _Mark) -> PartialState:
     return PartialState(collected=rest, problems=result.state.problems[mark.problems :])
 
 
-def _read_parallel(units: list[_Unit], limits: Limits, year: int | None, workers: int, stats: ReadStats) -> PartialState | None:
+def _read_parallel(units: list[_Unit], limits: Limits, year: int | None, workers: int,
+                   stats: ReadStats) -> PartialState | None:
     prefilter()  # the gate and the catalog built (or loaded) once, before forking
     matcher()
     parts: list[_Part] = []
@@ -241,7 +245,7 @@ def _read_parallel(units: list[_Unit], limits: Limits, year: int | None, workers
             pieces: list[list[PartialState | int]] = []  # per run: states, or indexes into `again`
             start = (0, 0, 0)
             floods: dict[int, int] = {}
-            for part, result in zip(parts, results):
+            for part, result in zip(parts, results, strict=False):
                 if not result.finished:
                     stats.serial_because = "a limit or an unreadable input stopped the reading"
                     return None

@@ -11,9 +11,9 @@ from __future__ import annotations
 import gzip
 import heapq
 import json
+from collections.abc import Generator
 from dataclasses import dataclass, field, fields
 from datetime import datetime
-from collections.abc import Generator
 from typing import Any
 
 from .bundle import Budget, BundleError, Input, LimitExceeded, Limits, Member, iter_members

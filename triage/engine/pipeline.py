@@ -12,7 +12,8 @@ from .timeline import build_timeline
 from .verdict import first_failure, notes, rank_findings, set_rank_states, summary
 
 
-def diagnose(inputs: Input, *, limits: Limits | None = None, year: int | None = None, workers: int | None = None) -> Diagnosis:
+def diagnose(inputs: Input, *, limits: Limits | None = None, year: int | None = None,
+             workers: int | None = None) -> Diagnosis:
     """Diagnose a bundle (path) or several labelled bundles ([(label, path), ...]). A large
     folder is read on `workers` processes (default: the cores available; parallel.py), with
     the diagnosis of reading it on one.

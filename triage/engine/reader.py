@@ -20,6 +20,7 @@ from .parsers import ALWAYS, EXCLUSIVE
 from .parsers.base import LineCtx, SourceState
 from .scan import HEAD_LINES, TAIL_LINES, Floods, LineScanner, Prefilter
 from .signatures.matcher import matcher
+from .signatures.schema import CATCH_ALL_PRIORITY
 from .structured import (
     MAX_JSON_BYTES,
     MAX_SAMPLES,
@@ -35,7 +36,8 @@ from .timeparse import Clock, dmesg_uptime, parse_time
 @dataclass
 class SourceInfo:
     name: str
-    kind: str  # log | kernel_log | snapshot | manifest | nvml_samples | elastic_error | flight_recorder | ncclras | binary | empty
+    # log | kernel_log | snapshot | manifest | nvml_samples | elastic_error | flight_recorder | ncclras | binary | empty
+    kind: str
     lines: int = 0
     bytes: int = 0
     file_origin: Origin = field(default_factory=Origin)
@@ -72,6 +74,8 @@ LIGHT_AFTER_SOURCES = 256
 LIGHT_EDGE_LINES = 5
 # The year of yearless timestamps is voted by the first timed lines; more would not change it.
 MAX_YEARS = 10_000
+# More kernel lines than this in a source not named dmesg: it is a kernel log all the same.
+KERNEL_LOG_MIN_HITS = 2
 
 
 class EventCap:
@@ -194,7 +198,7 @@ def wrap_width(head: bytes) -> int | None:
     ends in a word character and the next one starts with one), as a terminal or a web page
     cuts a record, unlike a long line that simply ends there."""
     raw_lines = head.split(b"\n")[:-1][:4000]
-    if len(raw_lines) < 2:
+    if len(raw_lines) < 2:  # noqa: PLR2004 - one line cannot show a wrap
         return None
     longest = max(map(len, raw_lines))
     if longest not in CONSOLE_WIDTHS and longest - 1 not in CONSOLE_WIDTHS:  # (a CR may end it)
@@ -212,7 +216,7 @@ def wrap_width(head: bytes) -> int | None:
     # length. Lines of varying length whose longest happens to be a console width do not (one
     # such line among hundreds is chance; in a short paste it may be the one long record).
     near = max(lengths[width - k] for k in range(1, 6))
-    if len(full) <= 2 * near or (len(full) < 2 and len(lines) > 100):
+    if len(full) <= 2 * near or (len(full) < 2 and len(lines) > 100):  # noqa: PLR2004 - see above
         return None
     return width
 
@@ -239,7 +243,8 @@ def unwrap(data: bytes, width: int) -> tuple[bytes, list[int]]:
     return b"\n".join(out), first_line
 
 
-def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter, clock: Clock, light: bool = False) -> None:
+def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter, clock: Clock,  # noqa: C901
+               light: bool = False) -> None:  # C901: the per-line hot loop, kept in one frame for speed
     """`light`: a large bundle (more than LIGHT_AFTER_BYTES read before this source): fewer
     first and last lines, and of those only the time and the text are taken unless the gate
     flagged them too. A small bundle, as users paste, is read in full."""
@@ -274,7 +279,7 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                 continue
             edge_only = plain is not None and lineno in plain
             if line_of is not None:
-                lineno = line_of[lineno - 1] if lineno <= len(line_of) else lineno
+                lineno = line_of[lineno - 1] if lineno <= len(line_of) else lineno  # noqa: PLW2901 - to the original
             info.last_line = (lineno, text)
             if edge_only:
                 when, yearless = parse_time(text, clock)
@@ -301,9 +306,11 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                 info.last_time = when
             if writer is not None:
                 before = info.last_by_writer.get(writer)
-                info.last_by_writer[writer] = [lineno, text, when if when is not None else (before[2] if before else None)]
+                info.last_by_writer[writer] = [lineno, text,
+                                               when if when is not None else (before[2] if before else None)]
             out.order += 1
-            ctx = LineCtx(source=info.name, lineno=lineno, text=text, body=body, origin=origin, time=when, order=out.order)
+            ctx = LineCtx(source=info.name, lineno=lineno, text=text, body=body, origin=origin, time=when,
+                          order=out.order)
             events = ALWAYS[0](ctx, state)
             for parse in EXCLUSIVE:
                 found = parse(ctx, state)
@@ -346,7 +353,7 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
         info.lines = scanner.stats.lines if line_of is None else (line_of[-1] if line_of else 0)
         info.bytes = scanner.stats.bytes if line_of is None else info.bytes
     out.events.extend(flush_source(state, info))
-    if (kernel_hits and "dmesg" in info.name.lower()) or kernel_hits > 2:
+    if (kernel_hits and "dmesg" in info.name.lower()) or kernel_hits > KERNEL_LOG_MIN_HITS:
         info.kind = "kernel_log"
 
 
@@ -364,7 +371,7 @@ def signature_event(ctx: LineCtx, events: list[Event]) -> Event | None:
     if found is None:
         return None
     sig = found.sig
-    if sig.role == "context" and sig.cause is None and sig.priority <= 20:
+    if sig.role == "context" and sig.cause is None and sig.priority <= CATCH_ALL_PRIORITY:
         return None  # a catch-all with nothing to say (an unknown WARN stays a format event)
     ev = ctx.event(
         "signature",
@@ -404,7 +411,8 @@ def flush_source(state: SourceState, info: SourceInfo) -> list[Event]:
                 rank=int(rank_text) if rank_text != "None" else None,
                 host=None if host == "None" else host,
                 pid=int(pid) if pid != "None" else None,
-                data={"exc_type": None, "exc_short": None, "exc_message": "", "frame": tb["frames"][-1], "had_header": True, "cut_off": True},
+                data={"exc_type": None, "exc_short": None, "exc_message": "", "frame": tb["frames"][-1],
+                      "had_header": True, "cut_off": True},
             )
         )
     return events

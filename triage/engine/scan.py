@@ -21,6 +21,7 @@ bounded by the block size whatever the input.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -28,7 +29,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
@@ -326,14 +327,12 @@ def _disk_cached(name: str, load: Callable[[bytes], T], build: Callable[[], T], 
                 pass
     value = build()
     if directory is not None:
-        try:
+        with contextlib.suppress(OSError):
             statedir.write_private(directory, name, statedir.pack(name, dump(value)))
-        except OSError:
-            pass
     return value
 
 
-@lru_cache(maxsize=None)
+@cache
 def _warn_once(message: str) -> None:
     import logging
 

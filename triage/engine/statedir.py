@@ -18,6 +18,7 @@ Whoever can write a file we later load runs code as us (a Hyperscan database is 
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import stat
@@ -104,10 +105,8 @@ def write_private(directory: Path, name: str, data: bytes) -> Path:
             os.fsync(out.fileno())
         os.replace(tmp, directory / name)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         raise
     return directory / name
 
@@ -136,7 +135,7 @@ def unpack(key: str, data: bytes) -> bytes | None:
     if not data.startswith(MAGIC):
         return None
     parts = data[len(MAGIC):].split(b"\n", 2)
-    if len(parts) != 3 or parts[0].decode(errors="replace") != key:
+    if len(parts) != 3 or parts[0].decode(errors="replace") != key:  # noqa: PLR2004 - key, meta, payload
         return None
     if parts[1].decode(errors="replace") != _payload_digest(parts[2]):
         return None

@@ -18,6 +18,7 @@ SILENT_AFTER_S = 60  # a rank whose last line is this much older than the latest
 FILL_WORLD_MAX = 4096  # ranks with no line at all are listed up to this world size
 SHOWN_MISSING = 12  # ranks with no lines named in the note
 LONG_WATCHDOG_MS = 1_800_000  # 30 min: a watchdog timeout raised from the 10 min default
+SHOWN_CANDIDATES = 8  # candidate hosts named for a source that names none
 
 
 def _tier(weight: int) -> int:
@@ -386,8 +387,10 @@ def notes(facts: Facts, findings: list[Finding]) -> list[str]:
             "(python -m collectors snapshot does the last two)."
         )
     for source, candidates in sorted(facts.host_unknown.items()):
-        out.append(f"{source} names no host and the bundle has several: host unknown (one of {', '.join(candidates[:8])}"
-                   + (" …" if len(candidates) > 8 else "") + "). Collect it with the collector, which records the host.")
+        out.append(f"{source} names no host and the bundle has several: host unknown (one of "
+                   f"{', '.join(candidates[:SHOWN_CANDIDATES])}"
+                   + (" …" if len(candidates) > SHOWN_CANDIDATES else "")
+                   + "). Collect it with the collector, which records the host.")
     if facts.problems:
         out.append(f"Parts of the bundle could not be read ({len(facts.problems)} problem(s)); the diagnosis uses "
                    "what could be read.")

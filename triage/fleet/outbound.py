@@ -14,6 +14,7 @@ network. So, per attempt:
 """
 from __future__ import annotations
 
+import contextlib
 import http.client
 import ipaddress
 import socket
@@ -85,7 +86,8 @@ def check_static(url: str, allow: list[str]) -> Target:
     address literal (or localhost) the policy forbids."""
     target = parse_url(url)
     address = literal_address(target.host)
-    if target.host.lower().rstrip(".") in ("localhost", "localhost.localdomain") or target.host.lower().endswith(".localhost"):
+    if target.host.lower().rstrip(".") in ("localhost",
+                                           "localhost.localdomain") or target.host.lower().endswith(".localhost"):
         address = ipaddress.ip_address("127.0.0.1")
     if address is not None and not address_allowed(address, allow):
         raise Refused(f"{target.host} is a private, loopback or link-local address; the operator "
@@ -99,7 +101,7 @@ def resolve(target: Target, allow: list[str]) -> str:
         infos = socket.getaddrinfo(target.host, target.port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as e:
         raise SendError(f"cannot resolve {target.host}: {e}") from None
-    addresses = [info[4][0] for info in infos]
+    addresses = [str(info[4][0]) for info in infos]  # AF_INET/AF_INET6: the address text
     if not addresses:
         raise SendError(f"cannot resolve {target.host}")
     for a in addresses:
@@ -135,10 +137,8 @@ def post(url: str, body: bytes, headers: dict[str, str], *, allow: list[str], co
         expired.set()
         sock = conn.sock
         if sock is not None:
-            try:
+            with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
 
     timer = threading.Timer(deadline, cut)
     timer.daemon = True

@@ -61,7 +61,8 @@ def drained_hosts(*, team_ids: list[int]) -> list[DrainDecision]:
     """Every host with a drain recommendation now (one grouped query, then one per such host)."""
     cutoff = _window_start(settings.TRIAGE_DRAIN_WINDOW_DAYS)
     candidates = (
-        Occurrence.objects.filter(team_id__in=team_ids, machine_fault=True, seen_at__gte=cutoff, duplicate_of__isnull=True)
+        Occurrence.objects.filter(team_id__in=team_ids, machine_fault=True, seen_at__gte=cutoff,
+                                  duplicate_of__isnull=True)
         .values("host").annotate(n=Count("pk")).filter(n__gte=settings.TRIAGE_DRAIN_THRESHOLD).order_by("-n", "host")
     )
     return [host_drain(team_id=team_ids, host=row["host"]) for row in candidates]

@@ -12,7 +12,10 @@ import hmac
 import json
 import logging
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from datetime import timedelta
+from functools import partial
+from http import HTTPStatus
 from typing import Any
 
 from django.conf import settings
@@ -22,7 +25,16 @@ from django.utils import timezone
 
 from triage.incidents.models import Bundle, Incident
 
-from .fingerprint import Fingerprint, failure_key, fingerprint_of, gpu_key, host_snapshot, job_family, pci_short, snapshot_gpus
+from .fingerprint import (
+    Fingerprint,
+    failure_key,
+    fingerprint_of,
+    gpu_key,
+    host_snapshot,
+    job_family,
+    pci_short,
+    snapshot_gpus,
+)
 from .models import Delivery, Event, GpuRecord, HealthRecord, HostState, Occurrence, Problem, WanderFlag, Webhook
 from .selectors import host_drain
 
@@ -143,7 +155,7 @@ def _health_records(incident: Incident, data: dict[str, Any]) -> list[HealthReco
     return records
 
 
-def fleet_incident_update(*, incident_id: str) -> Occurrence | None:
+def fleet_incident_update(*, incident_id: str) -> Occurrence | None:  # noqa: C901 - one branch per field an update may change
     """Bring the fleet up to date with the incident's stored diagnosis: its occurrence, its
     problem (new, regrouped or reopened), GPU and health history, the drain decision of its
     culprit host and the wander flag of its job. Returns the occurrence (None: nothing to group)."""
@@ -351,7 +363,7 @@ def _wander_update(*, team_id: int, key: str, label: str, members: dict[str, str
     return {"scope": label, "message": WanderFlag.MESSAGE, **evidence}
 
 
-def _wander_evidence(label: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
+def _wander_evidence(label: str, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     shared = []
     for field_name, what in (("switch", "same switch/rail"), ("transport", "same NCCL transport NET/"),
                              ("family", "same message family"), ("cause", "same cause")):
@@ -434,7 +446,7 @@ def webhooks_notify(*, webhooks: list[Webhook], event: str, data: dict[str, Any]
             payload=webhook_body(webhook=webhook, event=event, team=webhook.team.name, data=data),
         )
         deliveries.append(delivery)
-        transaction.on_commit(lambda pk=delivery.pk: webhook_deliver_task.delay(pk))
+        transaction.on_commit(partial(webhook_deliver_task.delay, delivery.pk))
     return deliveries
 
 
@@ -453,7 +465,8 @@ class DeliveryFailed(Exception):
 
 def delivery_backoff_seconds(*, attempts: int) -> float:
     """Wait before the next attempt after `attempts` failed ones: doubled each time, capped."""
-    delay_ms = min(settings.TRIAGE_WEBHOOK_BACKOFF_MS * 2 ** max(0, attempts - 1), settings.TRIAGE_WEBHOOK_BACKOFF_MAX_MS)
+    delay_ms: float = min(settings.TRIAGE_WEBHOOK_BACKOFF_MS * 2 ** max(0, attempts - 1),
+                          settings.TRIAGE_WEBHOOK_BACKOFF_MAX_MS)
     return delay_ms / 1000
 
 
@@ -477,7 +490,8 @@ def delivery_attempt(*, delivery_id: int, final: bool = False) -> Delivery | Non
         return delivery
     now = timezone.now()
     attempt = delivery.attempts + 1
-    claimed = Delivery.objects.filter(pk=delivery.pk, status=Delivery.Status.PENDING, attempts=delivery.attempts).update(
+    claimed = Delivery.objects.filter(pk=delivery.pk, status=Delivery.Status.PENDING,
+                                      attempts=delivery.attempts).update(
         attempts=attempt, next_attempt_at=now + _attempt_budget(),
     )
     if not claimed:
@@ -502,10 +516,10 @@ def delivery_attempt(*, delivery_id: int, final: bool = False) -> Delivery | Non
         error, retry = f"refused by the outbound policy: {e}", False
     except outbound.SendError as e:
         error = str(e)
-    ok = code is not None and 200 <= code < 300
+    ok = code is not None and HTTPStatus.OK <= code < HTTPStatus.MULTIPLE_CHOICES
     if code is not None and not ok:
         error = f"HTTP {code}"
-        if 300 <= code < 400:
+        if HTTPStatus.MULTIPLE_CHOICES <= code < HTTPStatus.BAD_REQUEST:
             error, retry = f"HTTP {code}: redirects are not followed", False
     failed = not ok and (final or not retry)
     if failed:

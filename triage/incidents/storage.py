@@ -22,8 +22,9 @@ from __future__ import annotations
 import io
 from collections.abc import Callable
 from dataclasses import dataclass
+from http import HTTPStatus
 from pathlib import PurePosixPath
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 from django.core.files.storage import Storage, default_storage
 
@@ -42,7 +43,8 @@ def is_transient(exc: BaseException) -> bool:
     if isinstance(exc, ClientError):
         status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode") or 0
         code = exc.response.get("Error", {}).get("Code", "")
-        return status >= 500 or status == 429 or code in ("SlowDown", "RequestTimeout", "ServiceUnavailable")
+        return (status >= HTTPStatus.INTERNAL_SERVER_ERROR or status == HTTPStatus.TOO_MANY_REQUESTS
+                or code in ("SlowDown", "RequestTimeout", "ServiceUnavailable"))
     return isinstance(exc, (BotoCoreError, ConnectionError, TimeoutError))
 
 
@@ -127,11 +129,15 @@ class StoredBlob:
         return PurePosixPath(self.key).name
 
     def open(self) -> BinaryIO:
-        return default_storage.open(self.key, "rb").file  # type: ignore[no-any-return]
+        # Both storages hand a binary stream: a file opened "rb", or BundleS3Storage's reader.
+        return cast(BinaryIO, default_storage.open(self.key, "rb").file)
 
 
-def engine_input(name: str, size: int | None = None) -> str | StoredBlob:
-    """What the engine reads for a stored bundle: its local path, else a stream of it."""
+def engine_input(name: str | None, size: int | None = None) -> str | StoredBlob:
+    """What the engine reads for a stored bundle: its local path, else a stream of it. `name`
+    is a saved FileField's (optional in Django's types, set once the file is stored)."""
+    if not name:
+        raise ValueError("the bundle has no stored file")
     return local_path(name) or StoredBlob(key=name, size=size)
 
 

@@ -16,8 +16,9 @@ import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 WORKER = Path(__file__).with_name("gloo_worker.py")
 RUN_TIMEOUT_S = 90
@@ -33,7 +34,8 @@ class RunResult:
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        port: int = s.getsockname()[1]
+        return port
 
 
 def _host() -> str:
@@ -50,21 +52,21 @@ def _env(extra: dict[str, str]) -> dict[str, str]:
     return env
 
 
-def _write_json(path: Path, data: dict) -> None:
+def _write_json(path: Path, data: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
 
-def _manifest(host_dir: Path, host: str, job: str, files: list[dict]) -> None:
+def _manifest(host_dir: Path, host: str, job: str, files: list[dict[str, Any]]) -> None:
     _write_json(host_dir / "manifest.json", {
         "schema": "nccl-triage/manifest@1", "job": job, "host": host,
-        "created_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "created_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "collector": "nccl-triage-scenarios gloo", "files": files,
     })
 
 
 def _torchrun(bundle: Path, *, nproc: int, mode: str, fail_rank: int, job: str,
-              expected: dict, timeout_s: int, pg_timeout_s: int = 20) -> RunResult:
+              expected: dict[str, Any], timeout_s: int, pg_timeout_s: int = 20) -> RunResult:
     host = _host()
     host_dir = bundle / host
     host_dir.mkdir(parents=True, exist_ok=True)
@@ -77,13 +79,13 @@ def _torchrun(bundle: Path, *, nproc: int, mode: str, fail_rank: int, job: str,
         env = _env({"SCENARIO_MODE": mode, "FAIL_RANK": str(fail_rank), "FAIL_STEP": "3",
                     "STEPS": "6", "PG_TIMEOUT_S": str(pg_timeout_s)})
         proc = subprocess.run(cmd, env=env, cwd=tmp, capture_output=True, text=True,
-                              timeout=timeout_s)
+                              timeout=timeout_s, check=False)
         # stdout and stderr of torchrun are kept apart: interleaving them after the fact would
         # invent an order the processes never printed in.
         (host_dir / "torchrun.stdout.log").write_text(proc.stdout, encoding="utf-8")
         (host_dir / "torchrun.stderr.log").write_text(proc.stderr, encoding="utf-8")
-        files = [{"path": "torchrun.stdout.log", "kind": "log"},
-                 {"path": "torchrun.stderr.log", "kind": "log"}]
+        files: list[dict[str, Any]] = [{"path": "torchrun.stdout.log", "kind": "log"},
+                                       {"path": "torchrun.stderr.log", "kind": "log"}]
         # torchrun layout: <log_dir>/<run_id>/attempt_0/<local_rank>/{stdout,stderr}.log, error.json
         for rank_dir in sorted(log_dir.glob("*/attempt_*/*")):
             if not rank_dir.is_dir() or not rank_dir.name.isdigit():
@@ -158,8 +160,8 @@ def run_rendezvous(out_dir: Path, *, world_size: int = 3, started: int = 2,
     host_dir = bundle / host
     (host_dir / "logs").mkdir(parents=True, exist_ok=True)
     port = str(free_port())
-    procs: list[tuple[int, subprocess.Popen, Path]] = []
-    files: list[dict] = []
+    procs: list[tuple[int, subprocess.Popen[bytes], Path]] = []
+    files: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="gloo-rdzv-") as tmp:
         for rank in range(started):
             path = host_dir / "logs" / f"rank{rank}.log"

@@ -238,10 +238,11 @@ def _collectives(c: Any) -> dict[str, Any] | None:
             continue
         points = []
         for p in s.get("points") or [] if isinstance(s.get("points"), list) else []:
-            if isinstance(p, list) and len(p) >= 3 and _int(p[1]) is not None:
+            if isinstance(p, list) and len(p) >= 3 and _int(p[1]) is not None:  # noqa: PLR2004 - [x, seq, done]
                 points.append([_text(p[0], 64), _int(p[1]), bool(p[2])] + [_text(x, 60) for x in p[3:5]])
         series.append({"rank": _int(s.get("rank")), "points": points})
-    mismatched = [m for m in (_int(x) for x in c.get("mismatched") or [] if isinstance(c.get("mismatched"), list)) if m is not None]
+    mismatched = [m for m in (_int(x) for x in c.get("mismatched") or [] if isinstance(c.get("mismatched"), list))
+                  if m is not None]
     return {"first_incomplete": _int(c.get("first_incomplete")), "mismatched": mismatched, "series": series}
 
 

@@ -147,11 +147,13 @@ def build_figure(timeline: dict[str, Any]) -> dict[str, Any]:
     data = spans + rank_points + events + progress + ([seq] if seq else []) + ([gpu] if gpu else [])
     layout = _layout(rows, axis, with_seq=seq is not None, gpu=gpu)
     if wavefront is not None:
-        layout["shapes"].append({"type": "line", "xref": "x", "yref": "y domain", "x0": wavefront[0], "x1": wavefront[0],
+        layout["shapes"].append({"type": "line", "xref": "x", "yref": "y domain", "x0": wavefront[0],
+                                 "x1": wavefront[0],
                                  "y0": 0, "y1": 1, "line": {"color": "#0072B2", "width": 1.5, "dash": "dot"},
                                  "name": "wavefront"})
         layout["annotations"].append({"x": wavefront[0], "xref": "x", "y": 1.0, "yref": "y domain", "yanchor": "bottom",
-                                      "text": esc(wavefront[1]), "showarrow": False, "font": {"color": "#0072B2", "size": 10},
+                                      "text": esc(wavefront[1]), "showarrow": False,
+                                      "font": {"color": "#0072B2", "size": 10},
                                       "name": "wavefront"})
     bounds = _fix_x_range(layout, axis, spans, rank_points, event_xs, timeline.get("resolution_s"))
     if seq is not None:
@@ -427,8 +429,8 @@ def _collective_traces(progress: Any, rows: _Rows, axis: Axis) -> tuple[list[go.
             if x is None:
                 continue
             kind = "mismatch" if seq in mismatched else "done" if done else "open"
-            op = f"{point[3]} " if len(point) > 3 and point[3] else ""
-            state = f" ({point[4]})" if len(point) > 4 and point[4] else ""
+            op = f"{point[3]} " if len(point) > 3 and point[3] else ""  # noqa: PLR2004 - point[3]
+            state = f" ({point[4]})" if len(point) > 4 and point[4] else ""  # noqa: PLR2004 - point[4]
             xs, ys, texts = by_kind[kind]
             xs.append(x)
             ys.append(row)
@@ -442,7 +444,8 @@ def _collective_traces(progress: Any, rows: _Rows, axis: Axis) -> tuple[list[go.
         label, symbol, colour = COLLECTIVE_STYLES[kind]
         traces.append(go.Scattergl(
             x=_f8(xs), y=ys, mode="markers", name=f"{label} ({len(xs)})", legendgroup=f"collective:{kind}",
-            marker={"symbol": symbol, "color": colour, "size": 5 if kind == "done" else 8, "line": {"color": colour, "width": 1}},
+            marker={"symbol": symbol, "color": colour, "size": 5 if kind == "done" else 8,
+                    "line": {"color": colour, "width": 1}},
             text=texts, hovertemplate="%{hovertext}<br>%{text}<extra></extra>", meta={"rowhover": True},
         ))
     wavefront = None

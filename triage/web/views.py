@@ -129,7 +129,7 @@ def incident_workflow_view(request: HttpRequest, incident_id: str) -> HttpRespon
     incident = _incident_or_404(request, incident_id, Role.MEMBER)
     form = WorkflowForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "Not saved: " + " ".join(e for errs in form.errors.values() for e in errs))
+        messages.error(request, "Not saved: " + " ".join(str(e) for errs in form.errors.values() for e in errs))
         return redirect("web:incident-detail", incident.pk)
     try:
         incident_set_workflow(incident=incident, user=request.user, **form.changes(request.POST))

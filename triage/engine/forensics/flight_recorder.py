@@ -65,7 +65,8 @@ def looks_like_dump(head: bytes) -> bool:
     recorder's own keys (`entries` with `pg_config`/`profiling_name`/...)."""
     if not (is_pickle(head) or _JSON_HEAD.match(head)):
         return False
-    return b"entries" in head and sum(w in head for w in _FR_WORDS) >= 2 or b"pg_config" in head and b"version" in head
+    return (b"entries" in head and sum(w in head for w in _FR_WORDS) >= 2  # noqa: PLR2004 - two of the words
+            or b"pg_config" in head and b"version" in head)
 
 
 def rank_from_name(name: str) -> int | None:
@@ -105,7 +106,8 @@ def _frames(frames: Any) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for f in frames:
         if isinstance(f, dict):
-            out.append({"name": str(f.get("name", "")), "file": str(f.get("filename", "")), "line": _int(f.get("line"))})
+            out.append({"name": str(f.get("name", "")), "file": str(f.get("filename", "")),
+                        "line": _int(f.get("line"))})
     user = [f for f in out if not _library(str(f["file"]))]
     return (user or out)[:KEEP_FRAMES]
 
@@ -212,7 +214,8 @@ def _finish(name: str, fmt: str, top: dict[str, Any], summary: DumpSummary, rank
     if isinstance(raw_status, dict):
         for key, st in raw_status.items():
             if isinstance(st, dict):
-                pg_status[str(key)] = {k: _int(st.get(f"last_{k}_collective")) for k in ("enqueued", "started", "completed")}
+                pg_status[str(key)] = {k: _int(st.get(f"last_{k}_collective"))
+                                       for k in ("enqueued", "started", "completed")}
     out = summary.to_dict()
     out.update({"source": name, "format": fmt, "version": str(top.get("version", "")), "rank": rank,
                 "comm_lib_version": str(top.get("comm_lib_version", "") or ""),
@@ -251,7 +254,7 @@ def read_dump(name: str, stream: IO[bytes], *, rank: int | None = None) -> dict[
     return _finish(name, "json", top, summary, rank)
 
 
-def _stream_json(name: str, stream: IO[bytes], summary: DumpSummary) -> dict[str, Any]:
+def _stream_json(name: str, stream: IO[bytes], summary: DumpSummary) -> dict[str, Any]:  # noqa: C901 - one streaming JSON state machine
     """A JSON dump, read with the entries handed over one at a time: the top-level object is
     walked key by key; the `entries` array element by element (raw_decode over a sliding
     window), so memory is one entry, not the file."""

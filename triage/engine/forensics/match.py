@@ -19,6 +19,11 @@ from typing import Any
 STATE_ORDER = {"": 0, "scheduled": 1, "started": 2, "completed": 3}
 
 
+LABEL_MAX_RANKS = 8  # more ranks than this are shortened to the first SHOWN_RANKS and a count
+SHOWN_RANKS = 6
+MAX_MISMATCHES = 8  # mismatching sequence numbers reported per group
+NS_PER_S = 1_000_000_000
+
 @dataclass
 class RankView:
     rank: int
@@ -44,8 +49,8 @@ class Culprit:
 
 def _label(ranks: list[int]) -> str:
     ranks = sorted(ranks)
-    if len(ranks) > 8:
-        return "ranks " + ", ".join(map(str, ranks[:6])) + f" … ({len(ranks)} ranks)"
+    if len(ranks) > LABEL_MAX_RANKS:
+        return "ranks " + ", ".join(map(str, ranks[:SHOWN_RANKS])) + f" … ({len(ranks)} ranks)"
     if len(ranks) == 1:
         return f"rank {ranks[0]}"
     return "ranks " + ", ".join(map(str, ranks[:-1])) + f" and {ranks[-1]}"
@@ -89,7 +94,8 @@ def _views(dumps: list[dict[str, Any]], pg: str) -> dict[int, RankView]:
         by_seq = {e["seq"]: e for e in entries}
         status = d["pg_status"].get(str(group.get("pg_id"))) or {}
         enq = max([s for s in [status.get("enqueued")] + list(by_seq) if isinstance(s, int)] or [0])
-        done = max([s for s in [status.get("completed")] + [s for s, e in by_seq.items() if e["done"]] if isinstance(s, int)] or [0])
+        done = max([s for s in [status.get("completed")] + [s for s, e in by_seq.items() if e["done"]]
+                    if isinstance(s, int)] or [0])
         view = RankView(rank=rank, source=d["source"], by_seq=by_seq, last_enqueued=enq, last_completed=max(done, 0),
                         window_start=min(by_seq) if by_seq else None, last=entries[-1] if entries else None)
         old = views.get(rank)
@@ -113,13 +119,13 @@ def _expected(dumps: list[dict[str, Any]], pg: str, desc: str, ranks: set[int]) 
 
 
 def _mismatch(pg: str, seq: int, present: dict[int, dict[str, Any]]) -> Culprit | None:
-    if len(present) < 2:
+    if len(present) < 2:  # noqa: PLR2004 - one rank cannot mismatch
         return None
     for index, kind in ((0, "op_mismatch"), (1, "size_mismatch"), (2, "dtype_mismatch")):
         groups: dict[str, list[int]] = {}
         for rank, e in present.items():
             groups.setdefault(_signature(e)[index], []).append(rank)
-        if len(groups) < 2:
+        if len(groups) < 2:  # noqa: PLR2004 - all ranks agree
             continue
         ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
         majority_key, majority = ordered[0]
@@ -132,9 +138,9 @@ def _mismatch(pg: str, seq: int, present: dict[int, dict[str, Any]]) -> Culprit 
         what = {0: "op", 1: "sizes", 2: "dtypes"}[index]
 
         def show(e: dict[str, Any]) -> str:
-            if index == 0:
+            if index == 0:  # noqa: B023 - called within this iteration only
                 return str(e["op"])
-            if index == 1:
+            if index == 1:  # noqa: B023 - called within this iteration only
                 return f"{e['op']} of input {e['in_sizes']} output {e['out_sizes']}"
             return f"{e['op']} of {e['in_dtypes'] or e['out_dtypes']}"
 
@@ -187,11 +193,12 @@ def match_group(dumps: list[dict[str, Any]], pg: str) -> dict[str, Any]:
         present = {r: v.by_seq[seq] for r, v in views.items() if seq in v.by_seq}
         found = _mismatch(pg, seq, present)
         if found is not None:
-            found.sources = [(views[r].source, f"#{seq} {present[r]['op']} {present[r]['in_sizes']} {present[r]['in_dtypes']}")
+            found.sources = [(views[r].source,
+                              f"#{seq} {present[r]['op']} {present[r]['in_sizes']} {present[r]['in_dtypes']}")
                              for r in sorted(present, key=lambda r: (r not in found.ranks, r))][:8]
             out["mismatches"].append({"seq": seq, "kind": found.kind, "ranks": found.ranks, "text": found.text})
             culprits.append(found)
-            if len(out["mismatches"]) >= 8:
+            if len(out["mismatches"]) >= MAX_MISMATCHES:
                 break
     if out["first_incomplete"] is not None:
         present = {r: v.by_seq[front] for r, v in views.items() if front in v.by_seq}
@@ -203,7 +210,7 @@ def match_group(dumps: list[dict[str, Any]], pg: str) -> dict[str, Any]:
         op = Counter(e["op"] for e in present.values()).most_common(1)[0][0] if present else "?"
         timeout = next((e.get("timeout_ms") for e in present.values() if e.get("timeout_ms")), None)
         waited = ""
-        if created and latest and (latest - min(created)) >= 1e9:
+        if created and latest and (latest - min(created)) >= NS_PER_S:
             waited = f" for at least {(latest - min(created)) / 1e9:.0f} s"
         since = f" since {_clock(min(created))}" if created else ""
         tmo = f"; their timeout is {timeout // 1000} s" if timeout else ""
@@ -213,7 +220,8 @@ def match_group(dumps: list[dict[str, Any]], pg: str) -> dict[str, Any]:
                     f"waited in it{since}{waited}{tmo}" + (f" ({lasts})" if lasts else ""))
             c = Culprit(kind="missing", pg=pg, seq=front, ranks=missing, waiting=waiting, text=text,
                         started_ns=min(created) if created else None)
-            c.sources = [(views[r].source, f"rank {r}: last enqueued #{views[r].last_enqueued}, completed #{views[r].last_completed}")
+            c.sources = [(views[r].source,
+                          f"rank {r}: last enqueued #{views[r].last_enqueued}, completed #{views[r].last_completed}")
                          for r in missing[:4]] + [
                 (views[r].source, f"rank {r}: {present[r]['op']} #{front} {present[r]['state'] or 'pending'}"
                  + (", ended without the missing rank (error or timeout)" if present[r]["done"] else ", not completed")
@@ -221,16 +229,20 @@ def match_group(dumps: list[dict[str, Any]], pg: str) -> dict[str, Any]:
             culprits.append(c)
         elif present and len({STATE_ORDER.get(e["state"], 0) + (3 if e["done"] else 0) for e in present.values()}) > 1:
             low = min(STATE_ORDER.get(e["state"], 0) + (3 if e["done"] else 0) for e in present.values())
-            lag = sorted(r for r, e in present.items() if STATE_ORDER.get(e["state"], 0) + (3 if e["done"] else 0) == low)
+            lag = sorted(r for r, e in present.items()
+                         if STATE_ORDER.get(e["state"], 0) + (3 if e["done"] else 0) == low)
             ahead = sorted(set(present) - set(lag))
-            text = (f"{_label(lag)} had not started {op} #{front} ({', '.join(sorted({present[r]['state'] or 'pending' for r in lag}))}) "
+            text = (f"{_label(lag)} had not started {op} #{front} "
+                    f"({', '.join(sorted({present[r]['state'] or 'pending' for r in lag}))}) "
                     f"while {_label(ahead)} were in it or past it{since}{tmo}")
-            c = Culprit(kind="lagging", pg=pg, seq=front, ranks=lag, waiting=ahead, text=text, started_ns=min(created) if created else None)
-            c.sources = [(views[r].source, f"rank {r}: {op} #{front} {present[r]['state'] or 'pending'}") for r in (lag + ahead)[:8]]
+            c = Culprit(kind="lagging", pg=pg, seq=front, ranks=lag, waiting=ahead, text=text,
+                        started_ns=min(created) if created else None)
+            c.sources = [(views[r].source, f"rank {r}: {op} #{front} {present[r]['state'] or 'pending'}")
+                         for r in (lag + ahead)[:8]]
             culprits.append(c)
         elif no_dump and waiting and len(no_dump) <= max(1, len(expected) // 4):
-            text = (f"{_label(waiting)} waited in {op} #{front}{since}{tmo}; {_label(no_dump)} left no flight-recorder dump "
-                    "(stuck elsewhere, or gone)")
+            text = (f"{_label(waiting)} waited in {op} #{front}{since}{tmo}; {_label(no_dump)} left no flight-recorder "
+                    "dump (stuck elsewhere, or gone)")
             c = Culprit(kind="no_dump", pg=pg, seq=front, ranks=no_dump, waiting=waiting, text=text,
                         started_ns=min(created) if created else None)
             c.sources = [(views[r].source, f"rank {r}: {op} #{front} not completed") for r in waiting[:6]]
@@ -240,7 +252,8 @@ def match_group(dumps: list[dict[str, Any]], pg: str) -> dict[str, Any]:
     order = {"op_mismatch": 0, "size_mismatch": 1, "dtype_mismatch": 1, "missing": 2, "lagging": 3, "no_dump": 4}
     named = [c for c in culprits if c.ranks]
     if named:
-        best = min(named, key=lambda c: (c.seq > front if c.kind.endswith("mismatch") else False, c.seq if c.kind.endswith("mismatch") else front, order[c.kind]))
+        best = min(named, key=lambda c: (c.seq > front if c.kind.endswith("mismatch") else False,
+                                         c.seq if c.kind.endswith("mismatch") else front, order[c.kind]))
         out["culprit"] = {"kind": best.kind, "seq": best.seq, "ranks": best.ranks, "waiting": best.waiting,
                           "text": best.text, "sources": [list(s) for s in best.sources], "started_ns": best.started_ns}
         for rank, position in out["positions"].items():

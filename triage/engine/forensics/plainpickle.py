@@ -192,7 +192,7 @@ class PlainReader:
         else:
             raise RefusedPickle(f"pickle appends to a {type(target).__name__}")
 
-    def load(self) -> Any:
+    def load(self) -> Any:  # noqa: C901 - one dispatch per pickle opcode, as pickle's own loader
         stack: list[Any] = []
         marks: list[int] = []
         head = self._take(2)
@@ -236,7 +236,8 @@ class PlainReader:
                 key = self._take(1)[0] if op == b"h" else unpack_from("<I", self._take(4))[0]
                 if key not in self.memo:
                     raise MalformedPickle(f"pickle refers to memo {key} it never stored" + (
-                        " (or to a list inside an entry already read: not a flight-recorder dump's layout)" if self.dropped else ""))
+                        " (or to a list inside an entry already read: not a flight-recorder dump's layout)"
+                        if self.dropped else ""))
                 stack.append(self.memo[key])
                 self._count()
             elif op == b"J":  # BININT
@@ -271,7 +272,8 @@ class PlainReader:
                 stack.append({})
                 self._count()
             elif op == b"]":  # EMPTY_LIST
-                if (self.sink_key is not None and self.on_item is not None and len(stack) >= 2
+                if (self.sink_key is not None and self.on_item is not None
+                        and len(stack) >= 2  # noqa: PLR2004 - the sink's key and the list
                         and stack[-1] == self.sink_key and len(marks) == 1 and isinstance(stack[0], dict)):
                     stack.append(_Sink(self.on_item))
                 else:
@@ -369,7 +371,8 @@ class PlainReader:
                     module = self._line().decode("utf-8", "replace")
                     name = self._line().decode("utf-8", "replace")
                     what = f"GLOBAL {module}.{name} (imports a module attribute)"
-                elif op == b"\x93" and len(stack) >= 2 and all(isinstance(x, str) for x in stack[-2:]):
+                elif op == b"\x93" and len(stack) >= 2 and all(  # noqa: PLR2004 - STACK_GLOBAL: module, name
+                        isinstance(x, str) for x in stack[-2:]):
                     what = f"STACK_GLOBAL {stack[-2]}.{stack[-1]} (imports a module attribute)"
                 raise RefusedPickle(f"pickle uses {what} at byte {self.offset + self.pos - 1}; "
                                     "a flight-recorder dump holds only plain data")

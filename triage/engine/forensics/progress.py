@@ -24,7 +24,7 @@ def collective_progress(report: dict[str, Any] | None, dumps: list[dict[str, Any
         if g is None or not isinstance(d.get("rank"), int):
             continue
         points: dict[int, list[Any]] = {}
-        for seq, created, completed, done in g["points"]:
+        for seq, created, _completed, done in g["points"]:
             points[seq] = [_time(created), seq, bool(done)]
         for e in g["entries"]:
             if isinstance(e.get("seq"), int):

@@ -7,7 +7,8 @@ The text is what src/ras/client_support.cc prints (rasOutAppend format strings):
     Communicators... (0.00s) / =============
     Group     Comms     Nodes     Ranks     Ranks     Ranks    Status  Errors
         #  in group  per comm  per node  per comm  in group
-        0         1         4       7-8        32        32   RUNNING  INCOMPLETE       "%5d  %8d  %8d  %8s  %8d  %8d  %8s  %6s"
+        0         1         4       7-8        32        32   RUNNING  INCOMPLETE
+        ^ printed with "%5d  %8d  %8d  %8s  %8d  %8d  %8s  %6s"
     Errors / ======
     INCOMPLETE
       Missing communicator data from %d job process(es)
@@ -49,7 +50,8 @@ _RANK_AT = re.compile(r"^\s+Rank (\d+)(?: has launched up to operation (\d+)| ha
                       r"| has status ([A-Z]+)| reported (.+?))? -- (?:GPU (.+?) managed by process (\d+) on node (\S+)"
                       r"|\[process information not found\])\s*$")
 _MISSING_OLD = re.compile(r"^\s+The missing rank: (\d+)")
-_GROUP_COUNT = re.compile(r"^\s+(\d+) ranks have (?:launched up to operation (\d+)|(not) launched any operations|status ([A-Z]+))")
+_GROUP_COUNT = re.compile(r"^\s+(\d+) ranks have (?:launched up to operation (\d+)|(not) launched any operations"
+                          r"|status ([A-Z]+))")
 _DIFFERENT = re.compile(r"^\s+Communicator ranks have different (status|(?:(\w+) )?operation counts)")
 _DEAD = re.compile(r"^\s+(\d+) job process(?:es are| is) considered dead")
 _TIMEOUTS = re.compile(r"^\s+Encountered (\d+) communication timeout")
@@ -67,7 +69,7 @@ def _rank_info(m: re.Match[str]) -> dict[str, Any]:
     return {"rank": int(m[1]), "gpu": m[5], "pid": int(m[6]) if m[6] else None, "host": m[7]}
 
 
-def parse_text(text: str, source: str = "") -> list[dict[str, Any]]:
+def parse_text(text: str, source: str = "") -> list[dict[str, Any]]:  # noqa: C901 - one branch per section of ncclras's text output
     """Every report in the text (a file may hold several successive snapshots)."""
     reports: list[dict[str, Any]] = []
     report: dict[str, Any] | None = None
@@ -92,7 +94,8 @@ def parse_text(text: str, source: str = "") -> list[dict[str, Any]]:
         if report is None:
             continue
         stripped = line.strip()
-        if stripped in ("Errors", "Warnings", "INCOMPLETE", "DEAD", "TIMEOUT") or stripped.startswith(("Job summary", "Communicators")):
+        if stripped in ("Errors", "Warnings", "INCOMPLETE", "DEAD",
+                        "TIMEOUT") or stripped.startswith(("Job summary", "Communicators")):
             section, comm, count_group = stripped.split(" ")[0].rstrip("."), None, None
             continue
         row = _ROW.match(line)
@@ -169,7 +172,8 @@ def parse_json(doc: Any, source: str = "") -> dict[str, Any] | None:
     """`ncclras -f json`: the same report, from the raw per-rank data."""
     if not isinstance(doc, dict) or not isinstance(doc.get("communicators"), list):
         return None
-    report: dict[str, Any] = {"source": source, "line": 1, "time": doc.get("timestamp"), "nccl_version": doc.get("nccl_version"),
+    report: dict[str, Any] = {"source": source, "line": 1, "time": doc.get("timestamp"),
+                              "nccl_version": doc.get("nccl_version"),
                               "groups": [], "dead": [], "missing_processes": [], "comms": {},
                               "timeouts": (doc.get("ras") or {}).get("timeouts_count", 0)}
     for i, c in enumerate(doc["communicators"]):
@@ -179,10 +183,13 @@ def parse_json(doc: Any, source: str = "") -> dict[str, Any] | None:
         ranks = [r for r in c.get("ranks") or [] if isinstance(r, dict)]
         missing = [r for r in c.get("missing_ranks") or [] if isinstance(r, dict)]
         comm: dict[str, Any] = {"id": key, "hash": key, "size": c.get("size"), "incomplete": len(missing) or None,
-                                "missing_ranks": [{"rank": r.get("rank"), "gpu": str(r.get("cuda_dev")), "pid": r.get("pid"),
-                                                   "host": r.get("host"), "dead": bool((r.get("status") or {}).get("considered_dead"))}
+                                "missing_ranks": [{"rank": r.get("rank"), "gpu": str(r.get("cuda_dev")),
+                                                   "pid": r.get("pid"),
+                                                   "host": r.get("host"),
+                                                   "dead": bool((r.get("status") or {}).get("considered_dead"))}
                                                   for r in missing],
-                                "errors": [{"rank": r.get("rank"), "error": f"async error {(r.get('status') or {}).get('async_error')}"}
+                                "errors": [{"rank": r.get("rank"),
+                                            "error": f"async error {(r.get('status') or {}).get('async_error')}"}
                                            for r in ranks if (r.get("status") or {}).get("async_error")],
                                 "mismatch": [], "counts": {}, "line": 1}
         for r in ranks:
@@ -194,10 +201,12 @@ def parse_json(doc: Any, source: str = "") -> dict[str, Any] | None:
             for r in ranks:
                 v = (r.get("collective_counts") or {}).get(op)
                 if isinstance(v, int):
-                    by_value.setdefault(v, []).append({"rank": r.get("rank"), "gpu": str(r.get("cuda_dev")), "pid": r.get("pid"), "host": r.get("host")})
+                    by_value.setdefault(v, []).append({"rank": r.get("rank"), "gpu": str(r.get("cuda_dev")),
+                                                       "pid": r.get("pid"), "host": r.get("host")})
             if len(by_value) > 1:
                 comm["mismatch"].append({"what": "operation counts", "op": op,
-                                         "groups": [{"count": len(rs), "value": v, "ranks": rs} for v, rs in sorted(by_value.items(), reverse=True)]})
+                                         "groups": [{"count": len(rs), "value": v, "ranks": rs} for v,
+                                                    rs in sorted(by_value.items(), reverse=True)]})
         report["comms"][key] = comm
         report["dead"] += [{"pid": r.get("pid"), "host": r.get("host"), "gpus": str(r.get("cuda_dev")), "line": 1}
                            for r in missing if (r.get("status") or {}).get("considered_dead")]
@@ -212,7 +221,7 @@ def behind(report: dict[str, Any]) -> list[dict[str, Any]]:
             if mm["what"] != "operation counts":
                 continue
             groups = [g for g in mm["groups"] if isinstance(g["value"], int)]
-            if len(groups) < 2:
+            if len(groups) < 2:  # noqa: PLR2004 - one group: all ranks at the same operation
                 continue
             low = min(g["value"] for g in groups)
             high = max(g["value"] for g in groups)
@@ -229,7 +238,8 @@ def diff(reports: list[dict[str, Any]]) -> dict[str, Any]:
     for report in reports:
         for lag in behind(report):
             key = f"{lag['hash']}:{lag['op']}"
-            seen = progress.setdefault(key, {"comm": lag["comm"], "hash": lag["hash"], "op": lag["op"], "lows": [], "highs": [],
+            seen = progress.setdefault(key, {"comm": lag["comm"], "hash": lag["hash"], "op": lag["op"], "lows": [],
+                                             "highs": [],
                                              "ranks": lag["ranks"], "count": lag["count"], "total": lag["total"]})
             seen["lows"].append(lag["low"])
             seen["highs"].append(lag["high"])

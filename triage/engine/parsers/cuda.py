@@ -17,7 +17,8 @@ _OOM = re.compile(
 _CUDA_ERROR = re.compile(r"CUDA error: (?P<err>[^.\n\[]+?)(?:\s*$|\s*\[|\.\s|\s+CUDA kernel)")
 # 'failed to synchronize: cudaErrorECCUncorrectable: uncorrectable ...' or '... returned cudaErrorX'.
 # A bare mention (a docs table, torch's "Search for `cudaErrorX' ..." hint) is no error.
-_CUDA_NAME = re.compile(r"(?:(?P<name>cudaError\w+): (?P<err>[^\n]+)|(?:returned|error|failed with) (?P<name2>cudaError\w+))")
+_CUDA_NAME = re.compile(r"(?:(?P<name>cudaError\w+): (?P<err>[^\n]+)|(?:returned|error|failed with) "
+                        r"(?P<name2>cudaError\w+))")
 _CUBLAS = re.compile(r"CUBLAS_STATUS_(?P<status>\w+)")
 
 # What the rules join on, from the catalog entry's cause (signatures/cuda.py reads every
@@ -74,5 +75,6 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
     m = _CUBLAS.search(body)
     if m and ("error" in body.lower() or "failed" in body):
         _, cls = classify(f"CUBLAS_STATUS_{m['status']}")
-        return [ctx.event("cuda_error", severity="error", error=f"CUBLAS_STATUS_{m['status']}", cuda_name=None, error_class=cls)]
+        return [ctx.event("cuda_error", severity="error", error=f"CUBLAS_STATUS_{m['status']}", cuda_name=None,
+                          error_class=cls)]
     return []

@@ -11,14 +11,19 @@ from .base import LineCtx, SourceState
 _XID = re.compile(
     # The PCI id may be masked by whoever pasted the log ('(PCI:...)', '(PCI:xxxx:xx:xx)'): the
     # Xid still counts, only the GPU is then unknown.
-    r"NVRM: Xid \((?:PCI:)?(?:(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})|[^)\s]*?)(?:\.\d)?(?: GPU-I:(?P<gi>\d+))?(?: GPU-CI:(?P<ci>\d+))?\): "
+    r"NVRM: Xid \((?:PCI:)?(?:(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})|[^)\s]*?)(?:\.\d)?(?: GPU-I:"
+    r"(?P<gi>\d+))?(?: GPU-CI:(?P<ci>\d+))?\): "
     r"(?P<xid>\d+), (?:pid=(?P<pid>'?<?[\w]+>?'?), (?:name=(?P<name>[^,]*), )?)?(?P<msg>.*)$"
 )
-_OFF_BUS = re.compile(r"NVRM: GPU (?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})\.\d: GPU has fallen off the bus")
+_OFF_BUS = re.compile(r"NVRM: GPU (?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})\.\d: GPU has fallen off the "
+                      r"bus")
 # 'Out of memory: Killed process 42 (python)' (one line, newer kernels) or a separate
 # 'Killed process 42 (python) total-vm:...' line (older kernels), or the oom-kill summary.
-_OOM_KILL = re.compile(r"(?:Out of memory: )?Kill(?:ed)? process (?P<pid>\d+) \((?P<name>[^)]+)\)|oom-kill:.*task=(?P<name2>[^,]+),pid=(?P<pid2>\d+)")
-_IOMMU = re.compile(r"(?P<dev>[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.\d)?:? ?(?:AMD-Vi: Event logged \[(?P<amd>IO_PAGE_FAULT|[A-Z_]+)|DMAR: \[?(?:DRHD: handling fault|DMA \w+\]? Request)|iommu fault|IOMMU fault)")
+_OOM_KILL = re.compile(r"(?:Out of memory: )?Kill(?:ed)? process (?P<pid>\d+) \((?P<name>[^)]+)\)|oom-kill:.*task="
+                       r"(?P<name2>[^,]+),pid=(?P<pid2>\d+)")
+_IOMMU = re.compile(r"(?P<dev>[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.\d)?:? ?(?:AMD-Vi: Event logged \["
+                    r"(?P<amd>IO_PAGE_FAULT|[A-Z_]+)|DMAR: \[?(?:DRHD: handling fault|DMA \w+\]? Request)|iommu fault"
+                    r"|IOMMU fault)")
 _AER = re.compile(r"AER: (?P<sev>Uncorrected|Corrected|Multiple)[^:]*error", re.I)
 
 def xid_info(xid: int) -> tuple[str, str]:
@@ -78,7 +83,8 @@ def _parse(ctx: LineCtx) -> list[Event]:
             ]
         m = _OFF_BUS.search(body)
         if m:
-            return [ctx.event("xid", severity="error", xid=79, xid_name=xid_info(79)[0], fault_class="hardware", bus=bus_key(m["bdf"]), xid_pid=None, process=None, detail="GPU has fallen off the bus")]
+            return [ctx.event("xid", severity="error", xid=79, xid_name=xid_info(79)[0], fault_class="hardware",
+                              bus=bus_key(m["bdf"]), xid_pid=None, process=None, detail="GPU has fallen off the bus")]
     m = _OOM_KILL.search(body)
     if m:
         pid = m["pid"] or m["pid2"]

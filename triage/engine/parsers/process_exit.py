@@ -10,7 +10,8 @@ from ..model import Event
 from ..timeparse import full_date
 from .base import LineCtx, SourceState
 
-_ELASTIC_FAILED = re.compile(r"failed \(exitcode: (?P<code>-?\d+)\) local_rank: (?P<lrank>\d+) \(pid: (?P<pid>\d+)\) of (?:binary|fn)")
+_ELASTIC_FAILED = re.compile(r"failed \(exitcode: (?P<code>-?\d+)\) local_rank: (?P<lrank>\d+) \(pid: (?P<pid>\d+)\) "
+                             r"of (?:binary|fn)")
 _CLOSING = re.compile(r"Sending process (?P<pid>\d+) closing signal (?P<sig>SIG\w+)")
 _NO_ERROR_FILE = re.compile(r"local_rank (?P<lrank>\d+) FAILED with no error file")
 _BLOCK_FIELD = re.compile(r"^\s+(?P<key>time|host|rank|exitcode|error_file|traceback)\s*: ?(?P<val>.*)$")
@@ -29,7 +30,8 @@ _UCX = re.compile(r"Caught signal (?P<num>\d+) \((?P<what>[^)]*)\)")
 _UCX_BACKTRACE = re.compile(r"^==== backtrace \(tid: *(?P<tid>\d+)\) ====\s*$")
 _TERMINATE = re.compile(r"terminate called after throwing an instance of '(?P<type>[^']+)'")
 _WHAT = re.compile(r"^\s*what\(\):\s+(?P<what>.*)$")
-_SEGV = re.compile(r"Fatal Python error: (?P<what>Segmentation fault|Bus error|Aborted)|Segmentation fault(?: \(core dumped\))?|Bus error \(core dumped\)")
+_SEGV = re.compile(r"Fatal Python error: (?P<what>Segmentation fault|Bus error|Aborted)|Segmentation fault(?: \(core "
+                   r"dumped\))?|Bus error \(core dumped\)")
 _SHELL_KILLED = re.compile(r"^(?:.*: )?(?:line \d+: )?\d*\s*Killed\b")
 # Crash reporters inside the process: Open MPI's signal handler ('[host:pid] Signal: %s (%d)',
 # the prefix peeled by demux) and Abseil's failure signal handler ('*** %s received at time=').
@@ -40,6 +42,8 @@ _SGLANG_SIGQUIT = re.compile(r"Received sigquit from a child process")
 _VLLM_INIT_FAIL = re.compile(r"Error executing method (?P<method>\w+)\. This might cause deadlock")
 
 
+_SHELL_KILLED_MAX = 120  # a shell's "Killed" line is short; a longer one is prose
+
 def signal_name(code: int) -> str | None:
     if code >= 0:
         return None
@@ -49,7 +53,7 @@ def signal_name(code: int) -> str | None:
         return None
 
 
-def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
+def parse(ctx: LineCtx, state: SourceState) -> list[Event]:  # noqa: C901 - one early return per message kind
     body = ctx.body
     out: list[Event] = []
     block = _failure_block(ctx, state, body)
@@ -61,7 +65,7 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
         return [
             ctx.event(
                 "process_exit",
-                severity="fatal" if code != -15 else "warn",
+                severity="fatal" if code != -signal.SIGTERM else "warn",
                 exitcode=code,
                 signal=signal_name(code),
                 local_rank=int(m["lrank"]),
@@ -93,14 +97,16 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
         ]
     if "sigkill_handler" in body and ("exits with" in body or "--local_rank" in body):
         # The tail of the line (and its return code) was cut off: the launcher saw a child die.
-        return [ctx.event("process_exit", severity="fatal", exitcode=None, signal=None, local_rank=None, reporter="deepspeed")]
+        return [ctx.event("process_exit", severity="fatal", exitcode=None, signal=None, local_rank=None,
+                          reporter="deepspeed")]
     m = _DS_KILLING.search(body)
     if m:
         return [ctx.event("launcher_killing", child_pid=int(m["pid"]))]
     m = _VLLM_DIED.search(body)
     if m:
         code = int(m["code"])
-        return [ctx.event("process_exit", severity="fatal" if code != -15 else "warn", exitcode=code, signal=signal_name(code), child_pid=int(m["pid"]), reporter="vllm")]
+        return [ctx.event("process_exit", severity="fatal" if code != -signal.SIGTERM else "warn", exitcode=code,
+                          signal=signal_name(code), child_pid=int(m["pid"]), reporter="vllm")]
     m = _VLLM_INIT_FAIL.search(body)
     if m:
         return [ctx.event("worker_method_failed", severity="error", method=m["method"])]
@@ -139,7 +145,7 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
         return [ctx.event("crash_signal", severity="fatal", signal=sig, what=m["what"], reporter="faulthandler")]
     if _SGLANG_SIGQUIT.search(body):
         return [ctx.event("child_failed", severity="error", reporter="sglang")]
-    if _SHELL_KILLED.match(body) and len(body) < 120:
+    if _SHELL_KILLED.match(body) and len(body) < _SHELL_KILLED_MAX:
         return [ctx.event("crash_signal", severity="fatal", signal="SIGKILL", what="Killed")]
     return out
 

@@ -25,6 +25,13 @@ FIX = (
 )
 
 
+MIN_GPUS_SAMPLED = 3  # fewer GPUs with NVML samples: no "the others" to compare with
+IDLE_UTIL_PCT = 5  # a GPU below this (mean of its last samples) is idle
+BUSY_UTIL_PCT = 50  # the median GPU at or above this is busy
+STARTUP_SEQ = 3  # collectives up to this sequence number are the tiny ones right after start-up
+SHOWN_LAGGARDS = 4  # laggards named in the title
+SILENT_WORLD_MAX = 4096  # ranks are told silent by elimination up to this world size
+
 @dataclass
 class SilentRank:
     """A rank of the group that did not report what the others did (a timeout, a failure in
@@ -95,7 +102,8 @@ def silent_ranks(facts: Facts, reported: list[Event]) -> list[SilentRank]:
     sizes = sorted((len(rs), c) for c, rs in in_call.items())
     elsewhere: dict[int, str] = {}
     group_calls: set[str] = set()
-    if sizes and sizes[-1][0] >= 2 and (len(sizes) == 1 or sizes[-1][0] > sizes[-2][0]):
+    if sizes and sizes[-1][0] >= 2 and (  # noqa: PLR2004 - a call two ranks or more share
+        len(sizes) == 1 or sizes[-1][0] > sizes[-2][0]):
         group_call = sizes[-1][1]
         group_calls = {group_call}
         for r in sorted(waiting):
@@ -110,7 +118,8 @@ def silent_ranks(facts: Facts, reported: list[Event]) -> list[SilentRank]:
     world = facts.world_size
     if world is None and known and known == set(range(max(known) + 1)):
         world = max(known) + 1
-    if not world or world < 2 or world > 4096 or len(waiting) >= world or max(waiting) >= world:
+    if (not world or world < 2 or world > SILENT_WORLD_MAX  # noqa: PLR2004 - one rank is no group
+            or len(waiting) >= world or max(waiting) >= world):
         return []
     silent = [r for r in range(world) if r not in waiting]
     if len(silent) > max(1, world // 4):
@@ -143,12 +152,12 @@ def _idle_gpu(facts: Facts) -> list[Finding]:
         where_of[key] = (str(s.get("_source", "nvml-samples.jsonl")), int(s.get("_line", 1)))
         if s.get("pci_bus_id"):
             bus_of[key] = bus_key(str(s["pci_bus_id"]))
-    if len(recent) < 3:
+    if len(recent) < MIN_GPUS_SAMPLED:
         return []
     last = {k: sum(v[-5:]) / len(v[-5:]) for k, v in recent.items()}
     busy = median(last.values())
-    idle = [k for k, u in last.items() if u < 5]
-    if busy < 50 or not idle or len(idle) > len(last) // 4:
+    idle = [k for k, u in last.items() if u < IDLE_UTIL_PCT]
+    if busy < BUSY_UTIL_PCT or not idle or len(idle) > len(last) // 4:
         return []
     rank_by_bus = {(facts.ranks[r].host, b): r for r, b in facts.bus_of_rank.items() if r in facts.ranks}
     ranks = [rank_by_bus[(k[0], bus_of[k])] for k in idle if k in bus_of and (k[0], bus_of[k]) in rank_by_bus]
@@ -156,10 +165,12 @@ def _idle_gpu(facts: Facts) -> list[Finding]:
     return [Finding(
         cause="collective_timeout_straggler", rule="collective_timeout_straggler.idle_gpu", confidence="medium",
         title=f"GPU idle while the others worked: {names}",
-        detail=f"NVML samples show {names} near 0% utilisation over its last samples while the median GPU was at {busy:.0f}%: "
+        detail=f"NVML samples show {names} near 0% utilisation over its last samples while the median GPU was at "
+               f"{busy:.0f}%: "
                "its rank stopped feeding work (stuck, or waiting in a different collective).",
         fix=FIX, ranks=sorted(ranks), hosts=sorted({h for h, _ in idle if h}),
-        evidence=[Evidence(*where_of[(h, g)], f"{h} GPU {g}: {last[(h, g)]:.0f}% utilisation over its last samples") for h, g in idle][:4],
+        evidence=[Evidence(*where_of[(h, g)], f"{h} GPU {g}: {last[(h, g)]:.0f}% utilisation over its last samples")
+                  for h, g in idle][:4],
         weight=48,
     )]
 
@@ -181,12 +192,15 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
         findings.append(Finding(
             cause="collective_timeout_straggler", rule="collective_timeout_straggler.mismatch", confidence="high",
             title=f"Ranks {first.data['rank_a']} and {first.data['rank_b']} ran different collectives",
-            detail="TORCH_DISTRIBUTED_DEBUG=DETAIL caught a collective mismatch: the program issues collectives in a different order or with different shapes on different ranks.",
-            fix=FIX, ranks=[first.data["rank_a"], first.data["rank_b"]], hosts=hosts_of(mismatch), evidence=evidence(mismatch), weight=82, culprit=first,
+            detail="TORCH_DISTRIBUTED_DEBUG=DETAIL caught a collective mismatch: the program issues collectives in a "
+                   "different order or with different shapes on different ranks.",
+            fix=FIX, ranks=[first.data["rank_a"], first.data["rank_b"]], hosts=hosts_of(mismatch),
+            evidence=evidence(mismatch), weight=82, culprit=first,
         ))
     desync = _desync(timeouts)
     laggards, reason, laggard_events = _laggards(facts, timeouts, progress + fr, desync_reports, failed_in_group(facts))
-    all_events = timeouts + progress + fr + desync_reports + heartbeat + [e for e in waited if e not in timeouts + heartbeat]
+    all_events = timeouts + progress + fr + desync_reports + heartbeat + [e for e in waited
+                                                                          if e not in timeouts + heartbeat]
     tmo = next((e.data.get("timeout_ms") for e in timeouts if e.data.get("timeout_ms")), None)
     seq: int | None  # the desync's sequence number, else the first timeout's
     if desync:
@@ -194,7 +208,8 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
         findings.append(Finding(
             cause="collective_timeout_straggler", rule="collective_timeout_straggler.desync", confidence="high",
             title=f"Desync: ranks disagree on collective #{seq} ({', '.join(sorted(ops))})",
-            detail=f"At the same sequence number {seq} the ranks' watchdogs report different operations or sizes: {', '.join(sorted(ops))}. "
+            detail=f"At the same sequence number {seq} the ranks' watchdogs report different operations or sizes: "
+                   f"{', '.join(sorted(ops))}. "
                    "The ranks are not running the same program path.",
             fix=FIX, ranks=ranks_of(odd) if odd else ranks_of(timeouts), hosts=hosts_of(odd or timeouts),
             evidence=evidence(odd, 2) + spread_evidence(without(timeouts, odd), 6), weight=58,
@@ -202,14 +217,16 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
         ))
     if laggards:
         culprit = laggard_events[0] if laggard_events else None
-        label = ", ".join(facts.rank_label(r) for r in laggards[:4]) + (" …" if len(laggards) > 4 else "")
+        label = (", ".join(facts.rank_label(r) for r in laggards[:SHOWN_LAGGARDS])
+                 + (" …" if len(laggards) > SHOWN_LAGGARDS else ""))
         last_words = [w for w in (facts.last_words(r) for r in laggards[:3]) if w is not None]
         findings.append(Finding(
             cause="collective_timeout_straggler", rule="collective_timeout_straggler.laggard",
             confidence="high" if reason != "absent" else "medium",
             title=f"Straggler: {label} fell behind; the other ranks timed out waiting",
             detail=_laggard_detail(reason, laggards, facts, tmo, waited),
-            fix=FIX, ranks=laggards, hosts=sorted({facts.ranks[r].host or "" for r in laggards if r in facts.ranks and facts.ranks[r].host}),
+            fix=FIX, ranks=laggards,
+            hosts=sorted({facts.ranks[r].host or "" for r in laggards if r in facts.ranks and facts.ranks[r].host}),
             evidence=(evidence(laggard_events, 3) if laggard_events else [w for w, _t in last_words])
             + spread_evidence(without(all_events, laggard_events), 5),
             weight=52, culprit=culprit,
@@ -222,13 +239,16 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
         findings.append(Finding(
             cause="collective_timeout_straggler", rule="collective_timeout_straggler.timeout",
             confidence="medium",
-            title=f"Collective timeout: {op or 'a collective'}" + (f" #{seq}" if seq is not None else "") + _timing(facts, timeouts, tmo),
+            title=f"Collective timeout: {op or 'a collective'}" + (f" #{seq}" if seq is not None else "")
+            + _timing(facts, timeouts, tmo),
             detail=("The watchdog of " + ", ".join(f"rank {r}" for r in ranks_of(timeouts)[:6])
                     + " gave up waiting for a collective" + _timing(facts, timeouts, tmo, long=True)
                     + ". The ranks that never reached it are not in these logs"
-                    + (" (the first tiny collective right after start-up: a peer was still loading or initialising)" if seq is not None and seq <= 3 else "")
+                    + (" (the first tiny collective right after start-up: a peer was still loading or initialising)"
+                       if seq is not None and seq <= STARTUP_SEQ else "")
                     + "; their logs are needed to name the straggler."),
-            fix=FIX, ranks=[], hosts=hosts_of(timeouts), evidence=spread_evidence(timeouts + progress + heartbeat), weight=45, culprit=None,
+            fix=FIX, ranks=[], hosts=hosts_of(timeouts), evidence=spread_evidence(timeouts + progress + heartbeat),
+            weight=45, culprit=None,
         ))
     return findings
 
@@ -240,7 +260,8 @@ def _desync(timeouts: list[Event]) -> tuple[int, set[str], list[Event]] | None:
     for ev in timeouts:
         if ev.seq is None:
             continue
-        sig = f"{ev.data.get('op')}({ev.data.get('numel_in')})" if ev.data.get("numel_in") is not None else str(ev.data.get("op"))
+        sig = (f"{ev.data.get('op')}({ev.data.get('numel_in')})" if ev.data.get("numel_in") is not None
+               else str(ev.data.get("op")))
         by_seq[(ev.data.get("pg"), ev.seq)][sig].append(ev)
     for (_pg, seq), groups in sorted(by_seq.items(), key=lambda kv: kv[0][1]):
         if len(groups) > 1:
@@ -283,7 +304,7 @@ def _laggards(facts: Facts, timeouts: list[Event], progress: list[Event], report
         if len(seqs) > 1:
             mixed.add(pg)
     for pg, ranks in per_pg.items():
-        if len(ranks) < 2 or pg in mixed:
+        if len(ranks) < 2 or pg in mixed:  # noqa: PLR2004 - one rank has no one to lag behind
             continue
         low = min(seq for seq, _ in ranks.values())
         high = max(seq for seq, _ in ranks.values())
@@ -304,7 +325,8 @@ def _laggard_detail(reason: str, laggards: list[int], facts: Facts, tmo: int | N
         return f"PyTorch's desync report names {who} as the lagging rank(s) that caused the timeout."
     if reason == "sequence":
         seqs = {facts.ranks[r].last_seq for r in laggards if r in facts.ranks}
-        seq_text = f" (last completed collective {min(s for s in seqs if s is not None)})" if any(s is not None for s in seqs) else ""
+        seq_text = f" (last completed collective {min(s for s in seqs if s is not None)})" if any(s is not None
+                                                                                                  for s in seqs) else ""
         return (f"{who} completed fewer collectives than the other ranks{seq_text}: they stopped first, and the others "
                 f"timed out waiting for them" + _timing(facts, [], tmo, long=True) + ".")
     waiting = sorted({e.rank for e in waited if e.rank is not None})
@@ -319,7 +341,8 @@ def _laggard_detail(reason: str, laggards: list[int], facts: Facts, tmo: int | N
         words = facts.last_words(r)
         if words is not None:
             line, when = words
-            text += f" Rank {r}'s last line ({line.source}:{line.line}{', ' + when.strftime('%H:%M:%S') if when else ''}): {line.text.strip()[:200]}"
+            text += (f" Rank {r}'s last line ({line.source}:{line.line}"
+                     f"{', ' + when.strftime('%H:%M:%S') if when else ''}): {line.text.strip()[:200]}")
         else:
             text += f" Rank {r} has no line of its own in the bundle."
     root = [e for e in facts.kind("elastic_failure") if e.data.get("root_cause") and e.rank is not None]

@@ -13,7 +13,8 @@ FIX = (
     "Give every process its own GPU: call torch.cuda.set_device(local_rank) (LOCAL_RANK from the "
     "launcher) before init_process_group / model creation, and make --nproc-per-node match the "
     "GPUs in CUDA_VISIBLE_DEVICES. Check what each process sees:\n"
-    "python -c 'import os, torch; print(os.environ.get(\"CUDA_VISIBLE_DEVICES\"), os.environ.get(\"LOCAL_RANK\"), torch.cuda.device_count())'\n"
+    "python -c 'import os, torch; print(os.environ.get(\"CUDA_VISIBLE_DEVICES\"), os.environ.get(\"LOCAL_RANK\"), "
+    "torch.cuda.device_count())'\n"
     "nvidia-smi --query-compute-apps=pid,gpu_bus_id --format=csv"
 )
 
@@ -27,7 +28,8 @@ def find(facts: Facts) -> list[Finding]:
         pair = first.data.get("ranks") or []
         findings.append(Finding(
             cause="device_ordinal", rule="device_ordinal.duplicate_gpu", confidence="high",
-            title="Two ranks on the same GPU" + (f" (ranks {pair[0]} and {pair[1]}, bus {first.data.get('bus_id')})" if pair else ""),
+            title="Two ranks on the same GPU"
+            + (f" (ranks {pair[0]} and {pair[1]}, bus {first.data.get('bus_id')})" if pair else ""),
             detail="NCCL refused to build the communicator because several ranks use one GPU (ncclInvalidUsage). "
                    "The process-to-GPU mapping is wrong, typically a missing torch.cuda.set_device(local_rank).",
             fix=FIX, ranks=sorted(set(pair)) or ranks_of(dup), hosts=hosts_of(dup), evidence=evidence(dup), weight=92,

@@ -35,6 +35,9 @@ FIX_DUMPS = (
 _cache: tuple[int, Any, dict[str, Any], list[dict[str, Any]]] | None = None
 
 
+SHOWN_RANKS = 6  # ranks named in the title
+
+
 def collectives(facts: Facts) -> dict[str, Any] | None:
     """The cross-rank report of the bundle's dumps (None without dumps), ranks taken from the
     collector manifest where it names the dump's file, else from the writer's file name."""
@@ -54,7 +57,7 @@ def ranked_dumps(facts: Facts) -> list[dict[str, Any]]:
 
 
 def _match(facts: Facts) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    global _cache
+    global _cache  # noqa: PLW0603 - the module-wide cache of the matched flight records
     records = facts.docs.flight_records
     rank_of = {s.name: s.file_origin.rank for s in facts.sources if s.file_origin.rank is not None}
     dumps = []
@@ -81,7 +84,7 @@ def find(facts: Facts) -> list[Finding]:
     if not culprit:
         return []
     kind, ranks, seq = culprit["kind"], culprit["ranks"], culprit["seq"]
-    who = ", ".join(f"rank {r}" for r in ranks[:6]) + (" …" if len(ranks) > 6 else "")
+    who = ", ".join(f"rank {r}" for r in ranks[:SHOWN_RANKS]) + (" …" if len(ranks) > SHOWN_RANKS else "")
     op = culprit["text"].split(" never enqueued ", 1)[-1].split(" #", 1)[0] if kind == "missing" else "collective"
     if kind == "lagging":
         op = culprit["text"].split(" had not started ", 1)[-1].split(" #", 1)[0]

@@ -48,14 +48,19 @@ def find(facts: Facts) -> list[Finding]:
         op = f"{lag['op']} " if lag["op"] else ""
         moved = " while the others moved on" if lag["others_moved"] else ""
         if lag["stuck"]:
-            detail = (f"In {lag['snapshots']} ncclras snapshots {where} stayed at {op}operation {lag['lows'][-1]}{moved} "
+            detail = (f"In {lag['snapshots']} ncclras snapshots {where} stayed at {op}operation "
+                      f"{lag['lows'][-1]}{moved} "
                       f"(the others reached {lag['highs'][-1]}): stuck in or before that collective.")
         else:
-            detail = (f"ncclras: {where} had launched {op}operations up to {lag['lows'][-1]} while the other ranks of the "
-                      f"communicator reached {lag['highs'][-1]}. One snapshot can catch ranks in flight; repeated ones tell.")
+            detail = (f"ncclras: {where} had launched {op}operations up to {lag['lows'][-1]} while the other ranks of "
+                      f"the "
+                      f"communicator reached {lag['highs'][-1]}. One snapshot can catch ranks in flight; repeated ones "
+                      f"tell.")
         evidence = [Evidence(name, r["line"], f"#{lag['comm']} ({lag['hash']}) MISMATCH: {op}operation counts "
-                             f"{lag['lows'][i] if i < len(lag['lows']) else '?'} vs {lag['highs'][i] if i < len(lag['highs']) else '?'}")
-                    for i, (name, r) in enumerate(x for x in facts.docs.ras_reports if lag["comm"] in x[1]["comms"])][:6]
+                             f"{lag['lows'][i] if i < len(lag['lows']) else '?'} vs "
+                             f"{lag['highs'][i] if i < len(lag['highs']) else '?'}")
+                    for i, (name, r) in enumerate(x for x in facts.docs.ras_reports
+                                                  if lag["comm"] in x[1]["comms"])][:6]
         findings.append(Finding(
             cause="collective_timeout_straggler", rule="collective_timeout_straggler.ras_lagging_rank",
             confidence="high" if lag["stuck"] and lag["others_moved"] else "medium",
@@ -66,18 +71,22 @@ def find(facts: Facts) -> list[Finding]:
         break
     dead = {(d["pid"], d["host"]): (name, d) for name, r in facts.docs.ras_reports for d in r["dead"]}
     if dead:
-        missing = [(name, m) for name, r in facts.docs.ras_reports for c in r["comms"].values() for m in c["missing_ranks"]
+        missing = [(name, m) for name, r in facts.docs.ras_reports for c in r["comms"].values()
+                   for m in c["missing_ranks"]
                    if _comm_size(r, c["id"]) == world]
         pids = {pid for pid, _host in dead}
-        ranks = sorted({int(m["rank"]) for _n, m in missing if m.get("rank") is not None and (m.get("pid") in pids or m.get("pid") is None)})
+        ranks = sorted({int(m["rank"]) for _n, m in missing if m.get("rank") is not None
+                        and (m.get("pid") in pids or m.get("pid") is None)})
         names = ", ".join(f"process {pid} on {host}" for pid, host in list(dead)[:4])
         findings.append(Finding(
             cause="rank_crash", rule="rank_crash.ras_dead_process", confidence="medium",
             title=f"NCCL RAS: {names} considered dead",
-            detail=f"ncclras reports {names} unreachable over the RAS network for over 60 s (crashed, killed, or its node hung)"
+            detail=f"ncclras reports {names} unreachable over the RAS network for over 60 s (crashed, killed, or its "
+                   f"node hung)"
                    + (f"; the job's communicator misses rank {', '.join(map(str, ranks))}." if ranks else "."),
             fix=FIX_DEAD, ranks=ranks, hosts=sorted({str(h) for _p, h in dead}),
-            evidence=[Evidence(name, d["line"], f"DEAD: Process {d['pid']} on node {d['host']} managing GPU {d['gpus']}")
+            evidence=[Evidence(name, d["line"],
+                               f"DEAD: Process {d['pid']} on node {d['host']} managing GPU {d['gpus']}")
                       for name, d in list(dead.values())[:4]],
             weight=62,
         ))

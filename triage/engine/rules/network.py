@@ -32,12 +32,15 @@ FIX_PEER = (
 )
 
 
+IBV_WC_RETRY_EXC_ERR = 12  # ibverbs enum ibv_wc_status
+
 def find(facts: Facts) -> list[Finding]:
     findings: list[Finding] = []
     ib = facts.kind("nccl_ib_error")
     # A connect the catalog reads as another cause (a refused port: the peer is not listening
     # yet or died; a UNIX-domain socket between local ranks) is that cause's.
-    connect = [e for e in facts.kind("nccl_socket_error") if e.data.get("reason") in ("connect failed", "refused", "no interface")
+    connect = [e for e in facts.kind("nccl_socket_error")
+               if e.data.get("reason") in ("connect failed", "refused", "no interface")
                and not _another_cause(facts, e)]
     if ib:
         first = earliest(ib)
@@ -48,11 +51,14 @@ def find(facts: Facts) -> list[Finding]:
         secondary = status in (5, 12) and fault_elsewhere(facts, first, "network")
         findings.append(Finding(
             cause="network", rule="network.ib_completion_error", confidence="medium" if secondary else "high",
-            title=f"InfiniBand/RoCE error on {where(facts, first)}" + (f": completion status {status}" if status is not None else ""),
+            title=f"InfiniBand/RoCE error on {where(facts, first)}"
+            + (f": completion status {status}" if status is not None else ""),
             detail=(f"NCCL's IB transport got a failed work completion from peer {first.data.get('peer')}"
-                    + (" (status 12 = transport retries exhausted: link down, peer unreachable over RDMA)" if status == 12 else "")
+                    + (" (status 12 = transport retries exhausted: link down, peer unreachable over RDMA)"
+                       if status == IBV_WC_RETRY_EXC_ERR else "")
                     + ". Init had completed, so the RDMA path between the nodes is broken."),
-            fix=FIX_IB, ranks=ranks_of(ib), hosts=hosts_of(ib), evidence=evidence(ib), weight=40 if secondary else 78, culprit=first,
+            fix=FIX_IB, ranks=ranks_of(ib), hosts=hosts_of(ib), evidence=evidence(ib), weight=40 if secondary else 78,
+            culprit=first,
         ))
     if connect:
         first = earliest(connect)
@@ -64,7 +70,8 @@ def find(facts: Facts) -> list[Finding]:
             cause="network", rule="network.cannot_connect",
             confidence="medium" if secondary or len(connect) == 1 else "high",
             title=f"{upper_first(where(facts, first))} cannot reach its peers ({first.data.get('reason')})",
-            detail=f"NCCL could not connect to {first.data.get('peer') or 'a peer'}: wrong NCCL_SOCKET_IFNAME, a firewall, or the peer is not listening.",
+            detail=f"NCCL could not connect to {first.data.get('peer') or 'a peer'}: wrong NCCL_SOCKET_IFNAME, a "
+                   f"firewall, or the peer is not listening.",
             fix=FIX_SOCKET, ranks=ranks_of(connect), hosts=hosts_of(connect), evidence=evidence(connect),
             weight=40 if secondary else 72, culprit=first,
         ))
@@ -82,14 +89,16 @@ def _another_cause(facts: Facts, ev: Event) -> bool:
 
 def _ib_unused(facts: Facts) -> list[Finding]:
     """The host has active InfiniBand ports, yet NCCL found no IB device and fell back to sockets."""
-    fallback = facts.kind("nccl_ib_missing") + [e for e in facts.kind("nccl_net") if str(e.data.get("net", "")).startswith("Socket")]
+    fallback = facts.kind("nccl_ib_missing") + [e for e in facts.kind("nccl_net")
+                                                if str(e.data.get("net", "")).startswith("Socket")]
     if not fallback:
         return []
 
     out: list[Finding] = []
     for name, doc in facts.docs.snapshots:
         host = short_host((doc.get("host") or {}).get("hostname"))
-        ports = [p for p in ((doc.get("host") or {}).get("infiniband") or []) if str(p.get("state", "")).upper().endswith("ACTIVE")]
+        ports = [p for p in ((doc.get("host") or {}).get("infiniband") or [])
+                 if str(p.get("state", "")).upper().endswith("ACTIVE")]
         on_host = [e for e in fallback if e.host == host]
         if not ports or not on_host:
             continue
@@ -97,11 +106,15 @@ def _ib_unused(facts: Facts) -> list[Finding]:
         out.append(Finding(
             cause="network", rule="network.ib_unused", confidence="medium",
             title=f"{host} has active InfiniBand ports ({devices}) but NCCL used sockets",
-            detail="NCCL reported no usable IB device and fell back to TCP sockets although the host's IB ports are up: the "
-                   "container lacks /dev/infiniband or the verbs libraries, or NCCL_IB_DISABLE/NCCL_IB_HCA exclude them. "
+            detail="NCCL reported no usable IB device and fell back to TCP sockets although the host's IB ports are "
+                   "up: the "
+                   "container lacks /dev/infiniband or the verbs libraries, or NCCL_IB_DISABLE/NCCL_IB_HCA exclude "
+                   "them. "
                    "Sockets are far slower and time out under load.",
-            fix="Expose the HCAs to the job (--device /dev/infiniband, rdma-core/libibverbs in the image), unset NCCL_IB_DISABLE, "
-                "and check NCCL_IB_HCA:\nls /dev/infiniband; ibv_devinfo | head\nNCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET",
+            fix="Expose the HCAs to the job (--device /dev/infiniband, rdma-core/libibverbs in the image), unset "
+                "NCCL_IB_DISABLE, "
+                "and check NCCL_IB_HCA:\nls /dev/infiniband; ibv_devinfo | head\nNCCL_DEBUG=INFO "
+                "NCCL_DEBUG_SUBSYS=INIT,NET",
             hosts=[host] if host else [], ranks=ranks_of(on_host),
             evidence=evidence(on_host, 4) + [Evidence(name, 1, f"infiniband: {devices} ACTIVE")], weight=45,
         ))
@@ -119,7 +132,8 @@ def _dropped_peer(facts: Facts) -> list[Finding]:
             title="A peer process closed its connection: it probably died first",
             detail="'Connection closed by remote peer' is what a rank sees when the process on the other end exits. "
                    "That process's own log is not in this bundle, so which rank died, and why, is unknown.",
-            fix=FIX_PEER, ranks=ranks_of(closed), hosts=hosts_of(closed), evidence=evidence(closed), weight=20, culprit=None,
+            fix=FIX_PEER, ranks=ranks_of(closed), hosts=hosts_of(closed), evidence=evidence(closed), weight=20,
+            culprit=None,
         )]
     if not drops:
         return []
@@ -128,7 +142,8 @@ def _dropped_peer(facts: Facts) -> list[Finding]:
     return [Finding(
         cause="network", rule="network.peer_dropped", confidence="low",
         title=f"Connection to a peer dropped ({first.data.get('reason')})",
-        detail="A socket to a peer was reset or broke. With no crash visible in these logs it cannot be told apart from a peer "
+        detail="A socket to a peer was reset or broke. With no crash visible in these logs it cannot be told apart "
+               "from a peer "
                "process dying; the peer's own log is needed.",
         fix=FIX_PEER, ranks=ranks_of(drops), hosts=hosts_of(drops), evidence=evidence(drops), weight=22, culprit=first,
     )]

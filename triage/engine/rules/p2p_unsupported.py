@@ -17,6 +17,8 @@ FIX = (
 )
 
 
+FIRST_SEQS = 2  # a watchdog timeout on one of the first collectives (sequence numbers from 1)
+
 def find(facts: Facts) -> list[Finding]:
     p2p = [e for e in facts.kind("nccl_transport") if e.data.get("transport") == "P2P"]
     iommu = facts.kind("iommu_fault")
@@ -26,22 +28,29 @@ def find(facts: Facts) -> list[Finding]:
         return [Finding(
             cause="p2p_unsupported", rule="p2p_unsupported.iommu_fault", confidence="high" if p2p else "medium",
             title="IOMMU faults from a GPU: peer-to-peer transfers are being blocked",
-            detail="The kernel logged IOMMU page faults for a GPU's DMA" + (" while NCCL used P2P between GPUs" if p2p else "")
+            detail="The kernel logged IOMMU page faults for a GPU's DMA"
+            + (" while NCCL used P2P between GPUs" if p2p else "")
                    + ": peer-to-peer writes are rejected by the IOMMU/ACS, so collectives hang or fail.",
-            fix=FIX, ranks=ranks_of(iommu), hosts=hosts_of(iommu), evidence=evidence(iommu + p2p[:2]), weight=76, culprit=first,
+            fix=FIX, ranks=ranks_of(iommu), hosts=hosts_of(iommu), evidence=evidence(iommu + p2p[:2]), weight=76,
+            culprit=first,
         )]
     if not p2p:
         return []
     errors = [e for e in facts.events if e.severity in ("error", "fatal")]
-    early_timeouts = [e for e in facts.kind("watchdog_timeout") if e.seq is not None and e.seq <= 2]
-    if early_timeouts and all(e.kind in ("watchdog_timeout", "watchdog_progress", "watchdog_terminated", "terminate_called", "terminate_what", "process_exit", "elastic_failure", "closing_signal", "exception", "torch_nccl_error", "nccl_result_detail") for e in errors):
+    early_timeouts = [e for e in facts.kind("watchdog_timeout") if e.seq is not None and e.seq <= FIRST_SEQS]
+    if early_timeouts and all(e.kind in ("watchdog_timeout", "watchdog_progress", "watchdog_terminated",
+                                         "terminate_called", "terminate_what", "process_exit", "elastic_failure",
+                                         "closing_signal", "exception", "torch_nccl_error", "nccl_result_detail")
+                              for e in errors):
         first = earliest(early_timeouts)
         assert first is not None
         return [Finding(
             cause="p2p_unsupported", rule="p2p_unsupported.hang_after_init", confidence="medium",
             title="Hang on the first collective right after P2P channels were set up",
-            detail="All ranks set up P2P channels and then the very first collective never completed, with no error from any rank: "
+            detail="All ranks set up P2P channels and then the very first collective never completed, with no error "
+                   "from any rank: "
                    "the classic sign of broken GPU peer-to-peer on a PCIe box.",
-            fix=FIX, ranks=ranks_of(early_timeouts), hosts=hosts_of(p2p), evidence=evidence(p2p[:2] + early_timeouts), weight=62, culprit=None,
+            fix=FIX, ranks=ranks_of(early_timeouts), hosts=hosts_of(p2p), evidence=evidence(p2p[:2] + early_timeouts),
+            weight=62, culprit=None,
         )]
     return []

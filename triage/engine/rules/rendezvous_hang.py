@@ -19,7 +19,8 @@ FIX = (
 
 def _names_other_cause(facts: Facts, ev: Event) -> bool:
     meaning = facts.meaning_of(ev)
-    return meaning is not None and meaning.data.get("cause") not in (None, "rendezvous_hang") and meaning.data.get("role") in ("fault", "symptom")
+    return (meaning is not None and meaning.data.get("cause") not in (None, "rendezvous_hang")
+            and meaning.data.get("role") in ("fault", "symptom"))
 
 
 # What a process logs only once it reached the store: NCCL setting its communicator up (the
@@ -61,7 +62,8 @@ def find(facts: Facts) -> list[Finding]:
     missing = facts.kind("store_clients_missing")
     errors = facts.kind("store_error") + [
         e for e in facts.kind("exception")
-        if (e.data.get("exc_short") or "") in ("DistStoreError", "DistNetworkError", "RendezvousConnectionError", "RendezvousTimeoutError", "RendezvousClosedError")
+        if (e.data.get("exc_short") or "") in ("DistStoreError", "DistNetworkError", "RendezvousConnectionError",
+                                               "RendezvousTimeoutError", "RendezvousClosedError")
     ]
     timeouts = facts.kind("store_connect_timeout")
     connect = timeouts + _unresolved(facts, facts.kind("store_connect_failed"), errors + timeouts)
@@ -76,7 +78,8 @@ def find(facts: Facts) -> list[Finding]:
             cause="rendezvous_hang", rule="rendezvous_hang.clients_missing", confidence="high",
             title=f"Only {joined} of {world} ranks joined the rendezvous",
             detail=(f"The store waited {first.data['waited_s']} s and {world - joined} rank(s) never arrived. "
-                    + ("Exactly one rank is missing: look at the node that should have started it." if world - joined == 1 else
+                    + ("Exactly one rank is missing: look at the node that should have started it."
+                       if world - joined == 1 else
                        "Check that every node was launched, with the same world size.")),
             fix=FIX, ranks=[], hosts=hosts_of(missing), evidence=evidence(missing + connect), weight=86,
             culprit=None,  # the store's owner reports it; the culprits are the ranks that never came
@@ -87,10 +90,13 @@ def find(facts: Facts) -> list[Finding]:
         errno_text = first.data.get("error")
         findings.append(Finding(
             cause="rendezvous_hang", rule="rendezvous_hang.store_unreachable", confidence="high",
-            title=f"Cannot reach the rendezvous store at {first.data.get('address')}" + (f" ({errno_text})" if errno_text else ""),
+            title=f"Cannot reach the rendezvous store at {first.data.get('address')}"
+            + (f" ({errno_text})" if errno_text else ""),
             detail=("A worker could not connect to the TCPStore on the master before any NCCL communication: "
-                    + ("the master address is not routable from this node. " if errno_text and "route" in errno_text else "")
+                    + ("the master address is not routable from this node. " if errno_text
+                       and "route" in errno_text else "")
                     + "The master is unreachable, not listening yet, or MASTER_ADDR/PORT point at the wrong place."),
-            fix=FIX, ranks=ranks_of(connect), hosts=hosts_of(connect), evidence=evidence(connect + errors), weight=84, culprit=first,
+            fix=FIX, ranks=ranks_of(connect), hosts=hosts_of(connect), evidence=evidence(connect + errors), weight=84,
+            culprit=first,
         ))
     return findings

@@ -17,31 +17,40 @@ SMALL_SHM = 256 * 1024 * 1024
 
 def find(facts: Facts) -> list[Finding]:
     findings: list[Finding] = []
-    shm = [e for e in facts.kind("nccl_shm_error") if e.data.get("op") != "attach" or e.data.get("errno") in ("ENOSPC", "EACCES")]
+    shm = [e for e in facts.kind("nccl_shm_error") if e.data.get("op") != "attach"
+           or e.data.get("errno") in ("ENOSPC", "EACCES")]
     small = _small_shm(facts)
     if shm:
         first = earliest(shm)
         assert first is not None
         errno = first.data.get("errno")
-        why = {"ENOSPC": "no space left on /dev/shm", "EACCES": "permission denied on /dev/shm"}.get(errno or "", "a /dev/shm segment could not be created")
+        why = {"ENOSPC": "no space left on /dev/shm",
+               "EACCES": "permission denied on /dev/shm"}.get(errno or "", "a /dev/shm segment could not be created")
         findings.append(Finding(
             cause="shm_exhausted", rule="shm_exhausted.nccl_shm", confidence="high",
             title=f"/dev/shm unusable: {why} ({where(facts, first)})",
-            detail=f"NCCL's shared-memory transport could not create or size its segment ({why}). Every rank on that host is affected; "
-                   "the first to report it is named, the cause is node-wide." + (f" Snapshot: {small[1]}." if small else ""),
-            fix=FIX, ranks=ranks_of(shm), hosts=hosts_of(shm), evidence=evidence(shm) + (small[0] if small else []), weight=88, culprit=first,
+            detail=f"NCCL's shared-memory transport could not create or size its segment ({why}). Every rank on that "
+                   f"host is affected; "
+                   "the first to report it is named, the cause is node-wide."
+                   + (f" Snapshot: {small[1]}." if small else ""),
+            fix=FIX, ranks=ranks_of(shm), hosts=hosts_of(shm), evidence=evidence(shm) + (small[0] if small else []),
+            weight=88, culprit=first,
         ))
         return findings
-    sigbus = [e for e in facts.kind("crash_signal", "process_exit", "elastic_failure", "signal_received") if e.data.get("signal") == "SIGBUS"]
+    sigbus = [e for e in facts.kind("crash_signal", "process_exit", "elastic_failure", "signal_received")
+              if e.data.get("signal") == "SIGBUS"]
     if sigbus:
         first = earliest(sigbus)
         assert first is not None
         findings.append(Finding(
             cause="shm_exhausted", rule="shm_exhausted.sigbus", confidence="high" if small else "medium",
             title=f"{upper_first(where(facts, first))} died of SIGBUS (bus error): /dev/shm too small",
-            detail="A bus error in a training process is nearly always a write into a /dev/shm mapping that ran out of space "
-                   "(Docker's default is 64 MB)." + (f" Snapshot: {small[1]}." if small else " No snapshot confirms the size."),
-            fix=FIX, ranks=ranks_of(sigbus), hosts=hosts_of(sigbus), evidence=evidence(sigbus) + (small[0] if small else []), weight=84, culprit=first,
+            detail="A bus error in a training process is nearly always a write into a /dev/shm mapping that ran out of "
+                   "space "
+                   "(Docker's default is 64 MB)."
+                   + (f" Snapshot: {small[1]}." if small else " No snapshot confirms the size."),
+            fix=FIX, ranks=ranks_of(sigbus), hosts=hosts_of(sigbus),
+            evidence=evidence(sigbus) + (small[0] if small else []), weight=84, culprit=first,
         ))
         return findings
     return single_node_system_error(facts)
@@ -64,7 +73,8 @@ def single_node_system_error(facts: Facts) -> list[Finding]:
     one host): between ranks of one machine the system calls NCCL makes are the /dev/shm and IPC
     ones (a container's 64 MB default is the usual reason), so that is the likelier cause, at
     low confidence. With NCCL_DEBUG=INFO the WARN before it names the call."""
-    errors = [e for e in facts.kind("signature") if "system" in str(e.data.get("sig")) and e.data.get("cause") == "network"
+    errors = [e for e in facts.kind("signature") if "system" in str(e.data.get("sig"))
+              and e.data.get("cause") == "network"
               and e.data.get("confidence") == "low"]
     transports = {str(e.data.get("transport")) for e in facts.kind("nccl_transport")}
     net = facts.kind("nccl_ib_error", "nccl_socket_error") or "NET" in transports
@@ -76,10 +86,13 @@ def single_node_system_error(facts: Facts) -> list[Finding]:
     return [Finding(
         cause="shm_exhausted", rule="shm_exhausted.single_node_system_error", confidence="low",
         title="NCCL system error with no network in sight: /dev/shm is the likely cause",
-        detail="NCCL reports 'unhandled system error' without a WARN naming the call, and nothing in these logs shows a "
+        detail="NCCL reports 'unhandled system error' without a WARN naming the call, and nothing in these logs shows "
+               "a "
                "network between the ranks (one machine at most, no NET transport, no socket or IB error). There the "
                "failing calls are most often the /dev/shm ones (containers default to 64 MB). Re-run with "
-               "NCCL_DEBUG=INFO to see the failing call" + (" (the ranks connect over shared memory)." if "SHM" in transports else "."),
-        fix=FIX, ranks=ranks_of(errors), hosts=hosts_of(errors), evidence=evidence(errors + facts.kind("nccl_transport")[:2]),
+               "NCCL_DEBUG=INFO to see the failing call"
+               + (" (the ranks connect over shared memory)." if "SHM" in transports else "."),
+        fix=FIX, ranks=ranks_of(errors), hosts=hosts_of(errors),
+        evidence=evidence(errors + facts.kind("nccl_transport")[:2]),
         weight=30, culprit=first,
     )]

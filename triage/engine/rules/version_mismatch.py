@@ -21,14 +21,19 @@ def find(facts: Facts) -> list[Finding]:
     findings: list[Finding] = []
     differing = _differing(facts)
     if differing:
-        parts = [f"{comp}: " + ", ".join(f"{v} on {', '.join(sorted(h))}" for v, h in sorted(vals.items())) for comp, vals in differing.items()]
-        evs = [e for e in facts.kind("nccl_version", "component_version") if e.data.get("component", "nccl") in differing]
-        ev_lines = evidence(evs) or [Evidence(name, 1, f"versions: {doc.get('versions')}") for name, doc in facts.docs.snapshots][:4]
+        parts = [f"{comp}: " + ", ".join(f"{v} on {', '.join(sorted(h))}" for v, h in sorted(vals.items())) for comp,
+                 vals in differing.items()]
+        evs = [e for e in facts.kind("nccl_version", "component_version")
+               if e.data.get("component", "nccl") in differing]
+        ev_lines = evidence(evs) or [Evidence(name, 1, f"versions: {doc.get('versions')}") for name,
+                                     doc in facts.docs.snapshots][:4]
         findings.append(Finding(
             cause="version_mismatch", rule="version_mismatch.across_hosts", confidence="high",
             title="Different " + "/".join(differing) + " versions across hosts",
-            detail="The ranks of one job run different builds: " + "; ".join(parts) + ". Mixed NCCL builds can disagree on the wire protocol.",
-            fix=FIX, hosts=sorted({h for vals in differing.values() for hs in vals.values() for h in hs}), evidence=ev_lines,
+            detail="The ranks of one job run different builds: " + "; ".join(parts)
+            + ". Mixed NCCL builds can disagree on the wire protocol.",
+            fix=FIX, hosts=sorted({h for vals in differing.values() for hs in vals.values() for h in hs}),
+            evidence=ev_lines,
             weight=83,
         ))
     return findings
