@@ -516,6 +516,22 @@ def _fix_nccl_version(text: str) -> str:
     return text
 
 
+def _prefixed_last_times(facts: Facts, ranks: dict[int, RankInfo]) -> None:
+    """A rank's prefixed lines in a file of its own or a combined log (`[rank3]:`, `srun -l`):
+    its last timed line counts even when the catalog gave that line no meaning."""
+    for r, info in ranks.items():
+        words = facts.last_words(r)
+        when = words[1] if words is not None else None
+        if when is None:
+            continue
+        try:
+            later = info.last_time is None or when > info.last_time
+        except TypeError:  # a zoned time against a local one: not comparable
+            later = False
+        if later:
+            info.last_time = when
+
+
 def _rank_table(facts: Facts) -> None:
     ranks: dict[int, RankInfo] = {}
     for (host, pid), rank in facts.host_pid_rank.items():
@@ -563,19 +579,7 @@ def _rank_table(facts: Facts) -> None:
             info.last_time = src.last_time
         if src.first_time and (info.first_time is None or src.first_time < info.first_time):
             info.first_time = src.first_time
-    # A rank's prefixed lines in a file of its own or a combined log (`[rank3]:`, `srun -l`): its
-    # last timed line counts even when the catalog gave that line no meaning.
-    for r, info in ranks.items():
-        words = facts.last_words(r)
-        when = words[1] if words is not None else None
-        if when is None:
-            continue
-        try:
-            later = info.last_time is None or when > info.last_time
-        except TypeError:  # a zoned time against a local one: not comparable
-            later = False
-        if later:
-            info.last_time = when
+    _prefixed_last_times(facts, ranks)
     facts.ranks = dict(sorted(ranks.items()))
     if facts.world_size is None:
         announced = [e.data.get("world") for e in facts.events if e.kind in ("rank_announce",) and e.data.get("world")]
