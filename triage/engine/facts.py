@@ -522,7 +522,9 @@ def _prefixed_last_times(facts: Facts, ranks: dict[int, RankInfo]) -> None:
     for r, info in ranks.items():
         words = facts.last_words(r)
         when = words[1] if words is not None else None
-        if when is None:
+        # The reader keeps these times as read: a yearless glog time has not had the bundle's
+        # year voted onto it (_fix_years works on events), so a time of another year is not used.
+        if when is None or (info.last_time is not None and when.year != info.last_time.year):
             continue
         try:
             later = info.last_time is None or when > info.last_time
