@@ -84,20 +84,16 @@ def test_a_pattern_flooding_across_runs_reads_them_again(tmp_path: Path) -> None
     assert parallel == serial
 
 
-def test_one_fault_line_a_file_is_not_read_again(tmp_path: Path) -> None:
-    # The retry WARN once per file floods after eight files, but one line a region reads the
-    # same flooding or not: nothing to read again.
-    for rank in range(24):
-        (tmp_path / f"rank{rank:02d}.log").write_text(_warn_log(rank, 1))
-    serial, parallel, stats = _both(tmp_path, 2)
-    assert stats.parts == 2 and stats.read_again == 0
-    assert parallel == serial
-
-
-def test_light_reading_starts_inside_a_later_run(tmp_path: Path) -> None:
+@pytest.mark.parametrize("files", [
+    # The WARN once per file floods after eight files, but one line a region reads the same
+    # flooding or not: nothing to read again.
+    pytest.param(24, id="one_fault_line_a_file_is_not_read_again"),
     # Past 256 sources a bundle's later sources are read light (reader.LIGHT_AFTER_SOURCES):
     # the second run starts at source 150 and must switch at the same source.
-    for rank in range(300):
+    pytest.param(300, id="light_reading_starts_inside_a_later_run"),
+])
+def test_one_line_a_file_reads_the_same_in_two_runs(tmp_path: Path, files: int) -> None:
+    for rank in range(files):
         (tmp_path / f"rank{rank:03d}.log").write_text(_warn_log(rank, 1))
     serial, parallel, stats = _both(tmp_path, 2)
     assert stats.parts == 2 and stats.read_again == 0

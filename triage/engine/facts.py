@@ -59,21 +59,26 @@ class Facts:
         """The last line rank `rank` printed itself, and the time of its last timed line: from
         its own files and from its prefixed lines in combined logs (never the launcher's
         report about it)."""
-        best: tuple[tuple[Any, ...], Evidence, datetime | None] | None = None
+        return self.all_last_words().get(rank)
+
+    def all_last_words(self) -> dict[int, tuple[Evidence, datetime | None]]:
+        """`last_words` of every rank, in one pass over the sources."""
+        best: dict[int, tuple[tuple[Any, ...], Evidence, datetime | None]] = {}
         for src in self.sources:
-            found: list[tuple[int, str, datetime | None]] = []
-            if src.file_origin.rank == rank and src.last_line is not None:
-                found.append((src.last_line[0], src.last_line[1], src.last_time))
+            own = src.file_origin.rank
+            found: list[tuple[int, int, str, datetime | None]] = []
+            if own is not None and src.last_line is not None:
+                found.append((own, src.last_line[0], src.last_line[1], src.last_time))
             for writer, (line, text, when) in src.last_by_writer.items():
                 kind, _, num = writer.partition(":")
                 who = int(num) if kind == "rank" else self.global_rank(short_host(src.file_origin.host), int(num))
-                if who == rank:
-                    found.append((line, text, when))
-            for line, text, when in found:
-                key = (when is not None, when or datetime.min, src.file_origin.rank == rank)
-                if best is None or key > best[0]:
-                    best = (key, Evidence(src.name, line, text), when)
-        return (best[1], best[2]) if best else None
+                if who is not None:
+                    found.append((who, line, text, when))
+            for who, line, text, when in found:
+                key = (when is not None, when or datetime.min, own == who)
+                if who not in best or key > best[who][0]:
+                    best[who] = (key, Evidence(src.name, line, text), when)
+        return {who: (ev, when) for who, (_key, ev, when) in best.items()}
 
     def meaning_of(self, ev: Event) -> Event | None:
         return self.meaning.get((ev.source, ev.line))
@@ -519,8 +524,9 @@ def _fix_nccl_version(text: str) -> str:
 def _prefixed_last_times(facts: Facts, ranks: dict[int, RankInfo]) -> None:
     """A rank's prefixed lines in a file of its own or a combined log (`[rank3]:`, `srun -l`):
     its last timed line counts even when the catalog gave that line no meaning."""
+    words_of = facts.all_last_words()
     for r, info in ranks.items():
-        words = facts.last_words(r)
+        words = words_of.get(r)
         when = words[1] if words is not None else None
         # The reader keeps these times as read: a yearless glog time has not had the bundle's
         # year voted onto it (_fix_years works on events), so a time of another year is not used.

@@ -125,8 +125,9 @@ def silent_ranks(facts: Facts, reported: list[Event]) -> list[SilentRank]:
     if len(silent) > max(1, world // 4):
         return []
     out = []
+    words_of = facts.all_last_words()
     for r in silent:
-        words = facts.last_words(r)
+        words = words_of.get(r)
         out.append(SilentRank(rank=r, last_line=words[0] if words else None,
                               last_time=words[1] if words else None, waiting=sorted(waiting),
                               elsewhere=elsewhere.get(r), group_call=next(iter(group_calls)) if elsewhere else None))
