@@ -200,8 +200,7 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
         ))
     desync = _desync(timeouts)
     laggards, reason, laggard_events = _laggards(facts, timeouts, progress + fr, desync_reports, failed_in_group(facts))
-    all_events = timeouts + progress + fr + desync_reports + heartbeat + [e for e in waited
-                                                                          if e not in timeouts + heartbeat]
+    all_events = timeouts + progress + fr + desync_reports + heartbeat + without(waited, timeouts + heartbeat)
     tmo = next((e.data.get("timeout_ms") for e in timeouts if e.data.get("timeout_ms")), None)
     seq: int | None  # the desync's sequence number, else the first timeout's
     if desync:
