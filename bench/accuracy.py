@@ -168,13 +168,14 @@ def main() -> int:
         kw = keyword_verdict(text)
         want_rank = meta.get("failing_rank_from_log")
         ff = result.get("first_failure") or {}
-        rank_ok = (ff.get("rank") == want_rank) if want_rank is not None else (ff.get("rank") is None or True)
+        rank_ok = ff.get("rank") == want_rank
         rows.append({
             "case": case.name, "label": meta["primary_cause"], "acceptable": meta["acceptable"],
             "engine": got, "confidence": conf, "rule": (result["findings"][0]["rule"] if result["findings"] else None),
             "engine_ok": score_case(got, conf, meta["acceptable"]), "keyword": kw,
             "keyword_ok": score_case(kw, "high", meta["acceptable"]),
             "want_rank": want_rank, "got_rank": ff.get("rank"), "rank_ok": rank_ok,
+            "supports": meta.get("log_supports_label", "yes"),
         })
         eng_label.append((meta["primary_cause"], got))
         kw_label.append((meta["primary_cause"], kw))
@@ -201,10 +202,20 @@ def main() -> int:
     kacc = sum(r["keyword_ok"] for r in rows)
     klab = sum(r["keyword"] == r["label"] for r in rows)
     ranks = [r for r in rows if r["want_rank"] is not None]
+    nulls = [r for r in rows if r["want_rank"] is None]
     print(f"real corpus: {n} cases")
     print(f"  engine : acceptable {acc}/{n} ({acc / n:.0%}), label {lab}/{n} ({lab / n:.0%}), "
-          f"failing rank {sum(r['rank_ok'] for r in ranks)}/{len(ranks)}")
+          f"failing rank {sum(r['rank_ok'] for r in ranks)}/{len(ranks)}, "
+          f"no rank where the log names none {sum(r['rank_ok'] for r in nulls)}/{len(nulls)}")
     print(f"  keyword: acceptable {kacc}/{n} ({kacc / n:.0%}), label {klab}/{n} ({klab / n:.0%})")
+    # The label counts only where the log can show it: meta.json's log_supports_label says
+    # whether an expert could reach the thread's label from the log alone (yes / weak / no).
+    for level in (("yes",), ("yes", "weak")):
+        sub = [r for r in rows if r["supports"] in level]
+        e_lab = sum(r["engine"] == r["label"] for r in sub)
+        k_lab = sum(r["keyword"] == r["label"] for r in sub)
+        print(f"  label where the log supports it ({' or '.join(level)}): engine {e_lab}/{len(sub)} "
+              f"({e_lab / len(sub):.0%}), keyword {k_lab}/{len(sub)} ({k_lab / len(sub):.0%})")
     quiet = sum(r["quiet"] for r in healthy_rows)
     print(f"healthy: {quiet}/{len(healthy_rows)} quiet (nothing above low)")
     if scen_pairs:
