@@ -116,6 +116,8 @@ def fill(fmt: str) -> str:
 def _call_strings(source: str, call: str) -> list[str]:
     """The format string of each `CALL("...", ...)` in C/C++ source (adjacent literals joined)."""
     out = []
+    # `"... (%" PRId64 "s)"`: the <inttypes.h> macro is a conversion of its own (`%lds`).
+    source = re.sub(r'"\s*PRI[diouxX]\w*\s*"', "ld", source)
     for m in re.finditer(rf"\b{call}\s*((?:\"(?:[^\"\\]|\\.)*\"\s*(?:[A-Z_]+\s*)?)+)", source):
         parts = _C_STRING.findall(m.group(1))
         out.append("".join(parts))
