@@ -12,7 +12,8 @@ and the installed torch package:
 - PyTorch c10d: the message texts compiled into libtorch_cpu.so / libtorch_cuda.so (`strings`),
   kept where they speak of the distributed layer (store, socket, rank, process group, NCCL,
   Gloo, collective, rendezvous, watchdog) and of a failure, less the usage rules (as for the
-  Python raise texts below: "invalid root rank", "... is not supported") (the CPU wheel has no
+  Python raise texts below: "invalid root rank", "... is not supported") and the profiler's
+  (kineto's) IPC-fabric socket texts that sit beside them (the CPU wheel has no
   libtorch_cuda.so: ProcessGroupNCCL's texts are then missing from this row, not from the catalog);
 - Python raise texts (torch.distributed; DeepSpeed's comm, launcher, elasticity, runtime and
   utils; Megatron core's distributed, parallel_state, pipeline_parallel, tensor_parallel,
@@ -163,8 +164,11 @@ def c10d_messages(torch_dir: Path) -> dict[str, list[str]]:
     texts: list[str] = []
     for lib in sorted((torch_dir / "lib").glob("libtorch_c*.so")):
         out = subprocess.run(["strings", "-n", "16", str(lib)], capture_output=True, text=True, check=False).stdout
-        for line in out.splitlines():
-            if ("_ZN" in line or "INTERNAL ASSERT" in line or line.count(" ") < 3 or "(Tensor" in line
+        lines = out.splitlines()
+        # The profiler's (kineto's) IPC-fabric client speaks of sockets too: not the distributed layer.
+        kineto = {i + d for i, x in enumerate(lines) if "/kineto/" in x for d in range(-6, 7)}
+        for i, line in enumerate(lines):
+            if (i in kineto or "_ZN" in line or "INTERNAL ASSERT" in line or line.count(" ") < 3 or "(Tensor" in line
                     or not _FAILURE.search(line) or not _DISTRIBUTED.search(line) or _USAGE_TEXT.search(line)):
                 continue  # (usage rules, as for the Python raise texts below)
             texts.append(line.strip())
