@@ -39,9 +39,11 @@ that exited), i.e. a text a user meets in a crashed job's log. Left out, and why
 - the classes that report a wrong argument, a missing feature or a programming error caught by
   a check (ValueError, TypeError, NotImplementedError, AssertionError, KeyError, IndexError,
   AttributeError, ImportError): the job stops at once, at the same line on every rank, and the
-  traceback says which argument; there is nothing for triage to find across ranks;
+  traceback says which argument; there is nothing for triage to find across ranks; and the
+  control-flow exceptions a module's own loop catches to try again (`*Retry*`);
 - texts without a word of runtime failure (timed out, failed, error, unable, could not, lost,
-  refused, closed, exited, dead, abort, mismatch, ...), and texts that spell out a usage rule
+  refused, closed, exited, dead, abort, mismatch, exhausted, not found, missing, in use, "doesn't
+  have ... built in", ...), and texts that spell out a usage rule
   ("cannot specify both", "must be", "is not supported", "Invalid <argument>", "please use");
 - modules that do not run inside a training job: torch/distributed/_tools (estimators and
   trackers), flight_recorder (the offline dump analyser), _local_tensor (a test mode),
@@ -90,12 +92,14 @@ _RUNTIME_FAILURE = re.compile(
     r"(?i)\b(?:timed? ?out|timeout|fail(?:s|ed|ure|ing)?|errors?|unable|could not|couldn't|cannot (?:connect|reach|"
     r"open|find|load|read|write|create|access)|lost|refused|reset|closed|exited|exit(?:ed)? with|died|dead|"
     r"terminat\w+|crash\w*|abort\w*|hang|hung|mismatch\w*|not respond\w*|unreachable|killed|signal|exceeded|"
-    r"corrupt\w*|out of memory|no space|unavailable|not available)\b")
+    r"corrupt\w*|out of memory|no space|unavailable|not available|exhausted|not found|missing|(?:already )?in use|"
+    r"do(?:es)?n't have|does not have|not built|not in the environment|but found|do(?:es)?n't match|does not match|"
+    r"needs to die)\b")
 _USAGE_TEXT = re.compile(
     r"(?i)cannot specify both|\bmust (?:be|have|not|specify|provide|call|set)\b|\bshould (?:be|have|not)\b|"
     r"\bis not supported\b|\bnot supported\b|\bnot (?:yet )?implemented\b|^invalid\b|\bplease (?:use|call|set|"
-    r"specify|pass|provide)\b|\bcan only be\b|\bonly supports?\b|\bexpected .* (?:got|but)\b|cannot be (?:None|"
-    r"empty|used)|logic error|internal error")
+    r"specify|pass|provide)\b|\bcan only be\b|\bonly supports?\b|\bexpect(?:ed|ing)\b.* (?:got|but)\b|"
+    r"cannot be (?:None|empty|used)|logic error|internal error")
 _NOT_IN_A_JOB = ("/_tools/", "/flight_recorder/", "/_local_tensor/", "/examples/", "/benchmarks/", "/docs/",
                  "/tests/", "/test/", "/fr_trace")
 
@@ -155,6 +159,15 @@ def nccl_messages(repo: Path) -> dict[str, list[str]]:
         warns += _call_strings(source, r"WARN\(\s*")
         infos += [s for s in _call_strings(source, r"INFO\(\s*NCCL_\w+(?:\s*\|\s*NCCL_\w+)*\s*,\s*")
                   if _FAILURE.search(s)]
+    # Where a format's %s is a word or a name the source itself passes (a ternary's literals, a
+    # library macro, a `name` macro argument), that value, so the line reads as NCCL prints it.
+    values = {"Error while %s shared memory segment %s": ("%s", "creating", 1),
+              "nvmlInit%s() failed": ("%s", "_v2", 1),
+              "Failed to open %s - %s": ("%s", "libgdrapi.so.2", 1),  # gdrwrap.cc: GDRAPI_LIBNAME
+              "ncclOsDlsym failed on %s - %s": ("%s", "gdr_open", 1),  # gdrwrap.cc: a gdr_* symbol
+              "ncclOsSocketProgressOpt: Call to %s %s": ("%s", "recv from", 1),
+              "NET/MLX5: Call to ": ("Call to ", "Call to mlx5dv_get_data_direct_sysfs_path failed with error %s", 1)}
+    warns = [next((w.replace(a, b, n) for k, (a, b, n) in values.items() if w.startswith(k)), w) for w in warns]
     # As NCCL prints them: its prefix, the source location, the level.
     return {"nccl WARN": ["gpu-a:4242:4300 [0] src/x.cc:1 NCCL WARN " + m for m in _unique(warns)],
             "nccl INFO (failures)": ["gpu-a:4242:4300 [0] NCCL INFO " + m for m in _unique(infos)]}
@@ -221,7 +234,8 @@ def _raises(source: str) -> Iterator[tuple[str, str]]:
         func = node.exc.func
         name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
         text = _text(node.exc.args[0])
-        if name and text:
+        # `raise _error("...")`: a function that builds the exception; which class, it does not say.
+        if name and name[0].isupper() and text:
             yield name, text
 
 
@@ -245,6 +259,8 @@ def _printed(name: str, classes: dict[str, tuple[str, str]]) -> str:
 
 
 def _usage_class(name: str, classes: dict[str, tuple[str, str]]) -> bool:
+    if "Retry" in name:
+        return True  # a control-flow exception its own loop catches to try again (EtcdRendezvousRetryImmediately)
     seen = set()
     while name not in _USAGE_CLASSES and name in classes and name not in seen:
         seen.add(name)

@@ -25,11 +25,15 @@ SIGNATURES: tuple[Signature, ...] = (
             r"\[\S*\] Checkpoint commit timed out after \d+ seconds",
             r"An error occurred while initializing DataStates Checkpoint Engine",
             r"Expert checkpoint file is corrupt: key '\S*' not found in ",
+            r"Expert checkpoint file not found: ",
+            r"Checkpoint module state did not match the model outside AutoEP expert parameters",
+            r"Missing AutoEP\+AutoTP folding metadata in folded checkpoint",
+            r"AutoEP ZeRO-3 checkpoint metadata references expert parameters that are missing",
         ),
         cause="other",
         role="fault",
         confidence="medium",
-        title="DeepSpeed's checkpoint engine failed: its writer process died or hung, or a file is corrupt",
+        title="DeepSpeed's checkpoint engine failed, or the checkpoint is incomplete or does not fit the model",
         fix=("The asynchronous checkpoint engine (DataStates / decoupled) lost its writer process or timed out "
              "committing, or a checkpoint file misses a key. A writer that died is often the host OOM killer; a "
              "commit that times out, a slow or full file system:" + _CKPT_CHECK),
@@ -47,6 +51,8 @@ SIGNATURES: tuple[Signature, ...] = (
             r"Cannot load a GPT checkpoint into this hybrid model",
             r"Could not find a save_state for the train_iterator",
             r"Could not read (?:metadata|log-probs) member ",
+            r"Missing (?:object )?shards after fully parallel loading: ",
+            r"Missing loaded item shard: ",
         ),
         cause="other",
         role="fault",
@@ -87,6 +93,7 @@ SIGNATURES: tuple[Signature, ...] = (
             r"Unable to run elasticity on target deepspeed version of \S+, currently \S+",
             r"Unable to import apex/amp, please make sure it is installed",
             r"DS_PIN_MEMORY_BACKEND=native requires the pin_memory op, which failed to build/load",
+            r"Current torch version does not have .*api \(torch\.__version__",
         ),
         cause="version_mismatch",
         role="fault",
@@ -104,11 +111,14 @@ SIGNATURES: tuple[Signature, ...] = (
         patterns=(
             r"\[GTP\] .* require PyTorch >= \S+",
             r"TE CPU offload is not available",
+            r"requires FusedAdam from TransformerEngine, but not found",
+            r"custom CUDA extension fused_weight_gradient_mlp_cuda module is not found",
+            r"The 'nvidia_resiliency_ext' module is required for local checkpointing but was not found",
         ),
         cause="version_mismatch",
         role="fault",
         confidence="medium",
-        title="Megatron's options need a PyTorch or Transformer Engine this environment does not have",
+        title="Megatron's options need a PyTorch, Transformer Engine, APEX or NVRx this environment does not have",
         fix=("An option needs a newer PyTorch or a Transformer Engine feature that is not installed here. Check the "
              "versions on every node:\n$ python -c 'import torch, transformer_engine as te; print(torch.__version__, te.__version__)'"),
         origin=f"{_MG} megatron/core/pipeline_parallel/fine_grained_activation_offload.py, megatron/core/tensor_parallel/*.py",
@@ -149,7 +159,7 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         id="sglang.device.query_failed",
         patterns=(
-            r"(?:rocm-smi|hl-smi|mthreads-gmi) error: ",
+            r"(?:rocm-smi|hl-smi|mthreads-gmi) (?:error: |not found\. Ensure)",
             r"An error occurred while getting device capability of hpu",
             r"Unexpected error running 'lscpu'",
         ),
@@ -217,6 +227,7 @@ SIGNATURES: tuple[Signature, ...] = (
             r"HiSparse host mem pool alloc failed for \d+ ",
             r"HiSparse _grow_device_buffers failed",
             r"\[Staging\] Chunk staging allocation permanently failed",
+            r"Decode status not found for request \S+\. It may be due to the request being evicted",
         ),
         cause="oom",
         role="fault",
@@ -338,6 +349,31 @@ SIGNATURES: tuple[Signature, ...] = (
         samples=("RuntimeError: Test crash after stream_output called 100 times",),
         priority=70,
     ),
+    Signature(
+        id="frameworks.config.invalid",
+        patterns=(
+            r"ElasticityConfigError: (?:Elasticity config missing |'\S+' is missing from config json)",
+            r"ds_autoep_layers entry is invalid: missing fields",
+            r"AutoEP checkpointing requires a single EP group size, but found multiple groups",
+            r"AutoEP expert ZeRO Stage 3 subgroup is missing an expert-parallel group name",
+            r"EnvironmentError: (?:local_)?rank number doesn't match!",
+            r"YAML file not found: ",
+            r"Exception: Missing argument \S+ for \S+ config",
+            r"engine_info_bootstrap_port \d+ is already in use",
+        ),
+        cause="other",
+        role="fault",
+        confidence="high",
+        title="The framework's configuration is incomplete or inconsistent (DeepSpeed, Megatron, SGLang)",
+        fix=("A config file, field or argument is missing, or the launcher's rank variables disagree with what the "
+             "framework discovered (DeepSpeed with MPI discovery), or two server instances on one node asked for the "
+             "same port. The message names the field; fix the config or the launch command."),
+        origin=f"{_DS} deepspeed/elasticity/config.py, deepspeed/comm/comm.py mpi_discovery, deepspeed/runtime/**; "
+               f"{_MG} megatron/training/*.py; {_SGL}/entrypoints/engine.py",
+        samples=("EnvironmentError: rank number doesn't match!",
+                 "deepspeed.elasticity.config.ElasticityConfigError: 'micro_batch_sizes' is missing from config json, please add it if running an elastic training job."),
+        priority=60,
+    ),
     # ------------------------------------------------------------------ errors in the program
     Signature(
         id="frameworks.program_error",
@@ -350,6 +386,9 @@ SIGNATURES: tuple[Signature, ...] = (
             r"Muon QKV split shape mismatch: ",
             r"\[GTP\] get_wgrad_tensor called again before the previous symmetric wgrad buffer was consumed",
             r"_get_attr_wrapped_model couldn't find attribute ",
+            r"Missing gradient for FSDP parameter ",
+            r"GTP wgrad shape \S+ does not match ring view ",
+            r"\[GTP\] RegisteredLIFOPool exhausted during CUDA-graph capture",
         ),
         cause="rank_crash",
         role="fault",

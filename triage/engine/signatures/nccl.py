@@ -1020,9 +1020,10 @@ _SOCKET: tuple[Signature, ...] = (
     Signature(
         id="nccl.socket.internal_state",
         patterns=(
-            r"ncclSocket\w+: (?:pass NULL socket|wrong socket state|unexpected socket state|socket state \(\S+\) is not ready|file descriptor is -1|invalid socket|socket is invalid)",
+            r"nccl(?:Os|Ipc)?Socket\w+: (?:pass NULL socket|wrong socket state|unexpected socket state|socket state \(\S+\) is not ready|file descriptor is -1|invalid socket|socket is invalid)",
             r"ncclSocketMultiOp: invalid",
-            r"Net : connecting to address \S+ with family \d+ is neither AF_INET",
+            r"(?:Net|ncclSocketInit) ?: connecting to address \S+ with family \d+ is neither AF_INET",
+            r"NET/Socket : test called with NULL request",
         ),
         cause="other",
         role="fault",
@@ -1783,7 +1784,7 @@ _P2P: tuple[Signature, ...] = (
     ),
     Signature(
         id="nccl.p2p.uds_failed",
-        patterns=(r"UDS: (?:Socket creation error|Binding to socket|Receiving data over socket|Sending data over socket|Cannot (?:bind|connect) provided name)",),
+        patterns=(r"UDS: (?:Socket creation error|Binding to socket|Receiving data over socket|Sending data over socket|Cannot (?:bind|connect)(?: to)? provided name)",),
         cause="other",
         role="fault",
         confidence="medium",
@@ -2695,6 +2696,7 @@ _USAGE: tuple[Signature, ...] = (
             r"\S+ : reduction operation -?\d+ unknown to this communicator",
             r"\S+ : \S+ (?:\S+ )?is not a valid pointer",
             r"Trying to (?:send|recv) to self without a matching (?:recv|send)",
+            r"peer -?\d+ is not within valid range of ranks \d+",
             r"Data type supplied to user-created ncclRedOp_t does not match type",
             r"ncclRedOpDestroy : ",
             r"symmetric registration check failed on rank \d+",
@@ -3533,7 +3535,7 @@ _RESULT: tuple[Signature, ...] = (
 _INTERNAL: tuple[Signature, ...] = (
     Signature(
         id="nccl.internal.device_api",
-        patterns=(r"NCCL WARN .*(?:\bGIN\b|\bRMA\b|[Rr]ma [Pp]roxy|ncclRma\w*|\bLSA\b|ncclDevr\w*|Window registration|Dev comm not found|worldGinBarrier|\bGFD\b|\bDOCA\b|ncclSignal: |GDAKI|MCBasePtr|NCCL_ELASTIC_BUFFER_REGISTER|[Ss]ymmetric (?:memory|register)|(?:gin|rma)Plugin)",),
+        patterns=(r"NCCL WARN .*(?:\bGIN\b|\bRMA\b|[Rr]ma [Pp]roxy|ncclRma\w*|\bLSA\b|ncclDevr\w*|Window registration|Dev comm not found|worldGinBarrier|\bGFD\b|\bDOCA\b|ncclSignal: |GDAKI|MCBasePtr|NCCL_ELASTIC_BUFFER_REGISTER|[Ss]ymmetric (?:memory|register)|(?:gin|rma)Plugin|lsaRank|Hierarchical CE collective|Rma connect : )",),
         cause="other",
         role="fault",
         confidence="low",
@@ -3549,7 +3551,7 @@ _INTERNAL: tuple[Signature, ...] = (
     ),
     Signature(
         id="nccl.ib.resiliency_internal",
-        patterns=(r"NCCL WARN NET/IB ?: .*(?:request|[Rr]esiliency|replay|repost|prob(?:e|ing)|CQE|wr_id|QP|alive message|failure queue|vNic|mlx5dv)",),
+        patterns=(r"NCCL WARN NET/IB ?: .*(?:request|[Rr]esiliency|replay|repost|prob(?:e|ing)|CQE|wr_id|QP|alive message|failure queue|vNic|mlx5dv|opcode|completion status|sendReq|GoToPrevState)",),
         cause="network",
         role="fault",
         confidence="low",
@@ -3564,7 +3566,7 @@ _INTERNAL: tuple[Signature, ...] = (
     ),
     Signature(
         id="nccl.internal.invariant",
-        patterns=(r"NCCL WARN (?:Intrusive address map|Object pointer is NULL|Output object pointer is NULL|Invalid key size|Couldn't find opId|Could not find pool of op|Inactive op has next|ncclProxyConnect: \w+ -?\d+ out of bounds|No allocation found at offset|Allocation failed|Given size=\S+ extends beyond|Device object does not exist|invalid pointer \S+ / size|Invalid argument (?:desc|comm) |PARAM: Duplicate|getRandomData: |Thread join failed|(?:NET/MLX5: )?lib wrapper not initialized|Group creation failed|Listencomm in unknown state|Invalid client status|trying to access the number of devices|failed to set the number of devices|Unknown device code index|Not enough space to get elements|Error: trying to connect already connected|bcastGrowHandle: |bootstrapInit: handles and parent)",),
+        patterns=(r"NCCL WARN (?:Intrusive address map|Object pointer is NULL|Output object pointer is NULL|Invalid key size|Couldn't find opId|Could not find pool of op|Inactive op has next|ncclProxyConnect: \w+ -?\d+ out of bounds|No allocation found at offset|Allocation failed|Given size=\S+ extends beyond|Device object does not exist|invalid pointer \S+ / size|Invalid argument (?:desc|comm) |PARAM: Duplicate|getRandomData: |Thread join failed|(?:NET/MLX5: )?lib wrapper not initialized|Group creation failed|Listencomm in unknown state|Invalid client status|trying to access the number of devices|failed to set the number of devices|Unknown device code index|Not enough space to get elements|Error: trying to connect already connected|bcastGrowHandle: |bootstrapInit: handles and parent|rank \d+ invalid IPC peer(?:Rank|Index))",),
         cause="other",
         role="fault",
         confidence="low",
@@ -3739,7 +3741,7 @@ _INFO: tuple[Signature, ...] = (
             r"NCCL INFO ncclOsDlsym failed on \S+, ignoring",
             r"NCCL INFO Failed to open libmlx5\.so",
             r"NCCL INFO NET/IB ?: Failed to open mlx5dv symbols",
-            r"NCCL INFO NET/MLX5: Call to \w+ failed with error",
+            r"NET/MLX5: Call to \w+ failed with error",
         ),
         cause=None,
         role="context",
@@ -3766,6 +3768,8 @@ _INFO: tuple[Signature, ...] = (
             r"NCCL INFO NET/IB ?: Invalid NCCL_\w+ specified",
             r"NCCL INFO NET/IB: Ip address (?:mask )?'\S+' is invalid for family",
             r"NCCL INFO NCCL_COMM_ID cannot be used with more than one ncclUniqueId",
+            r"Both NCCL_CTA_POLICY_ZERO and NCCL_CTA_POLICY_EFFICIENCY are set",
+            r"graphStreamOrdering=\d+ with graphUsageMode=\d+ .*is not supported; falling back",
         ),
         cause=None,
         role="context",
@@ -3836,6 +3840,22 @@ _INFO: tuple[Signature, ...] = (
         origin="NCCL src/misc/socket.cc socketFinalizeAccept INFO (2.27-2.30; a WARN 'wrong magic' before)",
         samples=(_I + "socketFinalizeAccept from 10.0.0.9<41234>: socket magic mismatch (peer 0x0000000000000000 != expected 0x3c1e2d4b5a697887), discarding peer connection",),
         priority=30,
+    ),
+    Signature(
+        id="nccl.gdr.library_unavailable",
+        patterns=(
+            r"Failed to open libgdrapi\.so\S* - ",
+            r"ncclOsDlsym failed on gdr_\w+ - ",
+            r"gdr_pin_buffer_v2 not available; GDRCopy >= \S+ required",
+        ),
+        cause=None,
+        role="context",
+        confidence="high",
+        title="GDRCopy was asked for (NCCL_GDRCOPY_ENABLE=1) but its library could not be loaded; NCCL goes on without it",
+        fix="libgdrapi.so is missing or too old (2.5+ for pin_buffer_v2), so NCCL does not use GDRCopy. Install GDRCopy and its kernel module, or unset NCCL_GDRCOPY_ENABLE:\n$ ls /usr/lib*/libgdrapi.so*; lsmod | grep gdrdrv",
+        origin="NCCL src/misc/gdrwrap.cc wrap_gdr_symbols WARN (2.12-2.30)",
+        samples=("gpu-a:4242:4300 [0] misc/gdrwrap.cc:73 NCCL WARN Failed to open libgdrapi.so.2 - libgdrapi.so.2: cannot open shared object file: No such file or directory",),
+        priority=40,
     ),
     Signature(
         id="nccl.sys.eintr_retry",

@@ -1075,6 +1075,7 @@ SIGNATURES: tuple[Signature, ...] = (
         patterns=(
             r"The server socket has failed to listen on .*(?:errno: 98 - Address already in use|EADDRINUSE)",
             r"(?:RuntimeError|DistNetworkError|DistStoreError|OSError)\b.*[Aa]ddress already in use",
+            r"RuntimeError: on \S+, port: \d+ already in use",
             r"The server socket has failed to listen on any local network address.*(?:EADDRINUSE|address already in use)",
         ),
         extract=r"(?:on \[?(?P<host>[^\]\s]*)\]?:(?P<port>\d+))",
@@ -2173,7 +2174,7 @@ SIGNATURES: tuple[Signature, ...] = (
     ),
     Signature(
         id="torch.c10d.no_nccl_built",
-        patterns=(r"Distributed package doesn't have NCCL built in",),
+        patterns=(r"Distributed package doesn't have (?:NCCL|MPI|Gloo|XCCL) built in",),
         cause="other",
         role="fault",
         confidence="high",
@@ -2185,7 +2186,8 @@ SIGNATURES: tuple[Signature, ...] = (
     ),
     Signature(
         id="torch.c10d.env_var_missing",
-        patterns=(r"Error initializing torch\.distributed using env:// rendezvous: environment variable \w+ expected, but not set",),
+        patterns=(r"Error initializing torch\.distributed using env:// rendezvous: environment variable \w+ expected, but not set",
+                  r"LOCAL_RANK is not in the environment\. Consider passing fallback_rank"),
         extract=r"environment variable (?P<var>\w+) expected",
         cause="rendezvous_hang",
         role="fault",
@@ -2204,7 +2206,8 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         id="torch.c10d.no_backend_for_device",
         patterns=(r"No backend type associated with device type \w+",
-                  r"Cannot access device backend for process group '\S*'\. Ensure the process group was initialized"),
+                  r"Cannot access device backend for process group '\S*'\. Ensure the process group was initialized",
+                  r"Default device not found, because no backend has been registered with this ProcessGroup"),
         cause="other",
         role="fault",
         confidence="high",

@@ -91,6 +91,8 @@ SIGNATURES: tuple[Signature, ...] = (
             r"Timed out waiting for etcd server to be ready",
             r"Etcd server process exited with the code: -?\d+",
             r"Timeout while waiting for keys in EtcdStore",
+            r"Key \S+ not found in EtcdStore",
+            r"Unexpected state of EtcdRendezvousHandler, worker needs to die",
         ),
         cause="rendezvous_hang",
         role="fault",
@@ -187,6 +189,60 @@ SIGNATURES: tuple[Signature, ...] = (
         samples=("RuntimeError: Failed to persist state_dict from rank 3 to rank 2: [Errno 28] No space left on device",),
         priority=65,
     ),
+    Signature(
+        id="torch.dcp.checkpoint_mismatch",
+        patterns=(
+            r"Checkpoint file not found at ",
+            r"Target tensor size=.* dtype=\S+ does not match source tensor size=",
+            r"Checkpoint at \S+ is missing keys: ",
+            r"Missing key in checkpoint state_dict: ",
+            r"RuntimeError: Missing key: ",
+            r"Missing optimizer state for parameter '\S+' in checkpoint",
+            r"Number of local shards \(\d+\) does not match number of local shards metadata",
+        ),
+        cause="other",
+        role="fault",
+        confidence="high",
+        title="The checkpoint being loaded is missing or does not fit the model (keys, shapes, shards)",
+        fix=("torch.distributed.checkpoint found no file, a missing key, or a tensor of another size or dtype than the "
+             "model's: the checkpoint is incomplete (a save that died half-way) or from another model or parallel "
+             "layout. Check the checkpoint directory is complete (.metadata plus every rank's shard files) and the "
+             "model configuration matches the one that saved it:\n$ ls -la <checkpoint dir> | head"),
+        origin=f"{_DCP}/*.py (default_planner, state_dict, _hf_* readers), _shard/sharded_tensor/api.py (2.2-2.13)",
+        samples=("RuntimeError: Missing key in checkpoint state_dict: model.layers.0.mlp.weight.",
+                 "RuntimeError: Target tensor size=torch.Size([4096, 1024]) dtype=torch.bfloat16 does not match source tensor size=torch.Size([4096, 2048]) dtype=torch.bfloat16 for key lm_head.weight"),
+        priority=65,
+    ),
+    Signature(
+        id="torch.dist.library_missing",
+        patterns=(r"(?:NVSHMEM|rocSHMEM) device library (?:not found|'\S*' not found)",),
+        cause="other",
+        role="fault",
+        confidence="high",
+        title="Symmetric memory needs the NVSHMEM / rocSHMEM device library, and it is not installed",
+        fix="Install the library for this CUDA/ROCm (pip install nvidia-nvshmem-cu12) or point to it (NVSHMEM_HOME, ROCSHMEM_LIB_DIR).",
+        origin="torch/distributed/_symmetric_memory/_nvshmem_triton.py, _rocshmem_triton.py (2.8-2.13)",
+        samples=("RuntimeError: NVSHMEM device library not found. Searched: ['/usr/local/lib/python3.11/site-packages/nvidia/nvshmem/lib']",),
+        priority=65,
+    ),
+    Signature(
+        id="torch.dist.uneven_inputs",
+        patterns=(
+            r"Rank \d+ exhausted all inputs\.",
+            r"Detected at least one rank that exhausted inputs\. Throwing across all ranks",
+        ),
+        cause="collective_timeout_straggler",
+        role="fault",
+        confidence="high",
+        title="Uneven inputs: a rank ran out of data before the others (Join with throw_on_early_termination)",
+        fix=("The ranks did not get the same number of batches; with Join(throw_on_early_termination=True) every "
+             "rank raises when one runs out. Give every rank the same number of steps (DistributedSampler with "
+             "drop_last=True), or let Join shadow the missing collectives."),
+        origin="torch/distributed/algorithms/join.py (1.10-2.13)",
+        samples=("RuntimeError: Detected at least one rank that exhausted inputs. Throwing across all ranks.",
+                 "RuntimeError: Rank 3 exhausted all inputs."),
+        priority=70,
+    ),
     # ------------------------------------------------------------------ collectives run from Python
     Signature(
         id="torch.dist.rank_function_failed",
@@ -251,6 +307,13 @@ SIGNATURES: tuple[Signature, ...] = (
             r"fallback strategy is unable to handle (?:view ops|ops with List\[Tensor\] output)",
             r"P2P warm-up voting failed",
             r"Could not find sharded_tensor_id: \d+ in map",
+            r"Tensor with dimensions: .* does not have first dimension divisible by world_size",
+            r"It seems that we cannot capture your model as a full graph",
+            r"Mesh not found in cache for mesh_dim_names=",
+            r"Number of submodules in pipe graph \d+ does not match number of stages",
+            r"PipeliningMetadataError: Stage id of \S+ not found",
+            r"Cannot unflatten tensor with _StridedShard placement: split_factor=",
+            r"PG \S+ was not found while torch\.compile tracing",
         ),
         cause="rank_crash",
         role="fault",
@@ -271,15 +334,19 @@ SIGNATURES: tuple[Signature, ...] = (
         patterns=(
             r", local rank mapping mismatch, expected: ",
             r"Unable to perform re-?rendezvous using \S+ method",
+            r"(?:rank|world_size) argument \S+ doesn't match pg (?:rank|size) ",
+            r"The rendezvous backend '\S*' does not match the requested backend",
         ),
         cause="other",
         role="fault",
         confidence="low",
-        title="torch.distributed found its launch state inconsistent",
-        fix=("The launcher's per-local-rank settings did not cover every local rank, or an init_method's rendezvous "
-             "was asked for a second time in one process (init_process_group called again after a failure). "
-             "Restart the process instead of re-initialising; check the launcher arguments."),
-        origin="torch/distributed/elastic/multiprocessing/api.py _validate_full_rank, torch/distributed/rendezvous.py (1.8-2.13)",
+        title="torch.distributed found its launch arguments or state inconsistent",
+        fix=("The launcher's per-local-rank settings did not cover every local rank, init_rpc got a rank or world "
+             "size other than the process group's, a rendezvous handler is not the backend asked for, or an "
+             "init_method's rendezvous was asked for a second time in one process (init_process_group called again "
+             "after a failure). Restart the process instead of re-initialising; check the launcher arguments."),
+        origin="torch/distributed/elastic/multiprocessing/api.py _validate_full_rank, torch/distributed/rendezvous.py, "
+               "rpc/backend_registry.py, elastic/rendezvous/api.py (1.8-2.13)",
         samples=("RuntimeError: log_line_prefixes, local rank mapping mismatch, expected: {0, 1}, actual: {0}",
                  "RuntimeError: Unable to perform re-rendezvous using tcp:// method"),
         priority=55,
