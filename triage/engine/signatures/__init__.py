@@ -4,7 +4,7 @@
 """
 from __future__ import annotations
 
-from . import crash, cuda, frameworks, nccl, nccltests, system, torch, xid
+from . import crash, cuda, framework_raises, frameworks, nccl, nccltests, system, torch, torch_dist, xid
 from .schema import CONFIDENCES, ROLES, Signature
 
 __all__ = ["CATALOG", "CONFIDENCES", "ROLES", "SOURCES", "Signature"]
@@ -14,8 +14,8 @@ SOURCES: dict[str, tuple[Signature, ...]] = {
     "cuda": cuda.SIGNATURES,
     "xid": xid.SIGNATURES,
     "system": system.SIGNATURES,
-    "torch": torch.SIGNATURES,
-    "frameworks": frameworks.SIGNATURES,
+    "torch": torch.SIGNATURES + torch_dist.SIGNATURES,  # c10d and C++ texts; torch.distributed's Python raises
+    "frameworks": frameworks.SIGNATURES + framework_raises.SIGNATURES,  # their log lines; their Python raises
     "crash": crash.SIGNATURES,  # crash reporters inside a process (Open MPI, Abseil/glog, faulthandler)
 }
 CATALOG: tuple[Signature, ...] = tuple(s for group in SOURCES.values() for s in group)

@@ -618,7 +618,8 @@ _IB: tuple[Signature, ...] = (
     ),
     Signature(
         id="nccl.ib.hint",
-        patterns=(r"HINT: (?:In many cases this error occurs when|To confirm|Default value is \d+, which is)",),
+        patterns=(r"HINT: (?:In many cases this error occurs when|To confirm|Default value is \d+, which is)",
+                  r"HINT: See https://\S+#nccl-ib-timeout"),
         extract=r"HINT: (?P<hint>.+)$",
         cause="network",
         role="context",
@@ -1019,9 +1020,10 @@ _SOCKET: tuple[Signature, ...] = (
     Signature(
         id="nccl.socket.internal_state",
         patterns=(
-            r"ncclSocket\w+: (?:pass NULL socket|wrong socket state|unexpected socket state|socket state \(\S+\) is not ready|file descriptor is -1|invalid socket|socket is invalid)",
+            r"nccl(?:Os|Ipc)?Socket\w+: (?:pass NULL socket|wrong socket state|unexpected socket state|socket state \(\S+\) is not ready|file descriptor is -1|invalid socket|socket is invalid)",
             r"ncclSocketMultiOp: invalid",
-            r"Net : connecting to address \S+ with family \d+ is neither AF_INET",
+            r"(?:Net|ncclSocketInit) ?: connecting to address \S+ with family \d+ is neither AF_INET",
+            r"NET/Socket : test called with NULL request",
         ),
         cause="other",
         role="fault",
@@ -1782,7 +1784,7 @@ _P2P: tuple[Signature, ...] = (
     ),
     Signature(
         id="nccl.p2p.uds_failed",
-        patterns=(r"UDS: (?:Socket creation error|Binding to socket|Receiving data over socket|Sending data over socket|Cannot (?:bind|connect) provided name)",),
+        patterns=(r"UDS: (?:Socket creation error|Binding to socket|Receiving data over socket|Sending data over socket|Cannot (?:bind|connect)(?: to)? provided name)",),
         cause="other",
         role="fault",
         confidence="medium",
@@ -2694,6 +2696,7 @@ _USAGE: tuple[Signature, ...] = (
             r"\S+ : reduction operation -?\d+ unknown to this communicator",
             r"\S+ : \S+ (?:\S+ )?is not a valid pointer",
             r"Trying to (?:send|recv) to self without a matching (?:recv|send)",
+            r"peer -?\d+ is not within valid range of ranks \d+",
             r"Data type supplied to user-created ncclRedOp_t does not match type",
             r"ncclRedOpDestroy : ",
             r"symmetric registration check failed on rank \d+",
@@ -3201,7 +3204,12 @@ _USAGE: tuple[Signature, ...] = (
     ),
     Signature(
         id="nccl.ras.timeouts",
-        patterns=(r"RAS (?:keep-alive|init|connect retry) timeout error", r"RAS send stuck timeout error"),
+        patterns=(
+            r"RAS (?:keep-alive|init|connect retry|termination stuck) timeout error",
+            r"RAS send stuck timeout error",
+            r"RAS connect retry timeout \(\d+s\)",
+            r"RAS collective \S+ timeout error \(\d+s\) -- giving up on \d+ missing responses",
+        ),
         cause="network",
         role="symptom",
         confidence="low",
@@ -3494,7 +3502,7 @@ _RESULT: tuple[Signature, ...] = (
     ),
     Signature(
         id="nccl.init.abort_complete",
-        patterns=(r"- Abort COMPLETE",),
+        patterns=(r"- Abort (?:COMPLETE|START)", r"ncclOsSocketProgressOpt: abort called"),
         cause=None,
         role="context",
         confidence="high",
@@ -3527,7 +3535,7 @@ _RESULT: tuple[Signature, ...] = (
 _INTERNAL: tuple[Signature, ...] = (
     Signature(
         id="nccl.internal.device_api",
-        patterns=(r"NCCL WARN .*(?:\bGIN\b|\bRMA\b|[Rr]ma [Pp]roxy|ncclRma\w*|\bLSA\b|ncclDevr\w*|Window registration|Dev comm not found|worldGinBarrier|\bGFD\b|\bDOCA\b|ncclSignal: |GDAKI|MCBasePtr|NCCL_ELASTIC_BUFFER_REGISTER|[Ss]ymmetric (?:memory|register)|(?:gin|rma)Plugin)",),
+        patterns=(r"NCCL WARN .*(?:\bGIN\b|\bRMA\b|[Rr]ma [Pp]roxy|ncclRma\w*|\bLSA\b|ncclDevr\w*|Window registration|Dev comm not found|worldGinBarrier|\bGFD\b|\bDOCA\b|ncclSignal: |GDAKI|MCBasePtr|NCCL_ELASTIC_BUFFER_REGISTER|[Ss]ymmetric (?:memory|register)|(?:gin|rma)Plugin|lsaRank|Hierarchical CE collective|Rma connect : )",),
         cause="other",
         role="fault",
         confidence="low",
@@ -3543,7 +3551,7 @@ _INTERNAL: tuple[Signature, ...] = (
     ),
     Signature(
         id="nccl.ib.resiliency_internal",
-        patterns=(r"NCCL WARN NET/IB ?: .*(?:request|[Rr]esiliency|replay|repost|prob(?:e|ing)|CQE|wr_id|QP|alive message|failure queue|vNic|mlx5dv)",),
+        patterns=(r"NCCL WARN NET/IB ?: .*(?:request|[Rr]esiliency|replay|repost|prob(?:e|ing)|CQE|wr_id|QP|alive message|failure queue|vNic|mlx5dv|opcode|completion status|sendReq|GoToPrevState)",),
         cause="network",
         role="fault",
         confidence="low",
@@ -3558,7 +3566,7 @@ _INTERNAL: tuple[Signature, ...] = (
     ),
     Signature(
         id="nccl.internal.invariant",
-        patterns=(r"NCCL WARN (?:Intrusive address map|Object pointer is NULL|Output object pointer is NULL|Invalid key size|Couldn't find opId|Could not find pool of op|Inactive op has next|ncclProxyConnect: \w+ -?\d+ out of bounds|No allocation found at offset|Allocation failed|Given size=\S+ extends beyond|Device object does not exist|invalid pointer \S+ / size|Invalid argument (?:desc|comm) |PARAM: Duplicate|getRandomData: |Thread join failed|(?:NET/MLX5: )?lib wrapper not initialized|Group creation failed|Listencomm in unknown state|Invalid client status|trying to access the number of devices|failed to set the number of devices|Unknown device code index|Not enough space to get elements|Error: trying to connect already connected|bcastGrowHandle: |bootstrapInit: handles and parent)",),
+        patterns=(r"NCCL WARN (?:Intrusive address map|Object pointer is NULL|Output object pointer is NULL|Invalid key size|Couldn't find opId|Could not find pool of op|Inactive op has next|ncclProxyConnect: \w+ -?\d+ out of bounds|No allocation found at offset|Allocation failed|Given size=\S+ extends beyond|Device object does not exist|invalid pointer \S+ / size|Invalid argument (?:desc|comm) |PARAM: Duplicate|getRandomData: |Thread join failed|(?:NET/MLX5: )?lib wrapper not initialized|Group creation failed|Listencomm in unknown state|Invalid client status|trying to access the number of devices|failed to set the number of devices|Unknown device code index|Not enough space to get elements|Error: trying to connect already connected|bcastGrowHandle: |bootstrapInit: handles and parent|rank \d+ invalid IPC peer(?:Rank|Index))",),
         cause="other",
         role="fault",
         confidence="low",
@@ -3601,7 +3609,269 @@ _INTERNAL: tuple[Signature, ...] = (
     ),
 )
 
-SIGNATURES: tuple[Signature, ...] = _IB + _SOCKET + _SHM + _CUDA + _P2P + _NETPLUGIN + _PROXY + _TOPO + _USAGE + _RESULT + _INTERNAL
+
+# NCCL's INFO lines that report a failure NCCL gets past (NCCL_DEBUG=INFO): a fallback, a retry,
+# a default used instead of a setting, an error of the RAS side-network. What each family means
+# for the job; none is a cause on its own (the job's failure is in a WARN or in the framework).
+_I = "gpu-a:4242:4300 [0] NCCL INFO "
+_INFO: tuple[Signature, ...] = (
+    Signature(
+        id="nccl.ras.internal",
+        patterns=(
+            r"NCCL INFO RAS .*-- internal error\?",
+            r"NCCL INFO RAS (?:failed to find a matching (?:client|ongoing collective)|unexpected error from \w+; "
+            r"terminating the (?:client socket|socket connection)|continuing in spite of an unexpected error from poll|"
+            r"(?:connInit|keepAlive) hash mismatch|failed to establish a client listening socket)",
+            r"NCCL INFO (?:Continuing in spite of a RAS initialization error|Unexpected error from ncclSocketReady; "
+            r"terminating the socket connection)",
+        ),
+        cause=None,
+        role="context",
+        confidence="medium",
+        title="NCCL's RAS thread met an error on its own side-network and went on",
+        fix=("RAS (NCCL 2.24+) is a monitoring thread with its own TCP connections between the job's processes; it "
+             "logs its own errors and inconsistencies and keeps going: collectives are not affected. A client "
+             "socket that cannot listen means `ncclras` cannot query this process (port taken):\n"
+             "$ export NCCL_RAS_ADDR=localhost:28029   # another client port\n"
+             "$ export NCCL_RAS_ENABLE=0               # or without RAS"),
+        origin="NCCL src/ras/ras.cc, rasnet.cc, peers.cc, collectives.cc, client_support.cc INFO texts (2.24-2.30)",
+        samples=(_I + "RAS overflow of newData: newIdx 3, collIdx 1, msgIdx 2, nNewData 3, needs 4 -- internal error?",
+                 _I + "RAS unexpected error from rasMsgRecv; terminating the socket connection with 10.0.0.7<28028>",
+                 _I + "RAS keepAlive hash mismatch from 10.0.0.7<28028> (peersHash 0x3f2a, deadPeersHash 0x0)"),
+        priority=25,
+    ),
+    Signature(
+        id="nccl.ras.timeout_warning",
+        patterns=(
+            r"RAS (?:connect|peer connect|keep-alive) timeout warning \(\d+s\)",
+            r"RAS collective \S+ timeout warning \(\d+s\) -- \d+ responses missing",
+        ),
+        cause=None,
+        role="context",
+        confidence="medium",
+        title="RAS: a peer is slow to answer (a warning before RAS's own timeout)",
+        fix=("RAS waited longer than usual for a peer process on its side-network. Alone it is no failure; if the "
+             "same peer is later declared DEAD, that process crashed or hung (see its log)."),
+        origin="NCCL src/ras/rasnet.cc, collectives.cc INFO 'RAS ... timeout warning (%lds)' (2.24-2.30)",
+        samples=(_I + "RAS keep-alive timeout warning (5s) on socket connection with 10.0.0.7<28028>",
+                 _I + "RAS collective 10.0.0.7<28028>:12 timeout warning (5s) -- 2 responses missing"),
+        priority=25,
+    ),
+    Signature(
+        id="nccl.ras.routine",
+        patterns=(r"RAS idle timeout \(\d+s\) on socket connection with ", r"RAS handling collReq from \S+ \(root "),
+        cause=None,
+        role="harmless",
+        confidence="high",
+        title="RAS routine: an idle side-network connection closed, a status query handled",
+        fix="Nothing to do: RAS closes connections it has not used for a while and answers status queries.",
+        origin="NCCL src/ras/rasnet.cc, collectives.cc INFO (2.24-2.30)",
+        samples=(_I + "RAS idle timeout (300s) on socket connection with 10.0.0.7<28028>",),
+        priority=25,
+    ),
+    Signature(
+        id="nccl.ib.resiliency_event",
+        patterns=(
+            r"NET/IB: \w+: (?:Marking device \d+ as permanently failed|Device \d+ was already marked as failed|"
+            r"Got completion with error|Transitioning QP \d+ on device \d+ to ERROR state|Tracking a new failed send "
+            r"request|Done handling failed send request|Handling an error on the receiver side|The receiver side "
+            r"request that got an error|The error is not fatal|No need to add this failed request|Attempting to "
+            r"initiate a replay protocol|Ignoring (?:flush )?error|(?:Sender |Receiver )?[Ff]ailed to \w+|Work "
+            r"completion error on recovery CQ|(?:Alive message sequence|ACK message) timeout for device|Recovery for "
+            r"device \d+ failed|Port recovery (?:attempt #\d+ )?failed)",
+        ),
+        extract=r"[Dd]evice (?P<ib_dev_index>\d+)",
+        cause="network",
+        role="fault",
+        confidence="medium",
+        survivable=True,
+        title="An IB port failed during the run; NCCL's IB resiliency is moving its traffic",
+        fix=("NCCL's IB resiliency (2.28+) saw completions with errors on a NIC, marked the device failed and is "
+             "replaying the traffic on the communicator's other devices. The run may go on, slower; if it failed "
+             "after this, the failing port is the cause. Find it on this node:\n" + _IB_CHECK + "\n"
+             "$ dmesg -T | grep -iE 'mlx5|link down' | tail"),
+        origin="NCCL src/transport/net_ib/p2p_resiliency.cc, p2p_resiliency_recovery.cc INFO 'NET/IB: %s: ...' (2.28-2.30)",
+        samples=(
+            _I + "NET/IB: ncclIbResiliencyDevFailed: Marking device 1 as permanently failed (send comm=0x7f5c2c0a8e00)",
+            _I + "NET/IB: ncclIbResiliencyHandleCompletionError: Got completion with error (devIndex=0, wc->status=(transport retry counter exceeded)12, wc->opcode=(IBV_WC_SEND)0, wc->wr_id=17, wc->qp_num=4412, wc->byte_len=0)",
+        ),
+        priority=60,
+    ),
+    Signature(
+        id="nccl.ib.resiliency_single_device",
+        patterns=(r"NET/IB: \w+: Resiliency is being enabled on a communicator \(comm=\S+\) with a single local device",),
+        cause=None,
+        role="context",
+        confidence="high",
+        title="IB resiliency is on, but this communicator has one NIC: nothing to fail over to",
+        fix="With one local IB device a port failure still fails the job. Nothing to do unless more NICs are expected here:\n$ ibstat | grep -E 'CA |State'",
+        origin="NCCL src/transport/net_ib/p2p_resiliency.cc INFO (2.28-2.30)",
+        samples=(_I + "NET/IB: ncclIbResiliencyInit: Resiliency is being enabled on a communicator (comm=0x7f00) with a single local device. In case of failure there will be no device to fail-over to.",),
+        priority=25,
+    ),
+    Signature(
+        id="nccl.reg.fallback",
+        patterns=(
+            r"NCCL INFO rank \d+ (?:- COLLNET )?failed to (?:NET |NVLS |IPC )?register (?:userbuff|sendbuff)",
+            r"NCCL INFO Failed to (?:get DMA-BUF handle|register memory with DMA-BUF).*Trying a different method",
+            r"NCCL INFO Failed to multicast-bind user buffer",
+            r"NCCL INFO Number of segments exceeded maximum number of supported physical segments",
+            r"NCCL INFO Symmetric (?:registration|memory) is not supported",
+        ),
+        cause=None,
+        role="context",
+        confidence="high",
+        title="NCCL could not register a user buffer (zero-copy, DMA-BUF, NVLS, IPC) and uses its own buffers",
+        fix=("Buffer registration (ncclCommRegister, CUDA graphs, NVLS/CollNet zero-copy, symmetric memory) failed and "
+             "NCCL copies through its internal buffers instead: slower, not a failure. DMA-BUF needs a 5.12+ kernel and "
+             "the open GPU kernel module; NVLS needs NVSwitch with fabric manager:\n"
+             "$ NCCL_DEBUG_SUBSYS=REG,ALLOC NCCL_DEBUG=INFO <your launch command>"),
+        origin="NCCL src/register/*.cc, src/transport/net_ib/*.cc, src/transport/nvls.cc, src/transport/p2p.cc INFO (2.19-2.30)",
+        samples=(_I + "rank 3 failed to NET register userbuff 0x7f00 buffSize 4194304 GDR flag 1",
+                 _I + "Failed to register memory with DMA-BUF, error=95. Trying a different method."),
+        priority=25,
+    ),
+    Signature(
+        id="nccl.plugin.optional_unavailable",
+        patterns=(
+            r"NCCL INFO (?:GIN|RMA)/Plugin: Failed to (?:load external plugin|initialize any)",
+            r"NCCL INFO Failed to initialize NET plugin \S+",
+            r"NCCL INFO Profiler init failed with error",
+            r"NCCL INFO ncclOsDl(?:open|sym)\(\S+\) failed: ",
+            r"NCCL INFO ncclOsDlsym failed on \S+, ignoring",
+            r"NCCL INFO Failed to open libmlx5\.so",
+            r"NCCL INFO NET/IB ?: Failed to open mlx5dv symbols",
+            r"NET/MLX5: Call to \w+ failed with error",
+        ),
+        cause=None,
+        role="context",
+        confidence="high",
+        title="An optional NCCL plugin or library could not be loaded or started; NCCL went on without it",
+        fix=("NCCL tries each network plugin in turn (an external net plugin, IB, then sockets) and loads optional "
+             "libraries (mlx5dv, profiler, GIN/RMA). A NET plugin that failed to initialize is followed by the next: "
+             "check which network NCCL ended up using (`Using network ...`):\n"
+             "$ NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET <your launch command> 2>&1 | grep -E 'Using network|Plugin'"),
+        origin="NCCL src/plugin/net.cc, gin.cc, rma.cc, profiler.cc, src/os/linux.cc, src/misc/mlx5dvsymbols.cc INFO (2.19-2.30)",
+        samples=(_I + "Failed to initialize NET plugin IB",
+                 _I + "NET/IB : Failed to open mlx5dv symbols. Advance features like CX-8 Direct-NIC will be disabled."),
+        priority=25,
+    ),
+    Signature(
+        id="nccl.env.ignored",
+        patterns=(
+            r"NCCL INFO Invalid value \S+ for \w+, using default",
+            r"NCCL INFO NCCL_SOCKET_MAGIC invalid value",
+            r"NCCL INFO Unable to recognize NCCL_\w+=",
+            r"NCCL INFO failed to decode NCCL_\w+=.*Ignoring",
+            r"NCCL INFO PARAM: type mismatch for key",
+            r"NCCL INFO KV Convert to int : could not find value of",
+            r"NCCL INFO NET/IB ?: Invalid NCCL_\w+ specified",
+            r"NCCL INFO NET/IB: Ip address (?:mask )?'\S+' is invalid for family",
+            r"NCCL INFO NCCL_COMM_ID cannot be used with more than one ncclUniqueId",
+            r"Both NCCL_CTA_POLICY_ZERO and NCCL_CTA_POLICY_EFFICIENCY are set",
+            r"graphStreamOrdering=\d+ with graphUsageMode=\d+ .*is not supported; falling back",
+        ),
+        cause=None,
+        role="context",
+        confidence="high",
+        title="An NCCL setting could not be used; NCCL used its default instead",
+        fix=("An NCCL_* variable (or nccl.conf entry) had a value NCCL could not parse, and NCCL ignored it: the run "
+             "did not get the setting it asked for. Check the spelling and the value:\n$ env | grep ^NCCL_; "
+             "cat /etc/nccl.conf ~/.nccl.conf 2>/dev/null"),
+        origin="NCCL src/misc/param.cc, src/graph/*.cc, src/transport/net_ib/*.cc, src/misc/socket.cc, src/init.cc INFO (2.19-2.30)",
+        samples=(_I + "Invalid value abc for NCCL_IB_TIMEOUT, using default 20.",
+                 _I + "failed to decode NCCL_PROXY_CPUSET=0-x. Ignoring"),
+        priority=25,
+    ),
+    Signature(
+        id="nccl.topo.sysfs_fallback",
+        patterns=(
+            r"NCCL INFO Topology detection ?: could not read \S+",
+            r"NCCL INFO ncclTopoGetXmlFromSys: could not get PCI parent for",
+            r"NCCL INFO Could not get device class for NVLink target",
+            r"NCCL INFO Could not get speed (?:for interface|from) \S+\. Defaulting to",
+            r"NCCL INFO Failed to read refresh_switch_to\w+",
+        ),
+        cause=None,
+        role="context",
+        confidence="high",
+        title="NCCL could not read part of the node's topology from /sys and assumed a default",
+        fix=("A /sys file NCCL reads for the topology (PCI parents, NVLink targets, NIC speed, CPU affinity) was "
+             "missing or unreadable, often in a container; NCCL assumed a default, which can cost bandwidth. Compare "
+             "with what NCCL detects on the host:\n$ NCCL_TOPO_DUMP_FILE=/tmp/topo.xml NCCL_DEBUG=INFO "
+             "NCCL_DEBUG_SUBSYS=GRAPH <your launch command>"),
+        origin="NCCL src/graph/topo.cc, xml.cc, src/misc/socket.cc, src/transport/net_ib/init.cc INFO (2.12-2.30)",
+        samples=(_I + "Could not get speed for interface eth0. Defaulting to 10 Gbps.",
+                 _I + "Topology detection : could not read /sys/devices/system/node/node0/cpumap, ignoring"),
+        priority=25,
+    ),
+    Signature(
+        id="nccl.p2p.unavailable_info",
+        patterns=(
+            r"NCCL INFO P2P not supported between GPU\d+ and GPU\d+",
+            r"NCCL INFO (?:peer query failed|Could not enable P2P) between dev \d+",
+            r"NCCL INFO Legacy IPC not supported",
+        ),
+        cause="p2p_unsupported",
+        role="context",
+        confidence="low",
+        title="CUDA says peer-to-peer is not available between two GPUs; NCCL uses another path",
+        fix=("cudaDeviceCanAccessPeer (or the legacy IPC check) said no for this pair: NCCL goes through host memory "
+             "(SHM) instead of P2P. Normal on some PCIe layouts and VMs; on an NVLink/PCIe-switch box it points to "
+             "IOMMU/ACS or a driver issue:\n$ nvidia-smi topo -p2p r\n$ sudo lspci -vvv | grep -i acsctl"),
+        origin="NCCL src/transport/p2p.cc p2pCanConnect, src/allocator.cc INFO (2.12-2.30)",
+        samples=(_I + "Could not enable P2P between dev 0(=1b000) and dev 1(=1c000)",
+                 _I + "P2P not supported between GPU0 and GPU1"),
+        priority=35,
+    ),
+    Signature(
+        id="nccl.socket.stray_connection",
+        patterns=(
+            r"socketFinalizeAccept(?: from \S+)?: (?:handshake receive from \S+ failed|socket magic mismatch)"
+            r".*discarding peer connection",
+        ),
+        cause=None,
+        role="context",
+        confidence="medium",
+        title="NCCL dropped an incoming connection that did not speak its protocol",
+        fix=("A connection reached NCCL's listening socket without NCCL's handshake or with another magic (a port "
+             "scanner, a health check, a process of another job or NCCL build). NCCL discarded it and kept "
+             "listening; if ranks then failed to connect, look for two jobs sharing a port or hosts."),
+        origin="NCCL src/misc/socket.cc socketFinalizeAccept INFO (2.27-2.30; a WARN 'wrong magic' before)",
+        samples=(_I + "socketFinalizeAccept from 10.0.0.9<41234>: socket magic mismatch (peer 0x0000000000000000 != expected 0x3c1e2d4b5a697887), discarding peer connection",),
+        priority=30,
+    ),
+    Signature(
+        id="nccl.gdr.library_unavailable",
+        patterns=(
+            r"Failed to open libgdrapi\.so\S* - ",
+            r"ncclOsDlsym failed on gdr_\w+ - ",
+            r"gdr_pin_buffer_v2 not available; GDRCopy >= \S+ required",
+        ),
+        cause=None,
+        role="context",
+        confidence="high",
+        title="GDRCopy was asked for (NCCL_GDRCOPY_ENABLE=1) but its library could not be loaded; NCCL goes on without it",
+        fix="libgdrapi.so is missing or too old (2.5+ for pin_buffer_v2), so NCCL does not use GDRCopy. Install GDRCopy and its kernel module, or unset NCCL_GDRCOPY_ENABLE:\n$ ls /usr/lib*/libgdrapi.so*; lsmod | grep gdrdrv",
+        origin="NCCL src/misc/gdrwrap.cc wrap_gdr_symbols WARN (2.12-2.30)",
+        samples=("gpu-a:4242:4300 [0] misc/gdrwrap.cc:73 NCCL WARN Failed to open libgdrapi.so.2 - libgdrapi.so.2: cannot open shared object file: No such file or directory",),
+        priority=40,
+    ),
+    Signature(
+        id="nccl.sys.eintr_retry",
+        patterns=(r"(?:mkstemp: Failed to create|fallocate: Failed to extend) \S+ .*- retrying",),
+        cause=None,
+        role="harmless",
+        confidence="high",
+        title="A /dev/shm call was interrupted by a signal and retried",
+        fix="Nothing to do: NCCL retries mkstemp/fallocate only on EINTR; a real failure (ENOSPC) is a WARN.",
+        origin="NCCL src/os/linux.cc ncclOsShmOpen INFO (2.29-2.30; src/misc/shmutils.cc before)",
+        samples=(_I + "fallocate: Failed to extend /dev/shm/nccl-Xa12b3 to 9637892 bytes, error: Interrupted system call (4) - retrying",),
+        priority=30,
+    ),
+)
+
+SIGNATURES: tuple[Signature, ...] = _IB + _SOCKET + _SHM + _CUDA + _P2P + _NETPLUGIN + _PROXY + _TOPO + _USAGE + _RESULT + _INTERNAL + _INFO
 
 # Entries whose sample another entry reads (schema.py `alone_differs`): why the verdict on
 # that sample is not this entry's cause.

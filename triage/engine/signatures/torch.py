@@ -615,7 +615,7 @@ SIGNATURES: tuple[Signature, ...] = (
     ),
     Signature(
         id="torch.desync.collective_mismatch",
-        patterns=(r"Detected mismatch between collectives on ranks\. Rank \d+ is running collective",),
+        patterns=(r"Detected mismatch between collectives on ranks\. Rank \d+",),
         extract=r"Rank (?P<rank>\d+) is running collective: .*?but Rank (?P<peer>\d+) is running collective",
         cause="collective_timeout_straggler",
         role="fault",
@@ -635,7 +635,7 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         id="torch.desync.monitored_barrier",
         patterns=(
-            r"failed to pass monitoredBarrier in \d+ ms",
+            r"failed to pass monitoredBarrier in \d+",
             r"(?i)timed out in monitoredBarrier after \d+",
         ),
         extract=r"Ranks? (?P<ranks>[\d, ]+) failed to pass monitoredBarrier",
@@ -1075,6 +1075,7 @@ SIGNATURES: tuple[Signature, ...] = (
         patterns=(
             r"The server socket has failed to listen on .*(?:errno: 98 - Address already in use|EADDRINUSE)",
             r"(?:RuntimeError|DistNetworkError|DistStoreError|OSError)\b.*[Aa]ddress already in use",
+            r"RuntimeError: on \S+, port: \d+ already in use",
             r"The server socket has failed to listen on any local network address.*(?:EADDRINUSE|address already in use)",
         ),
         extract=r"(?:on \[?(?P<host>[^\]\s]*)\]?:(?P<port>\d+))",
@@ -1322,13 +1323,14 @@ SIGNATURES: tuple[Signature, ...] = (
     ),
     Signature(
         id="torch.store.wait_for_input_timeout",
-        patterns=(r"waitForInput: socket .* timed out after \d+ms", r"waitForInput: poll for socket .* returned 0, likely a timeout"),
+        patterns=(r"waitForInput: socket .* timed out after \d+ms", r"waitForInput: poll for socket .* returned 0, likely a timeout",
+                  r"waitForInput: poll for socket .* (?:returned operation_in_progress before a timeout|failed with res=)"),
         cause="rendezvous_hang",
         role="symptom",
         confidence="low",
-        title="A store socket read timed out (a key was never set, or the peer is gone)",
+        title="A store socket read timed out or failed (a key was never set, or the peer is gone)",
         fix="A rank waited for the store and got nothing in time: another rank never arrived or died. The store error that follows names the key; look for the rank that should have set it.",
-        origin=f"{_SOCKET} waitForInput 'waitForInput: socket %s timed out after %dms' (2.2-2.13)",
+        origin=f"{_SOCKET} waitForInput 'waitForInput: socket %s timed out after %dms', 'poll for socket {{}} failed with res=' (2.2-2.13)",
         samples=("[W1204 08:00:01.000000000 socket.cpp:460] [c10d] waitForInput: socket SocketImpl(fd=31, addr=[node-a]:41230, remote=[node-b]:29500) timed out after 300000ms",),
         priority=45,
     ),
@@ -1729,6 +1731,7 @@ SIGNATURES: tuple[Signature, ...] = (
         patterns=(
             r"RendezvousConnectionError: The connection to the C10d store has failed",
             r"The connection to the C10d store has failed\. See inner exception",
+            r"The connection to etcd has failed\. See inner exception",
         ),
         cause="rendezvous_hang",
         role="symptom",
@@ -2171,7 +2174,7 @@ SIGNATURES: tuple[Signature, ...] = (
     ),
     Signature(
         id="torch.c10d.no_nccl_built",
-        patterns=(r"Distributed package doesn't have NCCL built in",),
+        patterns=(r"Distributed package doesn't have (?:NCCL|MPI|Gloo|XCCL) built in",),
         cause="other",
         role="fault",
         confidence="high",
@@ -2183,7 +2186,8 @@ SIGNATURES: tuple[Signature, ...] = (
     ),
     Signature(
         id="torch.c10d.env_var_missing",
-        patterns=(r"Error initializing torch\.distributed using env:// rendezvous: environment variable \w+ expected, but not set",),
+        patterns=(r"Error initializing torch\.distributed using env:// rendezvous: environment variable \w+ expected, but not set",
+                  r"LOCAL_RANK is not in the environment\. Consider passing fallback_rank"),
         extract=r"environment variable (?P<var>\w+) expected",
         cause="rendezvous_hang",
         role="fault",
@@ -2201,7 +2205,9 @@ SIGNATURES: tuple[Signature, ...] = (
     ),
     Signature(
         id="torch.c10d.no_backend_for_device",
-        patterns=(r"No backend type associated with device type \w+",),
+        patterns=(r"No backend type associated with device type \w+",
+                  r"Cannot access device backend for process group '\S*'\. Ensure the process group was initialized",
+                  r"Default device not found, because no backend has been registered with this ProcessGroup"),
         cause="other",
         role="fault",
         confidence="high",
