@@ -846,7 +846,7 @@ class LineScanner:
                 else:
                     lines: dict[int, int] = {}
                     for pid, pos in engine.every(buf, start, end):
-                        if not floods.flooding(pid):
+                        if windows.get(pid, 0) < FLOOD_WINDOWS:  # not flooding
                             meaning.append(pos)
                             lines[pid] = lines.get(pid, 0) + 1
                         elif pid not in sampled:
@@ -871,8 +871,12 @@ class LineScanner:
         way to the picks and past the last one)."""
         starts: set[int] = {lo} if bring_first else set()
         meaning, identity, once = self._gate(buf, lo, hi)
+        done: set[int] = set()  # lines already taken as MEANING lines (one line often holds many hits)
         for pos in meaning:
-            ls = self._line_start(buf, lo, pos)
+            ls = max(buf.rfind(b"\n", lo, pos) + 1, lo)
+            if ls in done:
+                continue
+            done.add(ls)
             starts.add(ls)
             # A few lines before: a traceback's last frame and its source line, the head of a
             # torchrun failure record ('[1]:', time, host, rank) before its exitcode line. An
