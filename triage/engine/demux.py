@@ -95,7 +95,14 @@ def split_prefix(line: str) -> tuple[Origin, str]:
     origin = Origin()
     body = line
     for _ in range(6):
-        m = _TORCHRUN.match(body)
+        # Every prefix is anchored and can start with only a few characters: the first one
+        # says which can match at all (most lines start with none of them and try only pdsh).
+        first = body[:1]
+        bracket = first == "["
+        upper = "A" <= first <= "Z"
+        digit = first.isdigit()
+        space_or_digit = digit or first.isspace()
+        m = _TORCHRUN.match(body) if bracket else None
         if m:
             if m["rank"] is not None:
                 origin.rank = int(m["rank"]) if origin.rank is None else origin.rank
@@ -103,18 +110,18 @@ def split_prefix(line: str) -> tuple[Origin, str]:
                 origin.local_rank = int(m["lrank"])
             body = body[m.end() :]
             continue
-        m = _MPI_TAG.match(body)
+        m = _MPI_TAG.match(body) if bracket else None
         if m:
             origin.rank = int(m["rank"]) if origin.rank is None else origin.rank
             body = body[m.end() :]
             continue
-        m = _OMPI_PROC.match(body) or _UCX_PROC.match(body)
+        m = (_OMPI_PROC.match(body) or _UCX_PROC.match(body)) if bracket else None
         if m and origin.pid is None and _looks_like_host(m["host"]):
             origin.host = origin.host or m["host"]
             origin.pid = int(m["pid"])
             body = body[m.end() :]
             continue
-        m = _VLLM.match(body)
+        m = _VLLM.match(body) if first == "(" else None
         if m and m["who"] and ("Worker" in m["who"] or m["who"] in ("EngineCore", "Worker", "pid")):
             if m["rank"] is not None and origin.rank is None:
                 origin.rank = int(m["rank"])
@@ -122,7 +129,7 @@ def split_prefix(line: str) -> tuple[Origin, str]:
                 origin.pid = int(m["pid"])
             body = body[m.end() :]
             continue
-        m = _SGLANG.match(body)
+        m = _SGLANG.match(body) if bracket else None
         if m:
             origin.tp_rank = int(m["tp"])
             if m["dp"] is None and m["pp"] is None and origin.rank is None:
@@ -131,38 +138,38 @@ def split_prefix(line: str) -> tuple[Origin, str]:
             origin.time_text = m["ts"]
             body = body[m.end() :]
             continue
-        m = _PDSH_OWN.match(body)
+        m = _PDSH_OWN.match(body) if first == "p" else None
         if m:
             origin.host = origin.host or m["host"]
             body = body[m.end() :]
             continue
-        m = _DOCKER_JSON.match(body)
+        m = _DOCKER_JSON.match(body) if first == "{" else None
         if m:
             record = _docker_record(body)
             if record is not None:
                 body, origin.time_text = record[0], origin.time_text or record[1]
                 continue
-        m = _JOURNALD.match(body)
+        m = _JOURNALD.match(body) if upper else None
         if m:
             origin.time_text = origin.time_text or m["ts"]
             origin.host = origin.host or m["host"]
             body = body[m.end() :]
             continue
-        m = _LINE_NUMBER.match(body)
+        m = _LINE_NUMBER.match(body) if space_or_digit else None
         if m:
             body = body[m.end() :]
             continue
-        m = _GCP.match(body) or _CRI.match(body) or _CI_TIME.match(body)
+        m = (_GCP.match(body) if upper else None) or ((_CRI.match(body) or _CI_TIME.match(body)) if digit else None)
         if m:
             origin.time_text = origin.time_text or m["ts"]
             body = body[m.end() :]
             continue
-        m = _SLURM.match(body)
+        m = _SLURM.match(body) if space_or_digit else None
         if m and origin.rank is None:
             origin.rank = int(m["task"])
             body = body[m.end() :]
             continue
-        m = _PDSH.match(body)
+        m = _PDSH.match(body) if digit or first.isalnum() else None
         if m and origin.host is None and _looks_like_host(m["host"]) and not _is_nccl_prefix(body):
             origin.host = m["host"]
             body = body[m.end() :]

@@ -562,13 +562,31 @@ _NOISE = re.compile(rb"0x[0-9a-fA-F]+|\d+:\d\d:\d\d(?:[.,]\d+)?|\b\d+\.\d{3,}\b|
 _PREFIX = re.compile(rb"([^\s:\[\]]+:\d+):\d+ (?:\[\d+\] )?(?:\d+\.\d+ )?(?:\S+:\d+ )?$")
 
 
+# The process part of the key for each NCCL prefix seen (the bytes before 'NCCL INFO '): the
+# lines of one process all carry the same prefix, so the search runs once per process.
+_PREFIX_KEYS: dict[bytes, bytes] = {}
+_MAX_PREFIX_KEYS = 65536
+
+
 def identity_key(raw: bytes) -> bytes:
     i = raw.find(b"NCCL INFO ")
     if i >= 0:
-        m = _PREFIX.search(raw, max(0, i - 120), i)
+        before = bytes(raw[max(0, i - 120) : i])
+        who = _PREFIX_KEYS.get(before)
+        if who is None:
+            m = _PREFIX.search(before)
+            who = m.group(1) if m else b""
+            if len(_PREFIX_KEYS) >= _MAX_PREFIX_KEYS:
+                _PREFIX_KEYS.clear()
+            _PREFIX_KEYS[before] = who
+        rest = raw[i + 10 : i + 400]
+        if b"0x" in rest:
+            rest = _HEX.sub(b"", rest)
         # One channel line of a process says what the others say (its rank, device, peers
         # and transport); NCCL prints one per channel, 16 to 64 per communicator.
-        return (m.group(1) if m else b"") + b"|" + _CHANNEL.sub(b"Channel", _HEX.sub(b"", raw[i + 10 : i + 400]))
+        if rest.startswith(b"Channel "):
+            rest = _CHANNEL.sub(b"Channel", rest)
+        return who + b"|" + rest
     return _NOISE.sub(b"", raw[:400])
 
 
@@ -652,7 +670,7 @@ class LineScanner:
         finally:
             pool.append(buf)
 
-    def _scan(self, read: Callable[[], bytes]) -> Iterator[tuple[int, bytes]]:
+    def _scan(self, read: Callable[[], tuple[bytes, int]]) -> Iterator[tuple[int, bytes]]:
         tail: deque[tuple[int, bytes]] = deque(maxlen=self.tail_lines)
         recent: deque[int] = deque(maxlen=self.tail_lines + 8)  # line numbers already yielded
         held: list[tuple[int, bytes]] = []  # picks not yet yielded (kept one step back)
@@ -661,14 +679,14 @@ class LineScanner:
         carry = b""
         skipping_long = False  # inside a line longer than MAX_KEPT_LINE: drop until newline
         while True:
-            chunk = read()
-            if not chunk:
+            chunk, size = read()  # chunk[:size] is the block (chunk may be the longer buffer)
+            if not size:
                 break
-            self.stats.bytes += len(chunk)
+            self.stats.bytes += size
             start = 0
             current: list[tuple[int, bytes]] = []
             if skipping_long:
-                nl = chunk.find(b"\n")
+                nl = chunk.find(b"\n", 0, size)
                 if nl < 0:
                     continue
                 # The over-long line ends here: keep its cut head as one line of its own.
@@ -676,9 +694,9 @@ class LineScanner:
                 skipping_long = False
                 current.extend(self._region(carry + b"\n", 0, len(carry) + 1, tail))
                 carry = b""
-            first = chunk.find(b"\n", start)
+            first = chunk.find(b"\n", start, size)
             if first < 0:
-                carry += chunk[start:]
+                carry += chunk[start:size]
                 if len(carry) > MAX_KEPT_LINE:
                     carry = carry[:MAX_KEPT_LINE]
                     skipping_long = True
@@ -689,11 +707,11 @@ class LineScanner:
             if carry or first > start:
                 bridge = carry + chunk[start : first + 1]
                 current.extend(self._region(bridge, 0, len(bridge), tail))
-            cut = chunk.rfind(b"\n")
+            cut = chunk.rfind(b"\n", 0, size)
             # Lines wholly inside the block are scanned in place: no copy of the block is made.
             if cut > first:
                 current.extend(self._region(chunk, first + 1, cut + 1, tail))
-            carry = bytes(chunk[cut + 1 :])
+            carry = bytes(chunk[cut + 1 : size])
             if len(carry) > MAX_KEPT_LINE:
                 carry = carry[:MAX_KEPT_LINE]
                 skipping_long = True
@@ -728,29 +746,35 @@ class LineScanner:
         for n in sorted(final):
             yield n, final[n]
 
-    def _blocks(self, buf: bytearray) -> Callable[[], bytes]:
+    def _blocks(self, buf: bytearray) -> Callable[[], tuple[bytes, int]]:
         """Reads blocks into `buf`, reused for the whole source and, through _buffers(), by the
         next source: a fresh 4 MB object per block costs more in page faults than the scan
         itself. Picks and carried lines are copied out of it, so nothing refers to the buffer
         after the next read. NUL runs are folded here when the stream leaves that to the
-        scanner (bundle.NulFold.hand_over)."""
+        scanner (bundle.NulFold.hand_over). A read gives (block, its size): a short last block
+        is the first `size` bytes of `buf`, not copied out of it."""
         readinto = getattr(self.stream, "readinto", None)
         if readinto is None:
-            return lambda: self.stream.read(self.block_bytes)
+
+            def read_bytes() -> tuple[bytes, int]:
+                data = self.stream.read(self.block_bytes)
+                return data, len(data)
+
+            return read_bytes
         view = memoryview(buf)[: self.block_bytes]
         fold = self.fold_nuls
         last = b""
 
-        def read() -> bytes:
+        def read() -> tuple[bytes, int]:
             nonlocal last
             n = readinto(view)
             if not n:
-                return b""
-            chunk = buf if n == len(buf) else view[:n].tobytes()
-            before, last = last, bytes(chunk[n - 1 : n])
-            if fold is not None and chunk.find(b"\x00") >= 0:
-                return fold(bytes(chunk), before)
-            return chunk  # type: ignore[return-value]  # a bytearray: bytes' methods, no copy
+                return b"", 0
+            before, last = last, bytes(buf[n - 1 : n])
+            if fold is not None and buf.find(b"\x00", 0, n) >= 0:
+                folded = fold(bytes(buf[:n]), before)
+                return folded, len(folded)
+            return buf, n  # type: ignore[return-value]  # a bytearray: bytes' methods, no copy
 
         return read
 
@@ -794,6 +818,7 @@ class LineScanner:
         again for all their matches."""
         engine, floods = self.engine, self.floods
         classes = engine.classes
+        windows = floods.windows
         meaning: list[int] = []
         identity: dict[int, int] = {}
         once: dict[int, int] = {}
@@ -814,14 +839,14 @@ class LineScanner:
                 else:
                     once.setdefault(pid, pos)
             if present:
-                if all(floods.flooding(pid) for pid in present):
+                if all(windows.get(pid, 0) >= FLOOD_WINDOWS for pid in present):  # all flooding
                     floods.sampled += 1
                     for pid in present:
                         sampled.setdefault(pid, found[pid])
                 else:
                     lines: dict[int, int] = {}
                     for pid, pos in engine.every(buf, start, end):
-                        if not floods.flooding(pid):
+                        if windows.get(pid, 0) < FLOOD_WINDOWS:  # not flooding
                             meaning.append(pos)
                             lines[pid] = lines.get(pid, 0) + 1
                         elif pid not in sampled:
@@ -846,8 +871,12 @@ class LineScanner:
         way to the picks and past the last one)."""
         starts: set[int] = {lo} if bring_first else set()
         meaning, identity, once = self._gate(buf, lo, hi)
+        done: set[int] = set()  # lines already taken as MEANING lines (one line often holds many hits)
         for pos in meaning:
-            ls = self._line_start(buf, lo, pos)
+            ls = max(buf.rfind(b"\n", lo, pos) + 1, lo)
+            if ls in done:
+                continue
+            done.add(ls)
             starts.add(ls)
             # A few lines before: a traceback's last frame and its source line, the head of a
             # torchrun failure record ('[1]:', time, host, rank) before its exitcode line. An

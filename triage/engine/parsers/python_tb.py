@@ -45,7 +45,7 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
     if _IGNORED.match(body):
         ignored[key] = ctx.lineno
         return []
-    if _HEADER.search(body):
+    if "Traceback" in body and _HEADER.search(body):
         tbs[key] = {"frames": [], "line": ctx.lineno, "ignored": _follows_ignored(ignored, key, ctx.lineno)}
         return []
     m = _FRAME.match(body)

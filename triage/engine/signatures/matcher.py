@@ -113,6 +113,9 @@ class CatalogMatcher:
             find = _re2(patterns, owners)
             self.engine = "re2" if find else "python"
         self._find = find or _python(patterns, owners, catalog)
+        # How entries rank when several match one line: priority, then the longer pattern.
+        self._rank = [(sig.priority, max((len(p) for p in sig.patterns), default=0), -k)
+                      for k, sig in enumerate(catalog)]
 
     def matches(self, line: str) -> list[Signature]:
         return [self.catalog[i] for i in sorted(self._find(line))]
@@ -121,7 +124,7 @@ class CatalogMatcher:
         hits = self._find(line)
         if not hits:
             return None
-        i = max(hits, key=lambda k: (self.catalog[k].priority, max(len(p) for p in self.catalog[k].patterns), -k))
+        i = max(hits, key=self._rank.__getitem__) if len(hits) > 1 else next(iter(hits))
         sig = self.catalog[i]
         groups: dict[str, Any] = {}
         ex = self._extract[i]
