@@ -31,7 +31,7 @@ def find(facts: Facts) -> list[Finding]:
             detail="The kernel logged IOMMU page faults for a GPU's DMA"
             + (" while NCCL used P2P between GPUs" if p2p else "")
                    + ": peer-to-peer writes are rejected by the IOMMU/ACS, so collectives hang or fail.",
-            fix=FIX, ranks=ranks_of(iommu), hosts=hosts_of(iommu), evidence=evidence(iommu + p2p[:2]), weight=76,
+            fix=FIX, ranks=ranks_of(iommu), hosts=hosts_of(iommu), evidence=evidence(iommu + p2p[:2]),
             culprit=first,
         )]
     if not p2p:
@@ -51,6 +51,6 @@ def find(facts: Facts) -> list[Finding]:
                    "from any rank: "
                    "the classic sign of broken GPU peer-to-peer on a PCIe box.",
             fix=FIX, ranks=ranks_of(early_timeouts), hosts=hosts_of(p2p), evidence=evidence(p2p[:2] + early_timeouts),
-            weight=62, culprit=None,
+            role="inferred", culprit=None,
         )]
     return []

@@ -16,9 +16,6 @@ from .common import earliest, evidence, hosts_of, later_on_same_process, normal_
 
 BY_ID: dict[str, Signature] = {s.id: s for s in CATALOG}
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
-# Weights against the other rules (verdict.ROOT_WEIGHT is 75: at or above, a real fault).
-WEIGHT = {("fault", "high"): 78, ("fault", "medium"): 72, ("fault", "low"): 40,
-          ("symptom", "high"): 45, ("symptom", "medium"): 40, ("symptom", "low"): 25}
 
 
 def fill(template: str, ev: Event) -> str:
@@ -134,7 +131,6 @@ def find(facts: Facts) -> list[Finding]:
             fix=fill(sig.fix, first),
             ranks=ranks_of([first]), hosts=hosts_of([first]),
             evidence=evidence([first] + sorted(pool, key=lambda e: e.order)),
-            weight=WEIGHT.get((role, confidence), 30) + min(sig.priority, 90) // 30,
             culprit=first,
         ))
     return findings
