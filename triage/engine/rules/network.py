@@ -8,6 +8,7 @@ from ..facts import Facts, short_host
 from ..model import Event, Evidence, Finding
 from .common import earliest, evidence, hosts_of, ranks_of, upper_first, where
 from .rank_crash import fault_elsewhere
+from .signature import catalog_fix
 
 FIX_IB = (
     "Check the fabric on both nodes named in the evidence: port state, link errors, and the GID/"
@@ -57,7 +58,8 @@ def find(facts: Facts) -> list[Finding]:
                     + (" (status 12 = transport retries exhausted: link down, peer unreachable over RDMA)"
                        if status == IBV_WC_RETRY_EXC_ERR else "")
                     + ". Init had completed, so the RDMA path between the nodes is broken."),
-            fix=FIX_IB, ranks=ranks_of(ib), hosts=hosts_of(ib), evidence=evidence(ib),
+            fix=catalog_fix(facts, first, "network", FIX_IB),
+            ranks=ranks_of(ib), hosts=hosts_of(ib), evidence=evidence(ib),
             role="symptom" if secondary else None,
             culprit=first,
         ))
@@ -73,7 +75,8 @@ def find(facts: Facts) -> list[Finding]:
             title=f"{upper_first(where(facts, first))} cannot reach its peers ({first.data.get('reason')})",
             detail=f"NCCL could not connect to {first.data.get('peer') or 'a peer'}: wrong NCCL_SOCKET_IFNAME, a "
                    f"firewall, or the peer is not listening.",
-            fix=FIX_SOCKET, ranks=ranks_of(connect), hosts=hosts_of(connect), evidence=evidence(connect),
+            fix=catalog_fix(facts, first, "network", FIX_SOCKET),
+            ranks=ranks_of(connect), hosts=hosts_of(connect), evidence=evidence(connect),
             role="symptom" if secondary else None, culprit=first,
         ))
     if not findings:

@@ -16,6 +16,7 @@ from .common import (
     upper_first,
     where,
 )
+from .signature import catalog_fix
 
 FIX = (
     "Fix the error on the rank that died first (its traceback is the evidence below); the other "
@@ -167,7 +168,8 @@ def find(facts: Facts) -> list[Finding]:
                     + (f" at {first.data['frame']}" if first.data.get("frame") else "")
                     + ". Errors on the other ranks (NCCL errors, watchdog timeouts, SIGTERM from the launcher) "
                       "follow from it."),
-            fix=fix, ranks=ranks_of([first] + same_rank_exits), hosts=hosts_of([first] + same_rank_exits),
+            fix=catalog_fix(facts, first, "rank_crash", fix),
+            ranks=ranks_of([first] + same_rank_exits), hosts=hosts_of([first] + same_rank_exits),
             evidence=evidence([first] + crashes + same_rank_exits), culprit=first,
             # The rank's own failure, whatever wrapper the catalog reads around it (a CUDA error
             # the watchdog rethrows).

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..facts import Facts, short_host
 from ..model import Evidence, Finding
 from .common import earliest, evidence, hosts_of, ranks_of, upper_first, where
+from .signature import catalog_fix
 
 FIX = (
     "Give the container a real /dev/shm: run it with --ipc=host or --shm-size=16g (Kubernetes: an "
@@ -33,7 +34,8 @@ def find(facts: Facts) -> list[Finding]:
                    f"host is affected; "
                    "the first to report it is named, the cause is node-wide."
                    + (f" Snapshot: {small[1]}." if small else ""),
-            fix=FIX, ranks=ranks_of(shm), hosts=hosts_of(shm), evidence=evidence(shm) + (small[0] if small else []),
+            fix=catalog_fix(facts, first, "shm_exhausted", FIX),
+            ranks=ranks_of(shm), hosts=hosts_of(shm), evidence=evidence(shm) + (small[0] if small else []),
             culprit=first,
         ))
         return findings
@@ -49,7 +51,7 @@ def find(facts: Facts) -> list[Finding]:
                    "space "
                    "(Docker's default is 64 MB)."
                    + (f" Snapshot: {small[1]}." if small else " No snapshot confirms the size."),
-            fix=FIX, ranks=ranks_of(sigbus), hosts=hosts_of(sigbus),
+            fix=catalog_fix(facts, first, "shm_exhausted", FIX), ranks=ranks_of(sigbus), hosts=hosts_of(sigbus),
             evidence=evidence(sigbus) + (small[0] if small else []), culprit=first,
             role="fault",  # a bus error is the process's own, whoever reports it (a launcher's exit table)
         ))

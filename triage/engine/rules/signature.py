@@ -11,7 +11,7 @@ from collections import defaultdict
 from ..facts import Facts
 from ..model import CONFIDENCE_ORDER, Event, Finding
 from ..signatures import CATALOG
-from ..signatures.schema import Signature
+from ..signatures.schema import CATCH_ALL_PRIORITY, Signature
 from .common import earliest, evidence, hosts_of, later_on_same_process, normal_ends, ranks_of, upper_first, where
 
 BY_ID: dict[str, Signature] = {s.id: s for s in CATALOG}
@@ -28,6 +28,20 @@ def fill(template: str, ev: Event) -> str:
     if ev.device is not None:
         known.setdefault("gpu", ev.device)
     return _PLACEHOLDER.sub(lambda m: str(known[m.group(1)]) if m.group(1) in known else f"<{m.group(1)}>", template)
+
+
+def catalog_fix(facts: Facts, ev: Event | None, cause: str, own: str) -> str:
+    """The fix of a rule's finding whose line is `ev`: the line's catalog entry's, with what the
+    line tells filled in, where the catalog reads that line as the finding's own cause and says
+    something specific (no catch-all); else `own`, the rule's fix for what only the rule sees (a
+    line the catalog reads otherwise or does not know)."""
+    meaning = None if ev is None else ev if ev.kind == "signature" else facts.meaning_of(ev)
+    if meaning is None or meaning.data.get("cause") != cause or meaning.data.get("role") not in ("fault", "symptom"):
+        return own
+    sig = BY_ID.get(str(meaning.data.get("sig")))
+    if sig is None or sig.priority <= CATCH_ALL_PRIORITY:
+        return own
+    return fill(sig.fix, meaning)
 
 
 def _confidence(ev: Event) -> str:
