@@ -8,6 +8,7 @@ from collections import defaultdict
 from ..facts import Facts
 from ..model import Finding
 from .common import earliest, evidence, hosts_of, ranks_of
+from .signature import catalog_fix
 
 FIX = (
     "Give every process its own GPU: call torch.cuda.set_device(local_rank) (LOCAL_RANK from the "
@@ -32,7 +33,8 @@ def find(facts: Facts) -> list[Finding]:
             + (f" (ranks {pair[0]} and {pair[1]}, bus {first.data.get('bus_id')})" if pair else ""),
             detail="NCCL refused to build the communicator because several ranks use one GPU (ncclInvalidUsage). "
                    "The process-to-GPU mapping is wrong, typically a missing torch.cuda.set_device(local_rank).",
-            fix=FIX, ranks=sorted(set(pair)) or ranks_of(dup), hosts=hosts_of(dup), evidence=evidence(dup),
+            fix=catalog_fix(facts, first, "device_ordinal", FIX),
+            ranks=sorted(set(pair)) or ranks_of(dup), hosts=hosts_of(dup), evidence=evidence(dup),
             role="fault", culprit=None,
         ))
     if not dup:
