@@ -39,8 +39,8 @@ def support(facts: Facts, f: Finding) -> None:
 def rank_findings(facts: Facts, findings: list[Finding]) -> list[Finding]:
     """Most likely first: confidence; then what the evidence is (a named fault, a culprit
     inferred across ranks, a symptom, context: model.ROLE_TIER); then the earliest; then the
-    cause's own rule before the catalog's; then the catalog entry's priority (the more specific
-    message); then reading order."""
+    cause's own rule before the catalog's; then reading order; then the catalog entry's
+    priority (the more specific message of one line)."""
     for f in findings:
         support(facts, f)
 
@@ -48,7 +48,9 @@ def rank_findings(facts: Facts, findings: list[Finding]) -> list[Finding]:
         c = f.culprit
         t = (c.time or c.approx_time or datetime.max) if c is not None else datetime.max
         # At equal confidence, tier and time, a finding that names its line before one that
-        # names none; then a cause's own rule (richer detail) before the catalog's.
+        # names none; then a cause's own rule (richer detail) before the catalog's; then reading
+        # order, the clock of untimed lines (a log that gains times keeps its verdict); the
+        # priority only orders the readings of one line.
         return (-CONFIDENCE_ORDER.get(f.confidence, 0), ROLE_TIER[f.role or "inferred"], t, c is None,
                 f.rule.startswith("signature."), c.order if c is not None else 0, -(f.priority or DEFAULT_PRIORITY))
 
