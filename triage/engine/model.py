@@ -27,6 +27,19 @@ CAUSES = (
 
 CONFIDENCE_ORDER = {"high": 3, "medium": 2, "low": 1}
 
+# What the evidence behind a finding is, the strongest first; the ranker orders on it after
+# confidence (verdict.rank_findings):
+# - `fault`: it names the failing line or fact itself (the catalog's role of a rank's own
+#   failure, or a cross-rank fact that is the fault: two ranks on one bus, differing versions);
+# - `inferred`: the culprit is inferred across ranks from what is missing or from the pattern of
+#   the others' lines (the rank that never reported, the launcher's first exit, a hang right
+#   after P2P setup);
+# - `symptom`: lines printed after a failure elsewhere (the catalog's `symptom`, or a fault the
+#   rule knows another process's fault explains);
+# - `context`: facts that may explain a failure and name none (a fallback to sockets, a guess).
+ROLE_TIER = {"fault": 0, "inferred": 1, "symptom": 2, "context": 3}
+DEFAULT_PRIORITY = 50  # a catalog entry's default (signatures.schema.Signature.priority)
+
 RANK_STATES = ("ok", "errored", "crashed", "silent", "unknown")
 
 
@@ -106,9 +119,12 @@ class Finding:
     ranks: list[int] = field(default_factory=list)
     hosts: list[str] = field(default_factory=list)
     evidence: list[Evidence] = field(default_factory=list)
-    # How strongly this finding claims to be the root cause; rules set it, the ranker sorts
-    # on (confidence, weight). Not part of the JSON contract.
-    weight: int = 50
+    # What the evidence is (a key of ROLE_TIER) and the catalog priority of its entry: the
+    # ranker orders on them. None: taken from the catalog entry of the culprit line
+    # (verdict.support); a rule sets `role` only where its cross-rank structure knows more than
+    # that one line. Not part of the JSON contract.
+    role: str | None = None
+    priority: int | None = None
     # The event the finding considers the first failure, if it names one.
     culprit: Event | None = None
 

@@ -34,7 +34,7 @@ def conclude(states: list[PartialState]) -> Diagnosis:
         raise BundleError("the bundle contains no files")
 
     facts = build_facts(collected, problems)
-    findings = rank_findings(run_rules(facts))
+    findings = rank_findings(facts, run_rules(facts))
     ff, culprit = first_failure(facts, findings)
     set_rank_states(facts, findings, culprit, ff)
     return Diagnosis(

@@ -6,11 +6,9 @@ from datetime import datetime
 from typing import Any
 
 from .facts import Facts
-from .model import CONFIDENCE_ORDER, Event, Finding, RankInfo, iso
+from .model import CONFIDENCE_ORDER, DEFAULT_PRIORITY, ROLE_TIER, Event, Finding, RankInfo, iso
 from .rules.rank_crash import crash_events, exit_events
 
-ROOT_WEIGHT = 75  # at or above: a real fault, not a downstream symptom
-SYMPTOM_WEIGHT = 50  # below: what ranks print after a failure elsewhere, or a weak hint
 SHARED_ERROR_MIN_CHARS = 12  # an error text this long is searched for in the other ranks' lines
 ONE_NODE_MAX_PROCESSES = 8  # this many processes at most: a GPU index names a GPU of one node
 LINK_ENDS = 2  # both ends of one broken link report it
@@ -21,22 +19,40 @@ LONG_WATCHDOG_MS = 1_800_000  # 30 min: a watchdog timeout raised from the 10 mi
 SHOWN_CANDIDATES = 8  # candidate hosts named for a source that names none
 
 
-def _tier(weight: int) -> int:
-    return 0 if weight >= ROOT_WEIGHT else 1 if weight >= SYMPTOM_WEIGHT else 2
+def support(facts: Facts, f: Finding) -> None:
+    """Fills the finding's `role` and `priority` where its rule left them to the catalog: the
+    role and priority of the culprit line's catalog entry (a retry the catalog calls context
+    stays context, whatever a rule reads into it). A culprit the catalog does not know is the
+    rule's own reading of a failing line (a fault); a finding with no culprit line and no role
+    of its rule's is inferred."""
+    c = f.culprit
+    meaning = None if c is None else c if c.kind == "signature" else facts.meaning_of(c)
+    role = meaning.data.get("role") if meaning is not None else None
+    if f.role is None:
+        # The catalog's `harmless` is context here: a rule that still read a finding from it.
+        f.role = (("context" if role == "harmless" else str(role)) if role is not None
+                  else "fault" if c is not None else "inferred")
+    if f.priority is None:
+        f.priority = int((meaning.data.get("priority") if meaning is not None else None) or DEFAULT_PRIORITY)
 
 
-def rank_findings(findings: list[Finding]) -> list[Finding]:
-    """Most likely first: confidence, then real faults, likely faults and symptoms in that
-    order, then the earliest fault, then the rule's own weight."""
+def rank_findings(facts: Facts, findings: list[Finding]) -> list[Finding]:
+    """Most likely first: confidence; then what the evidence is (a named fault, a culprit
+    inferred across ranks, a symptom, context: model.ROLE_TIER); then the earliest; then the
+    cause's own rule before the catalog's; then reading order; then the catalog entry's
+    priority (the more specific message of one line)."""
+    for f in findings:
+        support(facts, f)
 
     def key(f: Finding) -> tuple[Any, ...]:
         c = f.culprit
         t = (c.time or c.approx_time or datetime.max) if c is not None else datetime.max
-        # At equal confidence and time, a finding that names the line that failed before one that
-        # only infers from absence (watchdogs timed out, the rank they waited for is not in the
-        # logs); then a cause's own rule (richer detail) before the catalog's.
-        return (-CONFIDENCE_ORDER.get(f.confidence, 0), _tier(f.weight), t, c is None,
-                f.rule.startswith("signature."), -f.weight)
+        # At equal confidence, tier and time, a finding that names its line before one that
+        # names none; then a cause's own rule (richer detail) before the catalog's; then reading
+        # order, the clock of untimed lines (a log that gains times keeps its verdict); the
+        # priority only orders the readings of one line.
+        return (-CONFIDENCE_ORDER.get(f.confidence, 0), ROLE_TIER[f.role or "inferred"], t, c is None,
+                f.rule.startswith("signature."), c.order if c is not None else 0, -(f.priority or DEFAULT_PRIORITY))
 
     # A cause's own rule reads its evidence more closely than the catalog (sequence numbers,
     # PCI buses, snapshots): where both found the cause, the catalog's finding only counts when

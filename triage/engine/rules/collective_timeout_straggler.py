@@ -172,7 +172,7 @@ def _idle_gpu(facts: Facts) -> list[Finding]:
         fix=FIX, ranks=sorted(ranks), hosts=sorted({h for h, _ in idle if h}),
         evidence=[Evidence(*where_of[(h, g)], f"{h} GPU {g}: {last[(h, g)]:.0f}% utilisation over its last samples")
                   for h, g in idle][:4],
-        weight=48,
+        role="inferred",
     )]
 
 
@@ -196,7 +196,7 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
             detail="TORCH_DISTRIBUTED_DEBUG=DETAIL caught a collective mismatch: the program issues collectives in a "
                    "different order or with different shapes on different ranks.",
             fix=FIX, ranks=[first.data["rank_a"], first.data["rank_b"]], hosts=hosts_of(mismatch),
-            evidence=evidence(mismatch), weight=82, culprit=first,
+            evidence=evidence(mismatch), role="fault", culprit=first,
         ))
     desync = _desync(timeouts)
     laggards, reason, laggard_events = _laggards(facts, timeouts, progress + fr, desync_reports, failed_in_group(facts))
@@ -212,7 +212,7 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
                    f"{', '.join(sorted(ops))}. "
                    "The ranks are not running the same program path.",
             fix=FIX, ranks=ranks_of(odd) if odd else ranks_of(timeouts), hosts=hosts_of(odd or timeouts),
-            evidence=evidence(odd, 2) + spread_evidence(without(timeouts, odd), 6), weight=58,
+            evidence=evidence(odd, 2) + spread_evidence(without(timeouts, odd), 6), role="inferred",
             culprit=odd[0] if len(ranks_of(odd)) == 1 else (laggard_events[0] if laggard_events else None),
         ))
     if laggards:
@@ -229,7 +229,7 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
             hosts=sorted({facts.ranks[r].host or "" for r in laggards if r in facts.ranks and facts.ranks[r].host}),
             evidence=(evidence(laggard_events, 3) if laggard_events else [w for w, _t in last_words])
             + spread_evidence(without(all_events, laggard_events), 5),
-            weight=52, culprit=culprit,
+            role="inferred", culprit=culprit,
         ))
     elif timeouts or heartbeat:
         first = earliest(timeouts or heartbeat)
@@ -248,7 +248,7 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
                        if seq is not None and seq <= STARTUP_SEQ else "")
                     + "; their logs are needed to name the straggler."),
             fix=FIX, ranks=[], hosts=hosts_of(timeouts), evidence=spread_evidence(timeouts + progress + heartbeat),
-            weight=45, culprit=None,
+            role="symptom", culprit=None,
         ))
     return findings
 

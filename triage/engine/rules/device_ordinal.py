@@ -8,6 +8,7 @@ from collections import defaultdict
 from ..facts import Facts
 from ..model import Finding
 from .common import earliest, evidence, hosts_of, ranks_of
+from .signature import catalog_fix
 
 FIX = (
     "Give every process its own GPU: call torch.cuda.set_device(local_rank) (LOCAL_RANK from the "
@@ -32,8 +33,9 @@ def find(facts: Facts) -> list[Finding]:
             + (f" (ranks {pair[0]} and {pair[1]}, bus {first.data.get('bus_id')})" if pair else ""),
             detail="NCCL refused to build the communicator because several ranks use one GPU (ncclInvalidUsage). "
                    "The process-to-GPU mapping is wrong, typically a missing torch.cuda.set_device(local_rank).",
-            fix=FIX, ranks=sorted(set(pair)) or ranks_of(dup), hosts=hosts_of(dup), evidence=evidence(dup), weight=92,
-            culprit=None,
+            fix=catalog_fix(facts, first, "device_ordinal", FIX),
+            ranks=sorted(set(pair)) or ranks_of(dup), hosts=hosts_of(dup), evidence=evidence(dup),
+            role="fault", culprit=None,
         ))
     if not dup:
         shared = _shared_bus(facts)
@@ -56,6 +58,7 @@ def _shared_bus(facts: Facts) -> Finding | None:
                 cause="device_ordinal", rule="device_ordinal.shared_bus", confidence="medium",
                 title=f"Several processes initialised NCCL on the same GPU ({key[0]}, bus {key[1]})",
                 detail=f"Processes {sorted(pids)} on {key[0]} report the same busId {key[1]}.",
-                fix=FIX, ranks=ranks_of(found), hosts=[key[0]], evidence=evidence(found), weight=75,
+                fix=FIX, ranks=ranks_of(found), hosts=[key[0]], evidence=evidence(found),
+                role="fault",  # the NCCL init lines show the two processes on one GPU
             )
     return None

@@ -19,6 +19,10 @@ RULE = {
     "lagging": "collective_timeout_straggler.flight_recorder_lagging_rank",
     "no_dump": "collective_timeout_straggler.flight_recorder_no_dump",
 }
+# The dumps record a different call at one sequence id (the fault itself), or a rank's
+# absence from a collective the others are in (the culprit inferred from what is missing).
+ROLE = {"missing": "inferred", "op_mismatch": "fault", "size_mismatch": "fault", "dtype_mismatch": "fault",
+        "lagging": "inferred", "no_dump": "inferred"}
 TITLE = {
     "missing": "Straggler (flight recorder): {who} never enqueued {op} #{seq}",
     "op_mismatch": "Desync (flight recorder): {who} ran a different collective at #{seq}",
@@ -90,13 +94,12 @@ def find(facts: Facts) -> list[Finding]:
         op = culprit["text"].split(" had not started ", 1)[-1].split(" #", 1)[0]
     explained = _own_faults(facts, ranks)
     confidence = "high" if kind in ("missing", "op_mismatch", "size_mismatch", "dtype_mismatch") else "medium"
-    weight = 86 if confidence == "high" else 60
     detail = culprit["text"][:1].upper() + culprit["text"][1:] + "."
     if culprit["desc"] and culprit["desc"] not in ("default_pg", "undefined"):
         detail += f" Process group {culprit['pg']} ({culprit['desc']})."
     if explained:
         # The rank's own fault explains why it never got there: that finding leads.
-        confidence, weight = "medium", 55
+        confidence = "medium"
         detail += f" Rank {explained[0].rank} had already failed on its own: {explained[0].message[:160]}"
     evidence = [Evidence(src, 1, text) for src, text in culprit["sources"]][:8]
     when = datetime.fromtimestamp(culprit["started_ns"] / 1e9) if culprit.get("started_ns") else None
@@ -109,5 +112,5 @@ def find(facts: Facts) -> list[Finding]:
         title=TITLE[kind].format(who=who or "some ranks", op=op, seq=seq),
         detail=detail, fix=FIX + FIX_DUMPS, ranks=list(ranks),
         hosts=sorted({facts.ranks[r].host or "" for r in ranks if r in facts.ranks and facts.ranks[r].host}),
-        evidence=evidence, weight=weight, culprit=event if ranks else None,
+        evidence=evidence, role=ROLE[kind], culprit=event if ranks else None,
     )]

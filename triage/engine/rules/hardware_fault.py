@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..facts import Facts, short_host
 from ..model import Event, Evidence, Finding
 from .common import CHECKLIST_GPU, earliest, evidence, hosts_of, ranks_of, where
+from .signature import catalog_fix
 
 FIX = (
     "Drain the node and take the GPU out of the pool; do not just restart the job on it. "
@@ -31,8 +32,9 @@ def find(facts: Facts) -> list[Finding]:
                     f"{first.data.get('bus')}"
                     + (f" on {first.host}" if first.host else "")
                     + ". This is a hardware/system event; errors on the other ranks follow from this GPU failing."),
-            fix=FIX, ranks=ranks_of(xids + cuda), hosts=hosts_of(xids + cuda), evidence=evidence(xids + cuda),
-            weight=96, culprit=_culprit(facts, first, cuda),
+            fix=catalog_fix(facts, first, "hardware_fault", FIX),
+            ranks=ranks_of(xids + cuda), hosts=hosts_of(xids + cuda), evidence=evidence(xids + cuda),
+            culprit=_culprit(facts, first, cuda),
         ))
     elif cuda or lost:
         events = cuda + lost
@@ -44,7 +46,8 @@ def find(facts: Facts) -> list[Finding]:
             title=f"GPU hardware error on {where(facts, first)}: {err}",
             detail=f"CUDA reported '{err}' on {where(facts, first)}: the GPU itself failed (ECC/NVLink/lost), "
                    "not the program.",
-            fix=FIX, ranks=ranks_of(events), hosts=hosts_of(events), evidence=evidence(events), weight=94,
+            fix=catalog_fix(facts, first, "hardware_fault", FIX),
+            ranks=ranks_of(events), hosts=hosts_of(events), evidence=evidence(events),
             culprit=first,
         ))
     findings.extend(_from_snapshots(facts))
@@ -83,5 +86,6 @@ def _from_snapshots(facts: Facts) -> list[Finding]:
         cause="hardware_fault", rule="hardware_fault.snapshot_ecc", confidence="medium",
         title=f"GPU memory errors recorded by NVML on {', '.join(sorted(set(hosts)))}",
         detail="; ".join(bad), fix=FIX, hosts=sorted(set(hosts)),
-        evidence=[Evidence(n, 1, t) for n, t in ev_src][:8], weight=70,
+        evidence=[Evidence(n, 1, t) for n, t in ev_src][:8],
+        role="inferred",  # counters of a GPU, no line of the failure itself
     )]

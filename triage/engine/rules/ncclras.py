@@ -66,7 +66,7 @@ def find(facts: Facts) -> list[Finding]:
             confidence="high" if lag["stuck"] and lag["others_moved"] else "medium",
             title=f"Straggler (NCCL RAS): {where} behind in communicator {lag['hash']}",
             detail=detail, fix=FIX, ranks=ranks, hosts=sorted({str(x["host"]) for x in lag["ranks"] if x.get("host")}),
-            evidence=evidence, weight=70 if lag["stuck"] else 50,
+            evidence=evidence, role="inferred",
         ))
         break
     dead = {(d["pid"], d["host"]): (name, d) for name, r in facts.docs.ras_reports for d in r["dead"]}
@@ -88,6 +88,6 @@ def find(facts: Facts) -> list[Finding]:
             evidence=[Evidence(name, d["line"],
                                f"DEAD: Process {d['pid']} on node {d['host']} managing GPU {d['gpus']}")
                       for name, d in list(dead.values())[:4]],
-            weight=62,
+            role="inferred",
         ))
     return findings

@@ -8,6 +8,7 @@ from ..facts import Facts, short_host
 from ..model import Event, Evidence, Finding
 from .common import earliest, evidence, hosts_of, ranks_of, upper_first, where
 from .rank_crash import fault_elsewhere
+from .signature import catalog_fix
 
 FIX_IB = (
     "Check the fabric on both nodes named in the evidence: port state, link errors, and the GID/"
@@ -57,7 +58,9 @@ def find(facts: Facts) -> list[Finding]:
                     + (" (status 12 = transport retries exhausted: link down, peer unreachable over RDMA)"
                        if status == IBV_WC_RETRY_EXC_ERR else "")
                     + ". Init had completed, so the RDMA path between the nodes is broken."),
-            fix=FIX_IB, ranks=ranks_of(ib), hosts=hosts_of(ib), evidence=evidence(ib), weight=40 if secondary else 78,
+            fix=catalog_fix(facts, first, "network", FIX_IB),
+            ranks=ranks_of(ib), hosts=hosts_of(ib), evidence=evidence(ib),
+            role="symptom" if secondary else None,
             culprit=first,
         ))
     if connect:
@@ -72,8 +75,9 @@ def find(facts: Facts) -> list[Finding]:
             title=f"{upper_first(where(facts, first))} cannot reach its peers ({first.data.get('reason')})",
             detail=f"NCCL could not connect to {first.data.get('peer') or 'a peer'}: wrong NCCL_SOCKET_IFNAME, a "
                    f"firewall, or the peer is not listening.",
-            fix=FIX_SOCKET, ranks=ranks_of(connect), hosts=hosts_of(connect), evidence=evidence(connect),
-            weight=40 if secondary else 72, culprit=first,
+            fix=catalog_fix(facts, first, "network", FIX_SOCKET),
+            ranks=ranks_of(connect), hosts=hosts_of(connect), evidence=evidence(connect),
+            role="symptom" if secondary else None, culprit=first,
         ))
     if not findings:
         findings.extend(_dropped_peer(facts))
@@ -116,7 +120,8 @@ def _ib_unused(facts: Facts) -> list[Finding]:
                 "and check NCCL_IB_HCA:\nls /dev/infiniband; ibv_devinfo | head\nNCCL_DEBUG=INFO "
                 "NCCL_DEBUG_SUBSYS=INIT,NET",
             hosts=[host] if host else [], ranks=ranks_of(on_host),
-            evidence=evidence(on_host, 4) + [Evidence(name, 1, f"infiniband: {devices} ACTIVE")], weight=45,
+            evidence=evidence(on_host, 4) + [Evidence(name, 1, f"infiniband: {devices} ACTIVE")],
+            role="context",
         ))
     return out
 
@@ -132,7 +137,7 @@ def _dropped_peer(facts: Facts) -> list[Finding]:
             title="A peer process closed its connection: it probably died first",
             detail="'Connection closed by remote peer' is what a rank sees when the process on the other end exits. "
                    "That process's own log is not in this bundle, so which rank died, and why, is unknown.",
-            fix=FIX_PEER, ranks=ranks_of(closed), hosts=hosts_of(closed), evidence=evidence(closed), weight=20,
+            fix=FIX_PEER, ranks=ranks_of(closed), hosts=hosts_of(closed), evidence=evidence(closed), role="symptom",
             culprit=None,
         )]
     if not drops:
@@ -145,5 +150,5 @@ def _dropped_peer(facts: Facts) -> list[Finding]:
         detail="A socket to a peer was reset or broke. With no crash visible in these logs it cannot be told apart "
                "from a peer "
                "process dying; the peer's own log is needed.",
-        fix=FIX_PEER, ranks=ranks_of(drops), hosts=hosts_of(drops), evidence=evidence(drops), weight=22, culprit=first,
+        fix=FIX_PEER, ranks=ranks_of(drops), hosts=hosts_of(drops), evidence=evidence(drops), culprit=first,
     )]

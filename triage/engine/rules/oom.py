@@ -4,6 +4,7 @@ from __future__ import annotations
 from ..facts import Facts
 from ..model import Finding
 from .common import earliest, evidence, hosts_of, ranks_of, where
+from .signature import catalog_fix
 
 FIX = (
     "Reduce memory per GPU on the failing rank: smaller micro-batch, activation checkpointing, "
@@ -35,7 +36,8 @@ def find(facts: Facts) -> list[Finding]:
             detail=(f"{where(facts, first)} ran out of GPU memory" + (f" (tried to allocate {req})" if req else "")
                     + f"; {len(ranks_of(cuda)) or 1} rank(s) report it. NCCL errors and timeouts on the other ranks "
                       "follow from this rank stopping."),
-            fix=FIX, ranks=ranks_of(cuda), hosts=hosts_of(cuda), evidence=evidence(cuda), weight=90, culprit=first,
+            fix=catalog_fix(facts, first, "oom", FIX),
+            ranks=ranks_of(cuda), hosts=hosts_of(cuda), evidence=evidence(cuda), culprit=first,
         ))
     if nccl:
         first = earliest(nccl)
@@ -47,8 +49,9 @@ def find(facts: Facts) -> list[Finding]:
                     + (f", {first.data['alloc_bytes']} bytes" if first.data.get("alloc_bytes") else "")
                     + "): the GPU was full when a communicator was created (often lazily, at the first collective "
                       "of a new group)."),
-            fix=FIX + "\nLeave headroom for NCCL buffers (each new communicator allocates on every GPU).",
-            ranks=ranks_of(nccl), hosts=hosts_of(nccl), evidence=evidence(nccl), weight=85, culprit=first,
+            fix=catalog_fix(facts, first, "oom",
+                            FIX + "\nLeave headroom for NCCL buffers (each new communicator allocates on every GPU)."),
+            ranks=ranks_of(nccl), hosts=hosts_of(nccl), evidence=evidence(nccl), culprit=first,
         ))
     host = facts.kind("host_oom_kill")
     if host:
@@ -59,6 +62,7 @@ def find(facts: Facts) -> list[Finding]:
             title=f"Host OOM killer ended {where(facts, first)}",
             detail=f"The kernel killed pid {first.data.get('victim_pid')} ({first.data.get('process')}) for lack "
                    "of host memory.",
-            fix=FIX_HOST, ranks=ranks_of(host), hosts=hosts_of(host), evidence=evidence(host), weight=88, culprit=first,
+            fix=catalog_fix(facts, first, "oom", FIX_HOST),
+            ranks=ranks_of(host), hosts=hosts_of(host), evidence=evidence(host), culprit=first,
         ))
     return findings

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..facts import Facts
 from ..model import Finding
 from .common import earliest, evidence, hosts_of, ranks_of
+from .signature import catalog_fix
 
 FIX = (
     "Check that GPU peer-to-peer works on this node: IOMMU/ACS on PCIe switches breaks P2P "
@@ -31,7 +32,8 @@ def find(facts: Facts) -> list[Finding]:
             detail="The kernel logged IOMMU page faults for a GPU's DMA"
             + (" while NCCL used P2P between GPUs" if p2p else "")
                    + ": peer-to-peer writes are rejected by the IOMMU/ACS, so collectives hang or fail.",
-            fix=FIX, ranks=ranks_of(iommu), hosts=hosts_of(iommu), evidence=evidence(iommu + p2p[:2]), weight=76,
+            fix=catalog_fix(facts, first, "p2p_unsupported", FIX),
+            ranks=ranks_of(iommu), hosts=hosts_of(iommu), evidence=evidence(iommu + p2p[:2]),
             culprit=first,
         )]
     if not p2p:
@@ -51,6 +53,6 @@ def find(facts: Facts) -> list[Finding]:
                    "from any rank: "
                    "the classic sign of broken GPU peer-to-peer on a PCIe box.",
             fix=FIX, ranks=ranks_of(early_timeouts), hosts=hosts_of(p2p), evidence=evidence(p2p[:2] + early_timeouts),
-            weight=62, culprit=None,
+            role="inferred", culprit=None,
         )]
     return []

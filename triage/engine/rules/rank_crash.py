@@ -16,6 +16,7 @@ from .common import (
     upper_first,
     where,
 )
+from .signature import catalog_fix
 
 FIX = (
     "Fix the error on the rank that died first (its traceback is the evidence below); the other "
@@ -167,8 +168,12 @@ def find(facts: Facts) -> list[Finding]:
                     + (f" at {first.data['frame']}" if first.data.get("frame") else "")
                     + ". Errors on the other ranks (NCCL errors, watchdog timeouts, SIGTERM from the launcher) "
                       "follow from it."),
-            fix=fix, ranks=ranks_of([first] + same_rank_exits), hosts=hosts_of([first] + same_rank_exits),
-            evidence=evidence([first] + crashes + same_rank_exits), weight=80, culprit=first,
+            fix=catalog_fix(facts, first, "rank_crash", fix),
+            ranks=ranks_of([first] + same_rank_exits), hosts=hosts_of([first] + same_rank_exits),
+            evidence=evidence([first] + crashes + same_rank_exits), culprit=first,
+            # The rank's own failure, whatever wrapper the catalog reads around it (a CUDA error
+            # the watchdog rethrows).
+            role="fault",
         ))
         return findings
     if exits:
@@ -205,7 +210,9 @@ def find(facts: Facts) -> list[Finding]:
                     + "The other ranks were stopped after it."
                     + ("" if explained else " Its own stderr/log is needed to say why.")),
             fix=fix, ranks=ranks_of(root), hosts=hosts_of(root), evidence=evidence(root),
-            weight=40 if explained else 60 if known else 30, culprit=None if tied else first,
+            # Who stopped first, inferred from the launcher's record; an echo where a fault named
+            # in the logs explains it or the record names no process.
+            role="inferred" if known and not explained else "symptom", culprit=None if tied else first,
         ))
     return findings
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from ..facts import Facts
 from ..model import Event, Finding
 from .common import earlier_on_same_process, earliest, evidence, hosts_of, later_on_same_process, normal_ends, ranks_of
+from .signature import catalog_fix
 
 FIX = (
     "Make every node reach the rendezvous endpoint: MASTER_ADDR must be the address of the rank-0 "
@@ -81,7 +82,7 @@ def find(facts: Facts) -> list[Finding]:
                     + ("Exactly one rank is missing: look at the node that should have started it."
                        if world - joined == 1 else
                        "Check that every node was launched, with the same world size.")),
-            fix=FIX, ranks=[], hosts=hosts_of(missing), evidence=evidence(missing + connect), weight=86,
+            fix=FIX, ranks=[], hosts=hosts_of(missing), evidence=evidence(missing + connect), role="fault",
             culprit=None,  # the store's owner reports it; the culprits are the ranks that never came
         ))
     if connect and not missing:
@@ -96,7 +97,9 @@ def find(facts: Facts) -> list[Finding]:
                     + ("the master address is not routable from this node. " if errno_text
                        and "route" in errno_text else "")
                     + "The master is unreachable, not listening yet, or MASTER_ADDR/PORT point at the wrong place."),
-            fix=FIX, ranks=ranks_of(connect), hosts=hosts_of(connect), evidence=evidence(connect + errors), weight=84,
-            culprit=first,
+            fix=catalog_fix(facts, first, "rendezvous_hang", FIX),
+            ranks=ranks_of(connect), hosts=hosts_of(connect), evidence=evidence(connect + errors),
+            # No process got past the store: a client's timeout, on its own a symptom, is the fault.
+            role="fault", culprit=first,
         ))
     return findings

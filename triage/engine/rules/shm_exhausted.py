@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..facts import Facts, short_host
 from ..model import Evidence, Finding
 from .common import earliest, evidence, hosts_of, ranks_of, upper_first, where
+from .signature import catalog_fix
 
 FIX = (
     "Give the container a real /dev/shm: run it with --ipc=host or --shm-size=16g (Kubernetes: an "
@@ -33,8 +34,9 @@ def find(facts: Facts) -> list[Finding]:
                    f"host is affected; "
                    "the first to report it is named, the cause is node-wide."
                    + (f" Snapshot: {small[1]}." if small else ""),
-            fix=FIX, ranks=ranks_of(shm), hosts=hosts_of(shm), evidence=evidence(shm) + (small[0] if small else []),
-            weight=88, culprit=first,
+            fix=catalog_fix(facts, first, "shm_exhausted", FIX),
+            ranks=ranks_of(shm), hosts=hosts_of(shm), evidence=evidence(shm) + (small[0] if small else []),
+            culprit=first,
         ))
         return findings
     sigbus = [e for e in facts.kind("crash_signal", "process_exit", "elastic_failure", "signal_received")
@@ -49,8 +51,9 @@ def find(facts: Facts) -> list[Finding]:
                    "space "
                    "(Docker's default is 64 MB)."
                    + (f" Snapshot: {small[1]}." if small else " No snapshot confirms the size."),
-            fix=FIX, ranks=ranks_of(sigbus), hosts=hosts_of(sigbus),
-            evidence=evidence(sigbus) + (small[0] if small else []), weight=84, culprit=first,
+            fix=catalog_fix(facts, first, "shm_exhausted", FIX), ranks=ranks_of(sigbus), hosts=hosts_of(sigbus),
+            evidence=evidence(sigbus) + (small[0] if small else []), culprit=first,
+            role="fault",  # a bus error is the process's own, whoever reports it (a launcher's exit table)
         ))
         return findings
     return single_node_system_error(facts)
@@ -94,5 +97,5 @@ def single_node_system_error(facts: Facts) -> list[Finding]:
                + (" (the ranks connect over shared memory)." if "SHM" in transports else "."),
         fix=FIX, ranks=ranks_of(errors), hosts=hosts_of(errors),
         evidence=evidence(errors + facts.kind("nccl_transport")[:2]),
-        weight=30, culprit=first,
+        culprit=first,
     )]

@@ -11,14 +11,11 @@ from collections import defaultdict
 from ..facts import Facts
 from ..model import CONFIDENCE_ORDER, Event, Finding
 from ..signatures import CATALOG
-from ..signatures.schema import Signature
+from ..signatures.schema import CATCH_ALL_PRIORITY, Signature
 from .common import earliest, evidence, hosts_of, later_on_same_process, normal_ends, ranks_of, upper_first, where
 
 BY_ID: dict[str, Signature] = {s.id: s for s in CATALOG}
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
-# Weights against the other rules (verdict.ROOT_WEIGHT is 75: at or above, a real fault).
-WEIGHT = {("fault", "high"): 78, ("fault", "medium"): 72, ("fault", "low"): 40,
-          ("symptom", "high"): 45, ("symptom", "medium"): 40, ("symptom", "low"): 25}
 
 
 def fill(template: str, ev: Event) -> str:
@@ -31,6 +28,20 @@ def fill(template: str, ev: Event) -> str:
     if ev.device is not None:
         known.setdefault("gpu", ev.device)
     return _PLACEHOLDER.sub(lambda m: str(known[m.group(1)]) if m.group(1) in known else f"<{m.group(1)}>", template)
+
+
+def catalog_fix(facts: Facts, ev: Event | None, cause: str, own: str) -> str:
+    """The fix of a rule's finding whose line is `ev`: the line's catalog entry's, with what the
+    line tells filled in, where the catalog reads that line as the finding's own cause and says
+    something specific (no catch-all); else `own`, the rule's fix for what only the rule sees (a
+    line the catalog reads otherwise or does not know)."""
+    meaning = None if ev is None else ev if ev.kind == "signature" else facts.meaning_of(ev)
+    if meaning is None or meaning.data.get("cause") != cause or meaning.data.get("role") not in ("fault", "symptom"):
+        return own
+    sig = BY_ID.get(str(meaning.data.get("sig")))
+    if sig is None or sig.priority <= CATCH_ALL_PRIORITY:
+        return own
+    return fill(sig.fix, meaning)
 
 
 def _confidence(ev: Event) -> str:
@@ -134,7 +145,6 @@ def find(facts: Facts) -> list[Finding]:
             fix=fill(sig.fix, first),
             ranks=ranks_of([first]), hosts=hosts_of([first]),
             evidence=evidence([first] + sorted(pool, key=lambda e: e.order)),
-            weight=WEIGHT.get((role, confidence), 30) + min(sig.priority, 90) // 30,
             culprit=first,
         ))
     return findings

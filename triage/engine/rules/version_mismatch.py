@@ -34,7 +34,7 @@ def find(facts: Facts) -> list[Finding]:
             + ". Mixed NCCL builds can disagree on the wire protocol.",
             fix=FIX, hosts=sorted({h for vals in differing.values() for hs in vals.values() for h in hs}),
             evidence=ev_lines,
-            weight=83,
+            role="fault",  # the differing versions are the fault, no line says it
         ))
     return findings
 
