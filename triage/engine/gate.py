@@ -8,9 +8,13 @@ lines the gate lets through (which then name their entry). The gate is built so 
 through every line any fault or symptom entry can match:
 
 - every entry pattern contributes one set of literals that each of its matches must contain
-  (`literals.needed_sets`); of its sets the one that costs least is taken, where the cost is how
-  often the literals occur in ordinary, harmless log text (BACKGROUND plus the catalog's own
-  harmless and context samples), and a literal another entry already brought costs nothing;
+  (`factor_sets`: adjacent parts of the regex multiply, so `(?:socket|ncclOsSocket)TryAccept`
+  needs 'sockettryaccept', not the word 'socket'); of its sets the one that costs least is
+  taken, where a literal costs how often it occurs in ordinary, harmless log text (BACKGROUND
+  plus the catalog's own harmless and context samples) plus a chance that falls with its
+  length, so a long required run wins over a short one ('initialization error' over
+  'initialization'); a literal another entry already brought, or one containing it, costs
+  nothing, and a literal containing another of the gate is dropped (the shorter passes it);
 - where even the cheapest set fires on ordinary lines (a common word), it is still a literal:
   the scanner reports each gate pattern once per window once it recurs (scan.py), so a common
   literal costs a lookup per window, not per line; regexes in the gate would cost more (one
@@ -26,9 +30,12 @@ from __future__ import annotations
 import re
 from functools import cache, lru_cache
 from pathlib import Path
+from typing import Any
 
 from . import statedir
 from .signatures.literals import MIN_LITERAL, needed_sets
+
+sre_parse: Any = re._parser  # type: ignore[attr-defined]  # the parser literals.py reads too (3.11+)
 
 # Lines any healthy run prints, drawn from the formats of NCCL, PyTorch and the launchers
 # (docs/log-formats.md): a gate literal that occurs here would fire on every run.
@@ -158,7 +165,7 @@ def fingerprint() -> list[object]:
 
 
 # Raised when the way the cover is chosen changes, so cached covers are not reused.
-COVER_VERSION = 3
+COVER_VERSION = 4
 
 
 @lru_cache(maxsize=1)
@@ -181,30 +188,264 @@ def background_lines(literal: str) -> int:
 def cover(patterns: list[str]) -> list[str]:
     """Lower-case literals, matched caselessly, that together pass every line any of `patterns`
     matches (see the module doc)."""
-    chosen: dict[str, None] = {}
-    plans = [(p, needed_sets(p)) for p in patterns]
+    plans = [(p, factor_sets(p)) for p in patterns]
 
-    def usable(s: set[str]) -> bool:
-        # Digits and punctuation ('108', '-> ') are in every log line: never a gate.
-        return all(sum(c.isalpha() for c in x) >= MIN_LETTERS for x in s)
+    def rarity(plan: tuple[str, list[frozenset[str]]]) -> float:
+        return min((set_cost(s) for s in plan[1] if usable(s)), default=float(1 << 30))
 
-    def cost(s: set[str]) -> int:
-        # A lone common-looking word ('received', 'invalid') fires on text no sample shows:
-        # it costs as much as a literal seen once in ordinary text.
-        return sum(background_lines(x) + (1 if _PLAIN_WORD.fullmatch(x) else 0) for x in s)
+    order: list[str] = []  # chosen, in the order taken
+    by_head: dict[str, list[str]] = {}  # chosen literals by their first MIN_LITERAL characters
+    short: list[str] = []  # chosen literals shorter than that
 
-    def rarity(plan: tuple[str, list[set[str]]]) -> int:
-        return min((cost(s) for s in plan[1] if usable(s)), default=1 << 30)
+    def take(x: str) -> None:
+        order.append(x)
+        (by_head.setdefault(x[:MIN_LITERAL], []) if len(x) >= MIN_LITERAL else short).append(x)
+
+    @cache
+    def contains_chosen(x: str, _size: int) -> bool:
+        if any(c in x for c in short):
+            return True
+        return any(x.startswith(c, i) for i in range(len(x) - MIN_LITERAL + 1)
+                   for c in by_head.get(x[i : i + MIN_LITERAL], ()))
+
+    def covered(x: str) -> bool:
+        # Whether a chosen literal is in x (then x passes the gate already).
+        return contains_chosen(x, len(order))
+
+    def cost(s: frozenset[str]) -> float:
+        # A literal another entry already brought (or one containing it) costs nothing more.
+        return sum(0.0 if covered(x) else literal_cost(x) for x in s)
 
     # Rare entries first: their literals are then free for the common ones that share them.
     for pattern, sets in sorted(plans, key=rarity):
-        candidates = [s for s in sets if usable(s)] or sets
+        candidates = [s for s in sets if usable(s)] or [s for s in sets if all(x for x in s)]
         if not candidates:
             raise ValueError(f"catalog pattern without any literal of {MIN_LITERAL} characters: {pattern!r}")
-        best = min(candidates, key=lambda s: (cost(s), sum(x not in chosen for x in s), -min(len(x) for x in s), sorted(s)))
+        best = min(candidates, key=lambda s: (cost(s), sum(not covered(x) for x in s), -min(len(x) for x in s), sorted(s)))
         for x in sorted(best):
-            chosen.setdefault(x, None)
-    return merge_literals(list(chosen))
+            if not covered(x):
+                take(x)
+    return merge_literals(minimal(order))
+
+
+def minimal(literals: object) -> list[str]:
+    """The literals that contain no other one of them: a line holding 'cudaerrorinvalidvalue'
+    holds 'cudaerrori' too, so the longer one adds nothing to the gate's reach."""
+    lits = sorted(set(literals), key=lambda x: (len(x), x))  # type: ignore[call-overload]
+    out: list[str] = []
+    for x in lits:
+        if not any(y in x for y in out):
+            out.append(x)
+    return out
+
+
+def usable(s: frozenset[str]) -> bool:
+    # Digits and punctuation ('108', '-> ') are in every log line: never a gate.
+    return bool(s) and all(sum(c.isalpha() for c in x) >= MIN_LETTERS for x in s)
+
+
+@cache
+def literal_cost(x: str) -> float:
+    """How often a gate literal can be expected to fire on ordinary lines, by its structure: a
+    literal seen in ordinary text costs a line each time; otherwise the chance that text holds
+    it falls with its length (a letter or digit counts whole, a space or a sign half: ' -> 2'
+    is in every ring line); a lone common-looking word ('received', 'invalid') fires on text no
+    sample shows."""
+    weight = sum(1.0 if c.isalnum() else 0.5 for c in x)
+    return background_lines(x) + (0.5 if _PLAIN_WORD.fullmatch(x) else 0.0) + 2.0 ** (MIN_LETTERS - weight)
+
+
+@cache
+def set_cost(s: frozenset[str]) -> float:
+    return sum(literal_cost(x) for x in s)
+
+
+# ---- Required factors of a regex (a simplified form of the trigram-index analysis of RE2's
+# prefilter): for each part of the parsed pattern, the exact strings it can match when they are
+# few, the strings every match starts and ends with, and sets of factors, one of each set in
+# every match. Adjacent parts multiply (`(?:socket|ncclOsSocket)TryAccept` needs 'sockettryaccept'
+# or 'ncclossockettryaccept', not just 'socket'), and a short alternation inside a sequence is
+# expanded, so each alternative brings the long run it forms with its neighbours. All lower
+# case: the gate is caseless, so a caseless factor of a case-sensitive pattern is still needed.
+_PRODUCT_MAX = 64  # most strings a product or an alternation keeps exact
+_EXPAND_MAX = 32  # most sequences an alternation inside a sequence is expanded into
+_CLASS_MAX = 4  # a character class of at most this many letters is kept exact ([Ee], [ =:])
+
+_Strings = frozenset[str]
+
+
+class _Info:
+    __slots__ = ("exact", "facs", "pre", "suf")
+
+    def __init__(self, exact: _Strings | None, pre: _Strings | None = None, suf: _Strings | None = None,
+                 facs: list[_Strings] | None = None) -> None:
+        self.exact = exact
+        self.pre = exact if exact is not None else _known(pre)
+        self.suf = exact if exact is not None else _known(suf)
+        self.facs = facs or []
+
+
+def _known(s: _Strings | None) -> _Strings | None:
+    """None for 'nothing known' (a set holding the empty string says nothing either)."""
+    return None if s is None or "" in s else s
+
+
+def _cross(a: _Strings, b: _Strings) -> _Strings | None:
+    if len(a) * len(b) > _PRODUCT_MAX:
+        return None
+    return frozenset(x + y for x in a for y in b)
+
+
+_UNKNOWN = _Info(None)
+_EMPTY = _Info(frozenset({""}))
+
+
+def _concat(a: _Info, b: _Info) -> _Info:
+    facs = a.facs + b.facs
+    if a.exact is not None and b.exact is not None:
+        both = _cross(a.exact, b.exact)
+        if both is not None:  # each string of a and of b is inside one of both: nothing to add
+            return _Info(both, facs=facs)
+    pre_ext = _cross(a.exact, b.pre) if a.exact is not None and b.pre is not None else None
+    suf_ext = _cross(a.suf, b.exact) if b.exact is not None and a.suf is not None else None
+    pre = pre_ext or (a.exact if a.exact is not None else a.pre)
+    suf = suf_ext or (b.exact if b.exact is not None else b.suf)
+    # What every match needs that neither the new prefix nor the new suffix carries.
+    if a.exact is None and b.exact is None:
+        edge = _cross(a.suf, b.pre) if a.suf is not None and b.pre is not None else None
+        facs = facs + ([edge] if edge is not None else [x for x in (a.suf, b.pre) if x is not None])
+    elif a.exact is not None and pre_ext is None and b.exact is None and b.pre is not None:
+        facs = [*facs, b.pre]
+    elif b.exact is not None and suf_ext is None and a.exact is None and a.suf is not None:
+        facs = [*facs, a.suf]
+    return _Info(None, pre, suf, facs)
+
+
+def _alternation(infos: list[_Info]) -> _Info:
+    exact: _Strings | None = None
+    if all(i.exact is not None for i in infos):
+        exact = frozenset().union(*(i.exact or () for i in infos))
+        if len(exact) > _PRODUCT_MAX:
+            exact = None
+    pre = frozenset().union(*(i.pre or () for i in infos)) if all(i.pre is not None for i in infos) else None
+    suf = frozenset().union(*(i.suf or () for i in infos)) if all(i.suf is not None for i in infos) else None
+    facs: list[_Strings] = []
+    picks = [_best(i) for i in infos]
+    if all(p is not None for p in picks):
+        facs.append(frozenset().union(*(p or () for p in picks)))
+    return _Info(exact, pre, suf, facs)
+
+
+def _candidates(info: _Info) -> list[_Strings]:
+    out = list(info.facs)
+    for s in (info.exact, info.pre, info.suf):
+        if s is not None:
+            out.append(s)
+    return list(dict.fromkeys(_reduced(s) for s in out if "" not in s))
+
+
+def _best(info: _Info) -> _Strings | None:
+    sets = [s for s in _candidates(info) if usable(s)]
+    return min(sets, key=lambda s: (set_cost(s), sorted(s))) if sets else None
+
+
+@cache
+def _reduced(s: _Strings) -> _Strings:
+    """A set with no member containing another (the shorter one is in every line the longer is)."""
+    return frozenset(minimal(s))
+
+
+def _class(arg: list[tuple[object, Any]]) -> _Strings | None:
+    chars: set[str] = set()
+    for op, value in arg:
+        if op is sre_parse.LITERAL:
+            chars.add(chr(value).lower())
+        elif op is sre_parse.RANGE:
+            lo: int = value[0]
+            hi: int = value[1]
+            if hi - lo >= _CLASS_MAX:
+                return None
+            chars.update(chr(c).lower() for c in range(lo, hi + 1))
+        else:  # a category (\d, \w), a negation
+            return None
+    return frozenset(chars) if 0 < len(chars) <= _CLASS_MAX else None
+
+
+def _alternatives(op: object, arg: Any) -> list[Any] | None:
+    """The alternatives of a branch (possibly inside a plain group), as item lists."""
+    if op is sre_parse.BRANCH:
+        return list(arg[1])
+    if op is sre_parse.SUBPATTERN and len(arg[3]) == 1:
+        inner_op, inner_arg = arg[3][0]
+        return _alternatives(inner_op, inner_arg)
+    return None
+
+
+def _sequence(items: list[tuple[object, Any]]) -> _Info:
+    # Expand the smallest alternations first while the number of sequences stays small.
+    branches = sorted((len(alts), i, alts) for i, (op, arg) in enumerate(items)
+                      if (alts := _alternatives(op, arg)) is not None and len(alts) > 1)
+    chosen: list[tuple[int, list[Any]]] = []
+    total = 1
+    for n, i, alts in branches:
+        if total * n > _EXPAND_MAX:
+            break
+        total *= n
+        chosen.append((i, alts))
+    if chosen:
+        variants: list[list[tuple[object, Any]]] = [[]]
+        expand = dict(chosen)
+        for i, item in enumerate(items):
+            parts = [list(a) for a in expand[i]] if i in expand else [[item]]
+            variants = [v + p for v in variants for p in parts]
+        return _alternation([_plain_sequence(v) for v in variants])
+    return _plain_sequence(items)
+
+
+def _plain_sequence(items: list[tuple[object, Any]]) -> _Info:
+    info = _EMPTY
+    for op, arg in items:
+        info = _concat(info, _node(op, arg))
+    return info
+
+
+def _node(op: object, arg: Any) -> _Info:
+    if op is sre_parse.LITERAL:
+        return _Info(frozenset({chr(arg).lower()}))
+    if op is sre_parse.IN:
+        chars = _class(arg)
+        return _Info(chars) if chars is not None else _UNKNOWN
+    if op is sre_parse.AT or op is sre_parse.ASSERT or op is sre_parse.ASSERT_NOT:
+        return _EMPTY
+    if op is sre_parse.SUBPATTERN:
+        return _sequence(list(arg[3]))
+    if op is getattr(sre_parse, "ATOMIC_GROUP", None):
+        return _sequence(list(arg))
+    if op is sre_parse.BRANCH:
+        return _alternation([_sequence(list(a)) for a in arg[1]])
+    if op in (sre_parse.MAX_REPEAT, sre_parse.MIN_REPEAT, getattr(sre_parse, "POSSESSIVE_REPEAT", None)):
+        low, high, sub = arg
+        inner = _sequence(list(sub))
+        if low == 0:
+            if high == 1 and inner.exact is not None:
+                return _Info(inner.exact | {""})
+            return _UNKNOWN
+        if low == high and inner.exact is not None and len(inner.exact) ** low <= _PRODUCT_MAX:
+            out = _EMPTY
+            for _ in range(low):
+                out = _concat(out, inner)
+            return out
+        return _Info(None, inner.pre, inner.suf, inner.facs + [s for s in (inner.exact,) if s is not None])
+    return _UNKNOWN  # any character, a negated literal, a back reference
+
+
+def factor_sets(pattern: str) -> list[frozenset[str]]:
+    """Sets of lower-case literals such that every match of `pattern` contains one literal of
+    each set (the gate takes the one set it finds cheapest)."""
+    flags = re.IGNORECASE if pattern.startswith("(?i)") else 0
+    info = _sequence(list(sre_parse.parse(pattern, flags)))
+    out = list(dict.fromkeys(_candidates(info)))
+    return out or [frozenset(s) for s in needed_sets(pattern)]
 
 
 def merge_literals(literals: list[str]) -> list[str]:
