@@ -282,9 +282,11 @@ def _identify(facts: Facts) -> None:
             device_of[key] = dev
             facts.bus_of_rank[rank] = bus_key(bus)
     for ev in facts.events:
-        if ev.kind == "nccl_proxy_failure" and ev.host and ev.pid is not None:
+        if ev.kind != "nccl_warn" or not ev.host or ev.pid is None:
+            continue
+        if ev.data.get("peer_rank") is not None:  # '[Proxy Service N] ... from rank R': its own proxy
             mapping.setdefault((ev.host, ev.pid), ev.data["peer_rank"])
-        if ev.kind == "nccl_shm_error" and ev.host and ev.pid is not None and ev.data.get("own_rank") is not None:
+        if ev.data.get("own_rank") is not None:
             mapping.setdefault((ev.host, ev.pid), ev.data["own_rank"])
     _infer_from_transport(facts, mapping)
     _infer_from_devices(facts, mapping)

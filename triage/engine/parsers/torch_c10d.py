@@ -8,7 +8,7 @@ from typing import Any
 from ..model import Event
 from .base import LineCtx, SourceState
 from .cuda import classify as classify_cuda_error
-from .nccl import classify_warn
+from .nccl import warn_event
 
 _WORK = re.compile(
     r"WorkNCCL\((?:SeqNum=(?P<seq>\d+), )?OpType=(?P<op>\w+)"
@@ -82,7 +82,7 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
         if text and not text.startswith(("Exception raised", "frame #")):
             pending.data["last_error"] = text
             # The 'Last error:' text is the body of NCCL's last WARN: classify it like one.
-            classified = classify_warn(ctx, text)
+            classified = warn_event(ctx, text)
             classified.data["via_last_error"] = True
             events.append(classified)
 

@@ -5,8 +5,10 @@ from collections.abc import Iterable
 
 from ..facts import Facts, event_sort_key
 from ..model import Event, Evidence
+from ..signatures import CATALOG
 
 MAX_EVIDENCE = 8
+SURVIVABLE = frozenset(s.id for s in CATALOG if s.survivable)
 
 # Downstream symptoms: errors a healthy rank prints after another rank died. They are never
 # the root cause when an earlier real fault exists (docs/log-formats.md §5.4).
@@ -94,6 +96,27 @@ def is_downstream_exception(ev: Event) -> bool:
         return True
     text = f"{ev.data.get('exc_message') or ''} {ev.message}"
     return any(t in text for t in DOWNSTREAM_TEXT)
+
+
+def read_as(facts: Facts, events: Iterable[Event], cause: str, roles: tuple[str, ...] = ("fault", "symptom"),
+            area: str | None = None) -> list[Event]:
+    """The events whose line the catalog reads as `cause` in one of `roles` (and, with `area`,
+    from that part of the catalog: `nccl.ib`, `nccl.socket`): the parser gave who and where,
+    the catalog says what it means. A `survivable` entry (the program goes on) is left to the
+    catalog's own finding, which counts it only where the run then failed."""
+    out = []
+    for ev in events:
+        meaning = facts.meaning_of(ev)
+        if (meaning is not None and meaning.data.get("cause") == cause and meaning.data.get("role") in roles
+                and (area is None or str(meaning.data.get("sig")).startswith(area + "."))
+                and str(meaning.data.get("sig")) not in SURVIVABLE):
+            out.append(ev)
+    return out
+
+
+def nccl_lines(facts: Facts) -> list[Event]:
+    """Every NCCL WARN and INFO line (a WARN's text quoted by c10d after 'Last error:' too)."""
+    return facts.kind("nccl_warn", "nccl_info")
 
 
 def upper_first(text: str) -> str:
