@@ -44,8 +44,6 @@ _LAGGING = re.compile(r"ranks \[(?P<ranks>[\d, ]+)\] are the lagging ranks|\[(?P
 _MISMATCH = re.compile(r"Detected mismatch between collectives on ranks\. Rank (?P<a>\d+) is running collective: "
                        r"(?P<fa>.*?), but Rank (?P<b>\d+) is running collective: (?P<fb>.*)")
 _ABORTED = re.compile(r"NCCL communicator was aborted on rank (?P<rank>\d+)")
-_UNIQUE_ID = re.compile(r"\[(?P<rank>\d+)\] is setting up NCCL communicator and retrieving ncclUniqueId from \[0\].*got"
-                        r" error: (?P<err>.*)")
 
 # Rendezvous and TCPStore.
 _CLIENT_TIMEOUT = re.compile(r"client socket has timed out after (?P<t>\d+)(?P<unit>ms|s|min)"
@@ -57,11 +55,6 @@ _GLOG_WARNING = re.compile(r"\[W[\d :.]*\s\S+:\d+\]")
 _RETRY_TARGET = re.compile(r"(?:to host|server socket on|No socket on) \(?(?P<addr>[^\s),]+(?:, \d+)?)\)?")
 _WAITING_CLIENTS = re.compile(r"Timed out after (?P<s>\d+) seconds waiting for clients\. (?P<joined>\d+)/(?P<world>\d+)"
                               r" clients joined")
-_STORE_ERRORS = re.compile(
-    r"(?P<what>RendezvousConnectionError|RendezvousTimeoutError|RendezvousClosedError|DistStoreError|DistNetworkError|"
-    r"recvValueWithTimeout failed|Failed to recv, got 0 bytes|connectFullMesh failed|Socket Timeout|"
-    r"TCP client failed to connect|server socket .* has timed out|wait timeout after|Timeout waiting for key)"
-)
 
 
 def _pg(text: str) -> dict[str, Any]:
@@ -171,9 +164,6 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
     m = _ABORTED.search(body)
     if m:
         return events + [ctx.event("comm_aborted", severity="error", on_rank=int(m["rank"]))]
-    m = _UNIQUE_ID.search(body)
-    if m:
-        return events + [ctx.event("store_error", severity="error", what="ncclUniqueId exchange", detail=m["err"])]
     events.extend(_rendezvous(ctx, body))
     return events
 
@@ -227,7 +217,4 @@ def _rendezvous(ctx: LineCtx, body: str) -> list[Event]:
         return [_connect_failed(ctx, body, _RETRY_TARGET.search(body))]
     if "client socket has failed to connect" in body:
         return [_connect_failed(ctx, body, _CLIENT_FAILED.search(body))]
-    m = _STORE_ERRORS.search(body)
-    if m and ("Error" in body or "failed" in body or "timed out" in body or "Timeout" in body):
-        return [ctx.event("store_error", severity="error", what=m["what"])]
     return []
