@@ -8,9 +8,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from .demux import Origin
 from .model import Event, Evidence, RankInfo
+from .parsers.base import LineCtx
 from .parsers.kernel import bus_key, xid_info
-from .reader import Collected, SourceInfo
+from .reader import Collected, SourceInfo, signature_event
 from .structured import StructuredDocs, elastic_error_summary, fr_summary
 
 LOCAL_NAMES = {"localhost", "localhost.localdomain", "127.0.0.1", "::1"}
@@ -389,21 +391,26 @@ def _add_structured_events(facts: Facts) -> None:
             rank = src_rank
         msg = summary["message"]
         exc_type = msg.split(":", 1)[0] if ":" in msg else None
-        facts.events.append(
-            Event(
-                kind="exception",
-                source=name,
-                line=1,
-                text=msg[:500],
-                severity="error",
-                message=msg[:500],
-                rank=rank,
-                time=summary["time"],
-                order=0,
-                data={"exc_type": exc_type, "exc_short": (exc_type or "").rsplit(".", 1)[-1] or None,
-                      "exc_message": msg.split(":", 1)[-1].strip(), "frame": None, "from_error_file": True},
-            )
+        ev = Event(
+            kind="exception",
+            source=name,
+            line=1,
+            text=msg[:500],
+            severity="error",
+            message=msg[:500],
+            rank=rank,
+            time=summary["time"],
+            order=0,
+            data={"exc_type": exc_type, "exc_short": (exc_type or "").rsplit(".", 1)[-1] or None,
+                  "exc_message": msg.split(":", 1)[-1].strip(), "frame": None, "from_error_file": True},
         )
+        facts.events.append(ev)
+        # What the catalog says the recorded message means, as it would of the same line in a log
+        # (kept as the line's meaning only: the log's own line, where there is one, is the finding).
+        meaning = signature_event(LineCtx(source=name, lineno=1, text=ev.text, body=ev.text, origin=Origin(),
+                                          time=ev.time, order=0), [ev])
+        if meaning is not None:
+            facts.meaning[(name, 1)] = meaning
     for name, rank, doc in facts.docs.flight_records:
         summary = fr_summary(doc)
         done = min(summary["last_completed"].values()) if summary["last_completed"] else None

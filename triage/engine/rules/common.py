@@ -10,40 +10,6 @@ from ..signatures import CATALOG
 MAX_EVIDENCE = 8
 SURVIVABLE = frozenset(s.id for s in CATALOG if s.survivable)
 
-# Downstream symptoms: errors a healthy rank prints after another rank died. They are never
-# the root cause when an earlier real fault exists (docs/log-formats.md §5.4).
-DOWNSTREAM_EXCEPTIONS = (
-    "DistBackendError",
-    "DistError",
-    "ChildFailedError",
-    "ProcessExitedException",
-    "SignalException",
-    "KeyboardInterrupt",
-    "SystemExit",
-)
-DOWNSTREAM_TEXT = (
-    "NCCL error",
-    "NCCL communicator",
-    "Watchdog",
-    "watchdog",
-    "remote process exited",
-    "Connection closed",
-    "Connection reset",
-    "Broken pipe",
-    "ProcessGroupNCCL",
-    "Socket Timeout",
-    "Timed out",
-    "timed out",
-    "DistStoreError",
-    "DistNetworkError",
-    "Rendezvous",
-    "CUDA out of memory",
-    "CUDA error",
-    "cudaError",
-    "out of memory",
-)
-
-
 def evidence(events: Iterable[Event], limit: int = MAX_EVIDENCE) -> list[Evidence]:
     """The earliest lines first, at most one per (source, line), capped."""
     seen: set[tuple[str, int]] = set()
@@ -90,12 +56,19 @@ def earliest(events: Iterable[Event]) -> Event | None:
     return ordered[0] if ordered else None
 
 
-def is_downstream_exception(ev: Event) -> bool:
-    short = ev.data.get("exc_short") or ""
-    if short in DOWNSTREAM_EXCEPTIONS:
-        return True
-    text = f"{ev.data.get('exc_message') or ''} {ev.message}"
-    return any(t in text for t in DOWNSTREAM_TEXT)
+def downstream_exceptions(facts: Facts) -> set[int]:
+    """The exceptions (by id) that report another failure rather than being one: the catalog
+    reads their line as a symptom (a peer gone, a watchdog timeout, a store timeout, the
+    launcher relaying a child's failure), or the exception is c10d relaying an NCCL result (its
+    line is c10d's NCCL error report: what NCCL failed on is read from that report and from
+    NCCL's own WARN, by the catalog)."""
+    relayed = {(e.source, e.line) for e in facts.kind("torch_nccl_error")}
+    out: set[int] = set()
+    for ev in facts.kind("exception"):
+        meaning = facts.meaning_of(ev)
+        if (meaning is not None and meaning.data.get("role") == "symptom") or (ev.source, ev.line) in relayed:
+            out.add(id(ev))
+    return out
 
 
 def read_as(facts: Facts, events: Iterable[Event], cause: str, roles: tuple[str, ...] = ("fault", "symptom"),
