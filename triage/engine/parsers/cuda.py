@@ -9,6 +9,13 @@ from ..model import Event
 from ..signatures.matcher import matcher
 from .base import LineCtx, SourceState
 
+# What the scan gate (scan.py) must let through for this parser: CUDA's error reports.
+GATE_MEANING: tuple[str, ...] = (
+    r"CUDA (?:error|driver|runtime)",
+    r"cudaError",
+    r"CUBLAS_STATUS",
+)
+
 _OOM = re.compile(
     r"CUDA out of memory\. Tried to allocate (?P<req>[\d.]+ (?:GiB|MiB|KiB|bytes))"
     r"(?:\. GPU (?P<dev>\d+) has a total capacity of (?P<tot>[\d.]+ \w+) of which (?P<free>[\d.]+ \w+) is free"

@@ -8,6 +8,19 @@ from ..model import Event
 from ..signatures.xid import fault_class
 from .base import LineCtx, SourceState
 
+# What the scan gate (scan.py) must let through for this parser: the NVIDIA driver's lines, the
+# host OOM killer, IOMMU faults.
+GATE_MEANING: tuple[str, ...] = (
+    r"NVRM",
+    r"Xid",
+    r"fallen off",
+    r"oom-kill",
+    r"[Oo]ut of memory",
+    r"AMD-Vi",
+    r"DMAR",
+    r"IOMMU",
+)
+
 _XID = re.compile(
     # The PCI id may be masked by whoever pasted the log ('(PCI:...)', '(PCI:xxxx:xx:xx)'): the
     # Xid still counts, only the GPU is then unknown.

@@ -13,6 +13,27 @@ import re
 from ..model import Event
 from .base import LineCtx, SourceState
 
+# What the scan gate (scan.py) must let through for this parser, whatever the catalog says: every
+# WARN (its identity fields), the `-> N` error trails, and the INFO lines that say who is who.
+GATE_MEANING: tuple[str, ...] = (
+    r"NCCL WARN [A-Z]",
+    r"\.(?:cc|c|h|cu|cpp|hpp):[0-9]+ (?:\([A-Za-z_0-9]+\) )?-> [0-9]",
+)
+GATE_IDENTITY: tuple[str, ...] = (
+    r"Init (?:COMPLETE|START)",
+    r" n[Rr]anks [0-9]",
+    r"NCCL version",
+    r"cudaDriverVersion",
+    r"Using network",
+    r"NET/IB ?: (?:Using|No device)",
+    r"NET/Socket ?: Using",
+    r"via (?:P2P|SHM|NET|direct)",
+    r"direct shared memory",
+    r"set by environment",
+    r"Bootstrap ?: Using",
+    r"Connected all rings",
+)
+
 _LINE = re.compile(
     r"(?P<host>[^\s:\[\]]+):(?P<pid>\d+):(?P<tid>\d+) (?:\[(?P<dev>\d+)\] )?"
     r"(?:(?P<loc>[\w./+-]+:\d+)(?: \((?P<func>\w+)\))? )?(?:[\d.]+ [\w:]+ )?NCCL (?P<lvl>INFO|WARN|TRACE|CALL) "

@@ -10,6 +10,28 @@ from .base import LineCtx, SourceState
 from .cuda import classify as classify_cuda_error
 from .nccl import warn_event
 
+# What the scan gate (scan.py) must let through for this parser: ProcessGroupNCCL's watchdog,
+# work and progress lines, its NCCL error reports and the 'Last error:' that introduces NCCL's
+# text, desync and heartbeat reports, and the store's connect attempts and client counts.
+GATE_MEANING: tuple[str, ...] = (
+    r"[Ww]atchdog",
+    r"WorkNCCL",
+    r"NCCL [Ee]rror",
+    r"NCCL communicator",
+    r"[Ll]ast (?:error|completed|enqueued)",
+    r"[Tt]imeout at",
+    r"clients joined",
+    r"lagging",
+    r"joined but didn't finish",
+    r"[Hh]eartbeat",
+    r"[Mm]ismatch between collectives",
+    r"dump signal",
+    r"remote error",
+    r"has (?:failed to connect|timed out)",
+    r"retrying \(try=",
+    r"will retry",
+)
+
 _WORK = re.compile(
     r"WorkNCCL\((?:SeqNum=(?P<seq>\d+), )?OpType=(?P<op>\w+)"
     r"(?:, NumelIn=(?P<nin>\d+)(?:, Nume(?:lOut=(?P<nout>\d+))?)?)?"
