@@ -438,3 +438,17 @@ def test_an_exit_nothing_explains_is_still_the_first_failure(tmp_path: Path) -> 
 
 
 # The same faults behind launcher prefixes and pasted-log quoting: test_catalog_verdicts.py.
+
+
+def test_a_c10d_nccl_error_report_cut_short_is_no_crash_of_its_own(tmp_path: Path) -> None:
+    # c10d's 'NCCL error in: <file>:<line>, <reason>' wrapped before its reason: still c10d
+    # relaying NCCL's result, not the rank's own exception (the WARN before it says why).
+    log = [
+        "node-a:4005:4041 [0] init.cc:521 NCCL WARN Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 40",
+        "Traceback (most recent call last):",
+        '  File "train.py", line 9, in <module>',
+        "RuntimeError: NCCL error in: /opt/conda/conda-bld/pytorch_1634272204863/work/torch/csrc/distributed/",
+        "c10d/ProcessGroupNCCL.cpp:957, invalid usage, NCCL version 21.0.3",
+    ]
+    rules = [f["rule"] for f in diagnose(bundle(tmp_path, {"rank0.log": "\n".join(log) + "\n"})).to_dict()["findings"]]
+    assert rules[:1] == ["device_ordinal.duplicate_gpu"] and "rank_crash.exception" not in rules

@@ -53,6 +53,8 @@ _NCCL_ERROR = re.compile(
     r"NCCL [Ee]rror(?: in: (?P<where>\S+?))?(?::? (?P<code>\d+))?[,:] (?P<reason>[^,]+?)(?:\s*\(run with[^)]*\))?"
     r"(?:, NCCL version (?P<version>[\w.+]+))?\s*$"
 )
+# The head of the same report (C10D_NCCL_CHECK's 'NCCL error in: <file>:<line>, ...') cut short.
+_REPORT_CUT = re.compile(r"NCCL [Ee]rror in: (?P<where>\S+)\s*$")
 _DETAIL = re.compile(r"^\s*(?P<name>nccl(?:UnhandledCudaError|SystemError|InternalError|InvalidArgument|InvalidUsage"
                      r"|RemoteError|Timeout)): ?(?P<text>.*)$")
 _TERMINATED = re.compile(r"[Ww]atchdog thread terminated with exception: (?P<what>.*)$")
@@ -142,13 +144,16 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
         return events + [ctx.event("nccl_async_error", severity="error", what=m["what"])] + _cuda_fault(ctx, m["what"])
     if "NCCL error" in body or "NCCL Error" in body:
         m = _NCCL_ERROR.search(body)
-        if m:
+        cut = m is None and _REPORT_CUT.search(body) is not None
+        if m or cut:
+            # c10d's report of an NCCL result; a line wrapped or cut before the reason is still
+            # that report (its reason is then unknown).
             ev = ctx.event(
                 "torch_nccl_error",
                 severity="error",
-                reason=m["reason"].strip(),
-                nccl_version=m["version"],
-                where=m["where"],
+                reason=m["reason"].strip() if m else None,
+                nccl_version=m["version"] if m else None,
+                where=m["where"] if m else None,
             )
             state.extra["last_nccl_error"] = ev
             return events + [ev]
