@@ -15,6 +15,7 @@ from triage.engine.model import Event
 from triage.engine.parsers.kernel import bus_key
 from triage.engine.reader import Collected, read_member
 from triage.engine.scan import prefilter
+from triage.engine.signatures.readings import cuda_class, fault_class
 from triage.engine.timeparse import Clock
 
 
@@ -565,13 +566,16 @@ def test_cuda_oom_old_wording(tmp_path):
 
 def test_cuda_invalid_device_ordinal(tmp_path):
     ev = one(tmp_path, "RuntimeError: CUDA error: invalid device ordinal", "cuda_error")
-    has(ev.data, error="invalid device ordinal", cuda_name="cudaErrorInvalidDevice", error_class="device_ordinal")
+    has(ev.data, error="invalid device ordinal", cuda_name=None)
+    assert "error_class" not in ev.data  # what the error means is the catalog's
+    assert cuda_class(ev.data["error"], ev.data["cuda_name"]) == ("cudaErrorInvalidDevice", "device_ordinal")
 
 
 def test_cuda_ecc_uncorrectable(tmp_path):
     line = "RuntimeError: transform: failed to synchronize: cudaErrorECCUncorrectable: uncorrectable ECC error encountered"
     ev = one(tmp_path, line, "cuda_error")
-    has(ev.data, cuda_name="cudaErrorECCUncorrectable", error_class="hardware")
+    has(ev.data, cuda_name="cudaErrorECCUncorrectable")
+    assert cuda_class(ev.data["error"], ev.data["cuda_name"])[1] == "hardware"
 
 
 # --- kernel -------------------------------------------------------------------------------------
@@ -580,14 +584,16 @@ def test_cuda_ecc_uncorrectable(tmp_path):
 def test_xid_pre_515_very_old_no_pci(tmp_path):
     line = "Nov 22 18:29:55 hostname kernel: [ 966.503025] NVRM: Xid (0000:01:00): 31, Ch 0000000b, engmask 00000120, intr 10000000"
     ev = one(tmp_path, line, "xid")
-    has(ev.data, xid=31, bus="01:00", fault_class="app")
+    has(ev.data, xid=31, bus="01:00")
+    assert "fault_class" not in ev.data and fault_class(31)[1] == "app"  # the catalog's reading
     assert (ev.time.month, ev.time.day, ev.time.hour) == (11, 22, 18)
 
 
 def test_xid_le_560_unknown_pid(tmp_path):
     line = "[  123.456] NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
     ev = one(tmp_path, line, "xid")
-    has(ev.data, xid=79, bus="3b:00", xid_pid=None, fault_class="hardware")
+    has(ev.data, xid=79, bus="3b:00", xid_pid=None)
+    assert fault_class(79)[1] == "hardware"
     assert ev.data["process"] is None, "an unknown process name must stay null, not '<unknown>'"
 
 
@@ -603,7 +609,8 @@ def test_xid_ge_570_no_process_context(tmp_path):
 
 def test_xid_mig_form(tmp_path):
     ev = one(tmp_path, "NVRM: Xid (PCI:0000:01:00 GPU-I:05): 94, pid=7194, Contained: CE User Channel (0x9). RST: No, D-RST: No", "xid")
-    has(ev.data, xid=94, bus="01:00", xid_pid=7194, fault_class="hardware")
+    has(ev.data, xid=94, bus="01:00", xid_pid=7194)
+    assert fault_class(94)[1] == "hardware"
 
 
 def test_bus_key_joins_xid_nccl_nvml():

@@ -11,8 +11,9 @@ from typing import Any
 from .demux import Origin
 from .model import Event, Evidence, RankInfo
 from .parsers.base import LineCtx
-from .parsers.kernel import bus_key, xid_info
+from .parsers.kernel import bus_key
 from .reader import Collected, SourceInfo, signature_event
+from .signatures.readings import cuda_class, fault_class
 from .structured import StructuredDocs, elastic_error_summary, fr_summary
 
 LOCAL_NAMES = {"localhost", "localhost.localdomain", "127.0.0.1", "::1"}
@@ -112,6 +113,7 @@ def build_facts(collected: Collected, problems: list[str]) -> Facts:
     events = collected.events
     facts = Facts(events=events, sources=collected.sources, docs=collected.docs, problems=problems)
     _fix_years(collected, facts)
+    _read_codes(facts)
     _apply_manifests(facts)
     _apply_dir_hosts(facts)
     _normalise_hosts(facts)
@@ -129,6 +131,20 @@ def build_facts(collected: Collected, problems: list[str]) -> Facts:
     _collect_versions(facts)
     _rank_table(facts)
     return facts
+
+
+def _read_codes(facts: Facts) -> None:
+    """What the catalog says the codes the parsers read mean (signatures/readings.py): a CUDA
+    error's class (and its cudaError_t name where the entry gives it), an Xid's name and class.
+    An Xid the catalog has as hardware or the process's own fault is an error, else a warning."""
+    for ev in facts.events:
+        if ev.kind == "cuda_error" and "error_class" not in ev.data:
+            name, cls = cuda_class(str(ev.data.get("error") or ""), ev.data.get("cuda_name"))
+            ev.data["cuda_name"], ev.data["error_class"] = name, cls
+        elif ev.kind == "xid" and "fault_class" not in ev.data:
+            xname, cls = fault_class(int(ev.data["xid"]))
+            ev.data["xid_name"], ev.data["fault_class"] = xname, cls
+            ev.severity = "error" if cls in ("hardware", "app") else "warn"
 
 
 def _fix_years(collected: Collected, facts: Facts) -> None:
@@ -435,7 +451,7 @@ def _add_structured_events(facts: Facts) -> None:
         for item in doc.get("xid") or []:
             if not isinstance(item, dict) or item.get("xid") is None:
                 continue
-            xname, cls = xid_info(int(item["xid"]))
+            xname, cls = fault_class(int(item["xid"]))
             facts.events.append(
                 Event(
                     kind="xid",

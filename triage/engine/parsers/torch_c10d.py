@@ -7,7 +7,6 @@ from typing import Any
 
 from ..model import Event
 from .base import LineCtx, SourceState
-from .cuda import classify as classify_cuda_error
 from .nccl import warn_event
 
 # What the scan gate (scan.py) must let through for this parser: ProcessGroupNCCL's watchdog,
@@ -204,8 +203,7 @@ def _cuda_fault(ctx: LineCtx, what: str) -> list[Event]:
     m = _CUDA_IN_WHAT.search(what)
     if not m:
         return []
-    name, cls = classify_cuda_error(m["err"])
-    return [ctx.event("cuda_error", severity="error", error=m["err"].strip(), cuda_name=name, error_class=cls,
+    return [ctx.event("cuda_error", severity="error", error=m["err"].strip(), cuda_name=None,
                       via_watchdog=True)]
 
 
