@@ -65,7 +65,7 @@ _DRIVER = re.compile(r"cudaDriverVersion (?P<v>\d+)")
 # (signatures/nccl.py): every WARN is one `nccl_warn` event with these fields where present.
 _RANK_PAIR = re.compile(r"rank (?P<a>\d+) and rank (?P<b>\d+) both on CUDA device (?P<bus>[0-9a-f]+)")
 _COMPLETION = re.compile(r"completion from peer (?P<peer>\S+) with (?:error|status=?) ?(?P<status>\w+)"
-                         r"(?:\((?P<code>\d+)\))?|completion with error (?P<status2>\d+)")
+                         r"(?:\((?P<code>\d+)\))?")
 _CALL = re.compile(r"Call to (?P<fn>\w+)")
 _CUDA_TEXT = re.compile(r"Cuda failure (?:(?P<code>\d+) )?'(?P<err>[^']+)'")
 _BYTES = re.compile(r"(?P<bytes>\d+) bytes")
@@ -186,7 +186,7 @@ def warn_event(ctx: LineCtx, msg: str) -> Event:
         data.update(ranks=[int(m["a"]), int(m["b"])], bus_id=m["bus"])
     m = _COMPLETION.search(msg)
     if m:
-        status = m["status"] or m["status2"]
+        status = m["status"]
         code = m["code"] or (status if status and status.isdigit() else None)
         data.update(peer=m["peer"], status=int(code) if code else None,
                     status_name=status if status and not status.isdigit() else None)
