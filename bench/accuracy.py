@@ -95,9 +95,8 @@ def rule_support(real: list[Path], scenarios: bool = True) -> dict[str, set[str]
 
 def leave_one_source_out(real: list[Path]) -> list[dict[str, Any]]:
     from triage.engine import pipeline, reader
-    from triage.engine.parsers import cuda as cuda_parser
     from triage.engine.rules import run_rules
-    from triage.engine.signatures import CATALOG
+    from triage.engine.signatures import CATALOG, readings
     from triage.engine.signatures.matcher import CatalogMatcher
 
     groups: dict[str, list[Path]] = defaultdict(list)
@@ -112,7 +111,7 @@ def leave_one_source_out(real: list[Path]) -> list[dict[str, Any]]:
             seen = {sig.id for sig in CATALOG if any(s.strip() and s.strip() in text for s in sig.samples)}
             reduced = CatalogMatcher(tuple(sig for sig in CATALOG if sig.id not in seen))
             reader.matcher = lambda prefer=None, m=reduced: m  # type: ignore[assignment]
-            cuda_parser.matcher = reader.matcher  # type: ignore[assignment]
+            readings.matcher = reader.matcher  # type: ignore[assignment]
             rules_off = {rule for rule, where in support.items() if where == {source}}
             pipeline.run_rules = lambda facts, off=rules_off: [  # type: ignore[assignment]
                 f for f in run_rules(facts) if f.rule not in off]
@@ -125,7 +124,7 @@ def leave_one_source_out(real: list[Path]) -> list[dict[str, Any]]:
                             "ok": score_case(got, conf, meta["acceptable"])})
     finally:
         reader.matcher = original
-        cuda_parser.matcher = original  # type: ignore[assignment]
+        readings.matcher = original  # type: ignore[assignment]
         pipeline.run_rules = run_rules
     return out
 

@@ -42,3 +42,20 @@ def test_without_it_the_first_diagnosis_builds_them(tmp_path: Path) -> None:
     log.write_text(LOG)
     _run(["-c", f"from triage.engine import diagnose; print(diagnose({str(log)!r}).findings[0].cause)"], cache)
     assert any(name.startswith("gate-") for name in _files(cache))
+
+
+def test_the_gate_keywords_are_the_parsers_declarations_and_the_catalog() -> None:
+    # No hand list in scan.py: the structural keywords are what each parser module declares it
+    # must see (parsers.GATE_MEANING / GATE_IDENTITY), the rest of MEANING/IDENTITY is the
+    # catalog's cover (caseless literals), and ONCE is the gate's own sample of trouble words.
+    from triage.engine import parsers, scan
+
+    assert not hasattr(scan, "MEANING_KEYWORDS") and not hasattr(scan, "IDENTITY_KEYWORDS")
+    ps = scan.pattern_set()
+    hand = {(p, c) for p, c, caseless in zip(ps.patterns, ps.classes, ps.caseless, strict=True)
+            if not caseless and c in (scan.MEANING, scan.IDENTITY)}
+    declared = {(p, scan.MEANING) for p in parsers.GATE_MEANING} | {(p, scan.IDENTITY) for p in parsers.GATE_IDENTITY}
+    assert hand == declared
+    for module in (parsers.nccl, parsers.torch_c10d, parsers.python_tb, parsers.process_exit, parsers.kernel,
+                   parsers.cuda):
+        assert module.GATE_MEANING, module.__name__

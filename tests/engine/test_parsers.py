@@ -15,6 +15,7 @@ from triage.engine.model import Event
 from triage.engine.parsers.kernel import bus_key
 from triage.engine.reader import Collected, read_member
 from triage.engine.scan import prefilter
+from triage.engine.signatures.readings import cuda_class, fault_class
 from triage.engine.timeparse import Clock
 
 
@@ -54,10 +55,11 @@ def test_nccl_info_prefix_host_pid_device(tmp_path):
 
 def test_nccl_warn_prefix_and_location(tmp_path):
     line = "dirkg-zeppelin:4005:4041 [0] init.cc:521 NCCL WARN Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 40"
-    ev = one(tmp_path, line, "nccl_duplicate_gpu")
+    ev = one(tmp_path, line, "nccl_warn")
     assert (ev.host, ev.pid, ev.device) == ("dirkg-zeppelin", 4005, 0)
     has(ev.data, location="init.cc:521", ranks=[0, 1], bus_id="40")
-    assert ev.severity == "error"
+    # NCCL's own level: what the line means (a duplicate GPU, a fault) is the catalog's.
+    assert ev.severity == "warn"
 
 
 def test_nccl_warn_with_timestamp(tmp_path):
@@ -194,45 +196,46 @@ def test_ib_using_devices(tmp_path):
     ],
 )
 def test_duplicate_gpu_2_30_wordings(tmp_path, line):
-    ev = one(tmp_path, line, "nccl_duplicate_gpu")
-    assert ev.severity == "error"
+    ev = one(tmp_path, line, "nccl_warn")
     assert (ev.host, ev.pid) == ("node-01", 5)
+    assert "ranks" not in ev.data  # these wordings name no rank pair
 
 
 @pytest.mark.parametrize(
-    "line,op,errno",
+    "line,errno",
     [
-        ("node:1:1 [1] misc/shmutils.cc:60 NCCL WARN Error while creating shared memory segment /dev/shm/nccl-abc (size 9637888), error: No space left on device (28)", "create", "ENOSPC"),
-        ("node:1:1 [1] os/linux.cc:60 NCCL WARN Error while attaching to shared memory segment /dev/shm/nccl-abc (size 0), error: No such file or directory (2)", "attach", "ENOENT"),
-        ("ubuntu:9621:9691 [6] misc/shmutils.cc:71 NCCL WARN Error: failed to extend /dev/shm/nccl-fjwOOB to 5967876 bytes, error: No space left on device (28)", "extend", "ENOSPC"),
-        ("ip-1:2143:2200 [1] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device", "extend", "ENOSPC"),
+        ("node:1:1 [1] misc/shmutils.cc:60 NCCL WARN Error while creating shared memory segment /dev/shm/nccl-abc (size 9637888), error: No space left on device (28)", "ENOSPC"),
+        ("node:1:1 [1] os/linux.cc:60 NCCL WARN Error while attaching to shared memory segment /dev/shm/nccl-abc (size 0), error: No such file or directory (2)", "ENOENT"),
+        ("ubuntu:9621:9691 [6] misc/shmutils.cc:71 NCCL WARN Error: failed to extend /dev/shm/nccl-fjwOOB to 5967876 bytes, error: No space left on device (28)", "ENOSPC"),
+        ("ip-1:2143:2200 [1] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device", "ENOSPC"),
     ],
 )
-def test_shm_errors(tmp_path, line, op, errno):
-    ev = one(tmp_path, line, "nccl_shm_error")
-    has(ev.data, op=op, errno=errno)
-    assert ev.severity == "error"
+def test_shm_errors(tmp_path, line, errno):
+    ev = one(tmp_path, line, "nccl_warn")
+    has(ev.data, errno=errno)
+    assert "op" not in ev.data and "reason" not in ev.data
 
 
 def test_shm_extend_without_errno_text(tmp_path):
     line = "ubuntu:9621:9691 [6] misc/shmutils.cc:71 NCCL WARN Error: failed to extend /dev/shm/nccl-fjwOOB to 5967876 bytes"
-    ev = one(tmp_path, line, "nccl_shm_error")
-    has(ev.data, op="extend", errno=None, location="misc/shmutils.cc:71")
+    ev = one(tmp_path, line, "nccl_warn")
+    has(ev.data, errno=None, bytes=5967876, location="misc/shmutils.cc:71")
     assert ev.device == 6
 
 
 @pytest.mark.parametrize(
-    "line,reason,peer",
+    "line,peer",
     [
-        ("node:1:1 [0] misc/socket.cc:441 NCCL WARN socketProgress: Connection closed by remote peer node2<43127>", "peer closed", "node2<43127>"),
-        ("node:1:1 [0] misc/socket.cc:441 NCCL WARN socketProgressOpt: Call to recv from 10.0.0.2<33759> failed : Connection reset by peer", "reset", "10.0.0.2<33759>"),
-        ("node:1:1 [0] misc/socket.cc:441 NCCL WARN socketStartConnect: Connect to 10.0.0.2<33759> failed : Connection refused", "refused", "10.0.0.2<33759>"),
-        ("node:1:1 [0] misc/socket.cc:441 NCCL WARN NET/Socket : no interface found", "no interface", None),
+        ("node:1:1 [0] misc/socket.cc:441 NCCL WARN socketProgress: Connection closed by remote peer node2<43127>", "node2<43127>"),
+        ("node:1:1 [0] misc/socket.cc:441 NCCL WARN socketProgressOpt: Call to recv from 10.0.0.2<33759> failed : Connection reset by peer", "10.0.0.2<33759>"),
+        ("node:1:1 [0] misc/socket.cc:441 NCCL WARN socketStartConnect: Connect to 10.0.0.2<33759> failed : Connection refused", "10.0.0.2<33759>"),
+        ("node:1:1 [0] misc/socket.cc:441 NCCL WARN NET/Socket : no interface found", None),
     ],
 )
-def test_socket_errors(tmp_path, line, reason, peer):
-    ev = one(tmp_path, line, "nccl_socket_error")
-    has(ev.data, reason=reason, peer=peer)
+def test_socket_errors(tmp_path, line, peer):
+    ev = one(tmp_path, line, "nccl_warn")
+    has(ev.data, peer=peer)
+    assert "reason" not in ev.data
 
 
 @pytest.mark.parametrize(
@@ -247,35 +250,35 @@ def test_socket_errors(tmp_path, line, reason, peer):
     ],
 )
 def test_ib_completion_errors_all_versions(tmp_path, line, status, vendor):
-    ev = one(tmp_path, line, "nccl_ib_error")
+    ev = one(tmp_path, line, "nccl_warn")
     has(ev.data, status=status, vendor_err=vendor)
     assert ev.data["peer"].endswith(">")
 
 
 def test_ibv_call_failed(tmp_path):
-    ev = one(tmp_path, "h:1:1 [0] misc/ibvwrap.cc:200 NCCL WARN Call to ibv_modify_qp failed with error Invalid argument", "nccl_ib_error")
-    has(ev.data, fn="ibv_modify_qp")
+    ev = one(tmp_path, "h:1:1 [0] misc/ibvwrap.cc:200 NCCL WARN Call to ibv_modify_qp failed with error Invalid argument", "nccl_warn")
+    has(ev.data, fn="ibv_modify_qp", errno="EINVAL")
 
 
 def test_socket_finalize_accept_wrong_type(tmp_path):
-    ev = one(tmp_path, "user:16901:16967 [2] misc/socket.cc:441 NCCL WARN socketFinalizeAccept: wrong type 4 != 3", "nccl_transport_mismatch")
+    ev = one(tmp_path, "user:16901:16967 [2] misc/socket.cc:441 NCCL WARN socketFinalizeAccept: wrong type 4 != 3", "nccl_warn")
     has(ev.data, got=4, want=3)
     assert (ev.host, ev.pid, ev.device) == ("user", 16901, 2)
 
 
 def test_proxy_service_failure(tmp_path):
     line = "node:1:1 [0] proxy.cc:1500 NCCL WARN [Proxy Service 3] Failed to execute operation Connect from rank 3, retcode 3"
-    ev = one(tmp_path, line, "nccl_proxy_failure")
+    ev = one(tmp_path, line, "nccl_warn")
     has(ev.data, op="Connect", peer_rank=3, rc=3)
 
 
 def test_nccl_cuda_failure(tmp_path):
-    ev = one(tmp_path, "ng30903:3063028:3066152 [3] include/alloc.h:178 NCCL WARN Cuda failure 'out of memory'", "nccl_cuda_failure")
+    ev = one(tmp_path, "ng30903:3063028:3066152 [3] include/alloc.h:178 NCCL WARN Cuda failure 'out of memory'", "nccl_warn")
     has(ev.data, error="out of memory")
 
 
 def test_bare_warn_without_prefix(tmp_path):
-    ev = one(tmp_path, "[3] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device", "nccl_shm_error")
+    ev = one(tmp_path, "[3] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device", "nccl_warn")
     assert ev.device == 3
     has(ev.data, errno="ENOSPC", location="include/shm.h:28")
 
@@ -373,9 +376,9 @@ def test_nccl_error_then_last_error_classified_like_warn(tmp_path):
     detail = [e for e in events if e.kind == "nccl_result_detail"]
     assert detail and detail[0].data["result"] == "ncclSystemError"
     assert detail[0].data["last_error"].startswith("Error while attaching to shared memory segment")
-    shm = [e for e in events if e.kind == "nccl_shm_error"]
+    shm = [e for e in events if e.kind == "nccl_warn"]
     assert len(shm) == 1 and shm[0].line == 4
-    has(shm[0].data, op="attach", errno="ENOENT", via_last_error=True)
+    has(shm[0].data, errno="ENOENT", via_last_error=True)
 
 
 def test_ranked_traceback_last_error_socket(tmp_path):
@@ -395,9 +398,9 @@ def test_ranked_traceback_last_error_socket(tmp_path):
     assert len(exc) == 1
     assert exc[0].rank == 1 and exc[0].line == 6
     has(exc[0].data, exc_type="torch.distributed.DistBackendError", exc_short="DistBackendError", frame="/home/u/train.py:30 in main", had_header=True)
-    sock = [e for e in events if e.kind == "nccl_socket_error"]
+    sock = [e for e in events if e.kind == "nccl_warn"]
     assert len(sock) == 1 and sock[0].rank == 1 and sock[0].line == 9
-    has(sock[0].data, reason="reset", peer="172.1.1.1<33759>")
+    has(sock[0].data, errno="ECONNRESET", peer="172.1.1.1<33759>")
 
 
 def test_plain_traceback(tmp_path):
@@ -563,13 +566,16 @@ def test_cuda_oom_old_wording(tmp_path):
 
 def test_cuda_invalid_device_ordinal(tmp_path):
     ev = one(tmp_path, "RuntimeError: CUDA error: invalid device ordinal", "cuda_error")
-    has(ev.data, error="invalid device ordinal", cuda_name="cudaErrorInvalidDevice", error_class="device_ordinal")
+    has(ev.data, error="invalid device ordinal", cuda_name=None)
+    assert "error_class" not in ev.data  # what the error means is the catalog's
+    assert cuda_class(ev.data["error"], ev.data["cuda_name"]) == ("cudaErrorInvalidDevice", "device_ordinal")
 
 
 def test_cuda_ecc_uncorrectable(tmp_path):
     line = "RuntimeError: transform: failed to synchronize: cudaErrorECCUncorrectable: uncorrectable ECC error encountered"
     ev = one(tmp_path, line, "cuda_error")
-    has(ev.data, cuda_name="cudaErrorECCUncorrectable", error_class="hardware")
+    has(ev.data, cuda_name="cudaErrorECCUncorrectable")
+    assert cuda_class(ev.data["error"], ev.data["cuda_name"])[1] == "hardware"
 
 
 # --- kernel -------------------------------------------------------------------------------------
@@ -578,14 +584,16 @@ def test_cuda_ecc_uncorrectable(tmp_path):
 def test_xid_pre_515_very_old_no_pci(tmp_path):
     line = "Nov 22 18:29:55 hostname kernel: [ 966.503025] NVRM: Xid (0000:01:00): 31, Ch 0000000b, engmask 00000120, intr 10000000"
     ev = one(tmp_path, line, "xid")
-    has(ev.data, xid=31, bus="01:00", fault_class="app")
+    has(ev.data, xid=31, bus="01:00")
+    assert "fault_class" not in ev.data and fault_class(31)[1] == "app"  # the catalog's reading
     assert (ev.time.month, ev.time.day, ev.time.hour) == (11, 22, 18)
 
 
 def test_xid_le_560_unknown_pid(tmp_path):
     line = "[  123.456] NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
     ev = one(tmp_path, line, "xid")
-    has(ev.data, xid=79, bus="3b:00", xid_pid=None, fault_class="hardware")
+    has(ev.data, xid=79, bus="3b:00", xid_pid=None)
+    assert fault_class(79)[1] == "hardware"
     assert ev.data["process"] is None, "an unknown process name must stay null, not '<unknown>'"
 
 
@@ -601,7 +609,8 @@ def test_xid_ge_570_no_process_context(tmp_path):
 
 def test_xid_mig_form(tmp_path):
     ev = one(tmp_path, "NVRM: Xid (PCI:0000:01:00 GPU-I:05): 94, pid=7194, Contained: CE User Channel (0x9). RST: No, D-RST: No", "xid")
-    has(ev.data, xid=94, bus="01:00", xid_pid=7194, fault_class="hardware")
+    has(ev.data, xid=94, bus="01:00", xid_pid=7194)
+    assert fault_class(94)[1] == "hardware"
 
 
 def test_bus_key_joins_xid_nccl_nvml():

@@ -8,9 +8,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from .demux import Origin
 from .model import Event, Evidence, RankInfo
-from .parsers.kernel import bus_key, xid_info
-from .reader import Collected, SourceInfo
+from .parsers.base import LineCtx
+from .parsers.kernel import bus_key
+from .reader import Collected, SourceInfo, signature_event
+from .signatures.readings import cuda_class, fault_class
 from .structured import StructuredDocs, elastic_error_summary, fr_summary
 
 LOCAL_NAMES = {"localhost", "localhost.localdomain", "127.0.0.1", "::1"}
@@ -110,6 +113,7 @@ def build_facts(collected: Collected, problems: list[str]) -> Facts:
     events = collected.events
     facts = Facts(events=events, sources=collected.sources, docs=collected.docs, problems=problems)
     _fix_years(collected, facts)
+    _read_codes(facts)
     _apply_manifests(facts)
     _apply_dir_hosts(facts)
     _normalise_hosts(facts)
@@ -127,6 +131,20 @@ def build_facts(collected: Collected, problems: list[str]) -> Facts:
     _collect_versions(facts)
     _rank_table(facts)
     return facts
+
+
+def _read_codes(facts: Facts) -> None:
+    """What the catalog says the codes the parsers read mean (signatures/readings.py): a CUDA
+    error's class (and its cudaError_t name where the entry gives it), an Xid's name and class.
+    An Xid the catalog has as hardware or the process's own fault is an error, else a warning."""
+    for ev in facts.events:
+        if ev.kind == "cuda_error" and "error_class" not in ev.data:
+            name, cls = cuda_class(str(ev.data.get("error") or ""), ev.data.get("cuda_name"))
+            ev.data["cuda_name"], ev.data["error_class"] = name, cls
+        elif ev.kind == "xid" and "fault_class" not in ev.data:
+            xname, cls = fault_class(int(ev.data["xid"]))
+            ev.data["xid_name"], ev.data["fault_class"] = xname, cls
+            ev.severity = "error" if cls in ("hardware", "app") else "warn"
 
 
 def _fix_years(collected: Collected, facts: Facts) -> None:
@@ -282,9 +300,11 @@ def _identify(facts: Facts) -> None:
             device_of[key] = dev
             facts.bus_of_rank[rank] = bus_key(bus)
     for ev in facts.events:
-        if ev.kind == "nccl_proxy_failure" and ev.host and ev.pid is not None:
+        if ev.kind != "nccl_warn" or not ev.host or ev.pid is None:
+            continue
+        if ev.data.get("peer_rank") is not None:  # '[Proxy Service N] ... from rank R': its own proxy
             mapping.setdefault((ev.host, ev.pid), ev.data["peer_rank"])
-        if ev.kind == "nccl_shm_error" and ev.host and ev.pid is not None and ev.data.get("own_rank") is not None:
+        if ev.data.get("own_rank") is not None:
             mapping.setdefault((ev.host, ev.pid), ev.data["own_rank"])
     _infer_from_transport(facts, mapping)
     _infer_from_devices(facts, mapping)
@@ -387,21 +407,26 @@ def _add_structured_events(facts: Facts) -> None:
             rank = src_rank
         msg = summary["message"]
         exc_type = msg.split(":", 1)[0] if ":" in msg else None
-        facts.events.append(
-            Event(
-                kind="exception",
-                source=name,
-                line=1,
-                text=msg[:500],
-                severity="error",
-                message=msg[:500],
-                rank=rank,
-                time=summary["time"],
-                order=0,
-                data={"exc_type": exc_type, "exc_short": (exc_type or "").rsplit(".", 1)[-1] or None,
-                      "exc_message": msg.split(":", 1)[-1].strip(), "frame": None, "from_error_file": True},
-            )
+        ev = Event(
+            kind="exception",
+            source=name,
+            line=1,
+            text=msg[:500],
+            severity="error",
+            message=msg[:500],
+            rank=rank,
+            time=summary["time"],
+            order=0,
+            data={"exc_type": exc_type, "exc_short": (exc_type or "").rsplit(".", 1)[-1] or None,
+                  "exc_message": msg.split(":", 1)[-1].strip(), "frame": None, "from_error_file": True},
         )
+        facts.events.append(ev)
+        # What the catalog says the recorded message means, as it would of the same line in a log
+        # (kept as the line's meaning only: the log's own line, where there is one, is the finding).
+        meaning = signature_event(LineCtx(source=name, lineno=1, text=ev.text, body=ev.text, origin=Origin(),
+                                          time=ev.time, order=0), [ev])
+        if meaning is not None:
+            facts.meaning[(name, 1)] = meaning
     for name, rank, doc in facts.docs.flight_records:
         summary = fr_summary(doc)
         done = min(summary["last_completed"].values()) if summary["last_completed"] else None
@@ -426,7 +451,7 @@ def _add_structured_events(facts: Facts) -> None:
         for item in doc.get("xid") or []:
             if not isinstance(item, dict) or item.get("xid") is None:
                 continue
-            xname, cls = xid_info(int(item["xid"]))
+            xname, cls = fault_class(int(item["xid"]))
             facts.events.append(
                 Event(
                     kind="xid",

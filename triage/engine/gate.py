@@ -20,7 +20,7 @@ through every line any fault or symptom entry can match:
   literal costs a lookup per window, not per line; regexes in the gate would cost more (one
   with a common prefix, `nccl\w+ failed`, halves Hyperscan's speed on its own);
 - literals that share a long substring absent from ordinary text are merged into it;
-- the parsers' structural keywords (scan.MEANING_KEYWORDS and friends) go in as they are.
+- the parsers' structural keywords (parsers.GATE_MEANING / GATE_IDENTITY) go in as they are.
 
 A line the gate passes but no entry matches costs one catalog lookup in the reader and
 produces nothing; a line no entry can match never reaches Python.

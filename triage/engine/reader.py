@@ -84,8 +84,10 @@ class EventCap:
         self.counts: dict[tuple[Any, ...], int] = {}
         self.tails: dict[tuple[Any, ...], deque[Event]] = {}
 
-    def add(self, ev: Event) -> None:
-        key = (ev.rank, ev.host, ev.pid, ev.kind, ev.data.get("sig"))
+    def add(self, ev: Event, sig: object = None) -> None:
+        """Keep `ev` unless its kind repeats: a format event is counted with what the catalog
+        says its line means (`sig`), so one NCCL WARN is not capped away by a flood of others."""
+        key = (ev.rank, ev.host, ev.pid, ev.kind, ev.data.get("sig") or sig)
         n = self.counts.get(key, 0) + 1
         self.counts[key] = n
         if n <= KEEP_FIRST:
@@ -346,8 +348,9 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                     kernel_hits += 1
                 if reported:
                     ev.data["launcher_report"] = True  # the launcher's words about the rank, not its own
+            line_sig = meaning.data.get("sig") if meaning is not None else None
             for ev in events:
-                cap.add(ev)
+                cap.add(ev, line_sig)
     finally:
         out.events.extend(cap.finish())
         info.lines = scanner.stats.lines if line_of is None else (line_of[-1] if line_of else 0)

@@ -59,120 +59,12 @@ MAX_LEARNED_KEYS = 200_000
 CONTEXT_BEFORE = 4
 _NCCL_RECORD = re.compile(rb"NCCL (?:WARN|INFO|TRACE) ")
 
-# Structural lines the format parsers read, whatever the catalog says about them.
-MEANING_KEYWORDS: tuple[str, ...] = (
-    r"NCCL WARN [A-Z]",
-    r"\.(?:cc|c|h|cu|cpp|hpp):[0-9]+ (?:\([A-Za-z_0-9]+\) )?-> [0-9]",
-    r"[Ww]atchdog",
-    r"WorkNCCL",
-    r"NCCL error",
-    r"NCCL communicator",
-    r"[Ll]ast (?:error|completed|enqueued)",
-    r"Dist[A-Za-z]*Error",
-    r"clients joined",
-    r"Traceback \(most recent",
-    r"[A-Z][A-Za-z0-9_]*(?:Error|Exception|Interrupt)(?::|\r?$)",
-    r"[Ff]atal",
-    r"FATAL",
-    r"terminate called",
-    r"what\(\):",
-    r"SIG(?:KILL|SEGV|ABRT|BUS|TERM|INT|ILL|FPE|QUIT|HUP|PIPE)",
-    r"exitcode",
-    r"[Ee]xit(?:ed)? (?:code|status|with)",
-    r"return code",
-    r"[Kk]illed",
-    r"died",
-    r"[Aa]bort(?:ed|ing)?\b",
-    r"Segmentation fault",
-    r"core dumped",
-    r"Bus error",
-    r"[Oo]ut of memory",
-    r"oom-kill",
-    r"OOM",
-    r"ECC",
-    r"Xid",
-    r"NVRM",
-    r"AMD-Vi",
-    r"DMAR",
-    r"IOMMU",
-    r"fallen off",
-    r"Root Cause",
-    r"Failures:",
-    r"^ {2,}(?:exitcode|error_file|traceback) +: ",
-    r"Duplicate GPU",
-    r"[Mm]ultiple [Rr]anks",
-    r"/dev/shm",
-    r"shm_open",
-    r"posix_fallocate",
-    r"No space left",
-    r"Permission denied",
-    r"Broken pipe",
-    r"[Cc]onnection (?:refused|reset|closed|timed out)",
-    r"No route",
-    r"[Uu]nreachable",
-    r"Got completion",
-    r"ibv_",
-    r"wrong type",
-    r"[Mm]essage truncated",
-    r"[Mm]ismatch",
-    r"[Dd]esync",
-    r"lagging",
-    r"never joined",
-    r"[Hh]eartbeat",
-    r"stuck",
-    r"[Ff]light ?[Rr]ecorder",
-    r"CUDA (?:error|driver|runtime)",
-    r"cudaError",
-    r"Cuda failure",
-    r"CUBLAS_STATUS",
-    r"[Tt]imed out",
-    r"[Tt]imeout at",
-    r"[Ss]ocket [Tt]imeout",
-    r"has failed to connect",
-    r"[Ff]ailed to (?:recv|connect|send|bind|listen|open|initiali[sz]e)",
-    r"connectFullMesh",
-    r"recvValueWithTimeout",
-    r"[Tt]imeout waiting",
-    r"wait timeout",
-    r"dump signal",
-    r"remote error",
-    r"retrieving ncclUniqueId",
-    r"Rendezvous[A-Za-z]*Error",
-    r"store->get",
-    r"[Cc]losing signal",
-    r"death signal",
-)
-IDENTITY_KEYWORDS: tuple[str, ...] = (
-    r"Init (?:COMPLETE|START)",
-    r" n[Rr]anks [0-9]",
-    r"NCCL version",
-    r"cudaDriverVersion",
-    r"Using network",
-    r"NET/IB ?: (?:Using|No device)",
-    r"NET/Socket ?: Using",
-    r"via (?:P2P|SHM|NET|direct)",
-    r"direct shared memory",
-    r"set by environment",
-    r"Bootstrap ?: Using",
-    r"Connected all rings",
-    r"[Ll]ocal_rank",
-    r"LOCAL_RANK",
-    r"GLOBAL_RANK",
-    r"[Ww]orld_size",
-    r"WORLD_SIZE",
-    r"[Mm]aster_addr",
-    r"MASTER_ADDR",
-    r"CUDA_VISIBLE_DEVICES",
-    r"init_device",
-    r"nccl==",
-    r"libnccl",
-    r"torch(?:==| version|\.__version__)",
-    r"PyTorch version",
-    r"[Dd]river [Vv]ersion",
-    r"CUDA [Vv]ersion",
-    r"Load weight",
-    r"sigquit",
-)
+# The gate's keywords are generated: each format parser declares the structural lines it must
+# see whatever the catalog says (parsers.GATE_MEANING / GATE_IDENTITY: tracebacks, exit tables,
+# NCCL `-> N` trails and WARNs, init and identity lines), and the catalog's entries give the rest
+# (gate.cover over their patterns, by role). Only the ONCE sample below is the gate's own: words
+# that look like trouble on a line nothing else knows, kept once per block so that an unknown
+# message is still seen.
 ONCE_KEYWORDS: tuple[str, ...] = (
     r"NCCL WARN",
     r"[Ee]rror",
@@ -226,6 +118,7 @@ def pattern_set() -> PatternSet:
     Kept on disk by content hash, like the compiled databases: the cover takes longer to work
     out than a worker may spend on a small bundle."""
     from . import gate
+    from .parsers import GATE_IDENTITY, GATE_MEANING
     from .signatures import CATALOG
 
     by_class: dict[int, list[str]] = {MEANING: [], IDENTITY: []}
@@ -233,7 +126,7 @@ def pattern_set() -> PatternSet:
         cls = _catalog_class(sig.role, sig.cause, sig.priority)
         if cls is not None:
             by_class[cls].extend(sig.patterns)
-    inputs = json.dumps([MEANING_KEYWORDS, IDENTITY_KEYWORDS, ONCE_KEYWORDS, by_class, gate.fingerprint()])
+    inputs = json.dumps([GATE_MEANING, GATE_IDENTITY, ONCE_KEYWORDS, by_class, gate.fingerprint()])
 
     def load(data: bytes) -> PatternSet:
         rows = json.loads(data)
@@ -248,6 +141,7 @@ def pattern_set() -> PatternSet:
 
 def _build_pattern_set(by_class: dict[int, list[str]]) -> PatternSet:
     from .gate import cover
+    from .parsers import GATE_IDENTITY, GATE_MEANING
 
     rows: dict[tuple[str, bool], tuple[int, tuple[str, ...]]] = {}
 
@@ -256,10 +150,10 @@ def _build_pattern_set(by_class: dict[int, list[str]]) -> PatternSet:
         if old is None or old[0] > cls:
             rows[(expr, caseless)] = (cls, literals)
 
-    for cls, keywords in ((MEANING, MEANING_KEYWORDS), (IDENTITY, IDENTITY_KEYWORDS), (ONCE, ONCE_KEYWORDS)):
+    for cls, keywords in ((MEANING, GATE_MEANING), (IDENTITY, GATE_IDENTITY), (ONCE, ONCE_KEYWORDS)):
         for p in keywords:
             add(p, cls, False, _keyword_literals(p))
-    structural = set(MEANING_KEYWORDS) | set(IDENTITY_KEYWORDS)
+    structural = set(GATE_MEANING) | set(GATE_IDENTITY)
     for cls in (MEANING, IDENTITY):
         for literal in cover([p for p in dict.fromkeys(by_class[cls]) if p not in structural]):
             add(re.escape(literal), cls, True, (literal,))

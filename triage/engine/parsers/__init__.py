@@ -20,3 +20,9 @@ EXCLUSIVE: tuple[Parser, ...] = (
     cuda.parse,
 )
 ALWAYS: tuple[Parser, ...] = (python_tb.parse, launchers.parse)
+
+# The scan gate's structural keywords (scan.py): what each parser declares it must see, whatever
+# the catalog says about those lines. The catalog's own entries are the rest of the gate.
+_MODULES = (nccl, torch_c10d, kernel, process_exit, cuda, python_tb, launchers)
+GATE_MEANING: tuple[str, ...] = tuple(dict.fromkeys(k for m in _MODULES for k in getattr(m, "GATE_MEANING", ())))
+GATE_IDENTITY: tuple[str, ...] = tuple(dict.fromkeys(k for m in _MODULES for k in getattr(m, "GATE_IDENTITY", ())))

@@ -5,8 +5,20 @@ from __future__ import annotations
 import re
 
 from ..model import Event
-from ..signatures.xid import fault_class
 from .base import LineCtx, SourceState
+
+# What the scan gate (scan.py) must let through for this parser: the NVIDIA driver's lines, the
+# host OOM killer, IOMMU faults.
+GATE_MEANING: tuple[str, ...] = (
+    r"NVRM",
+    r"Xid",
+    r"fallen off",
+    r"oom-kill",
+    r"[Oo]ut of memory",
+    r"AMD-Vi",
+    r"DMAR",
+    r"IOMMU",
+)
 
 _XID = re.compile(
     # The PCI id may be masked by whoever pasted the log ('(PCI:...)', '(PCI:xxxx:xx:xx)'): the
@@ -25,11 +37,6 @@ _IOMMU = re.compile(r"(?P<dev>[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.\d)?:? ?(?:AM
                     r"(?P<amd>IO_PAGE_FAULT|[A-Z_]+)|DMAR: \[?(?:DRHD: handling fault|DMA \w+\]? Request)|iommu fault"
                     r"|IOMMU fault)")
 _AER = re.compile(r"AER: (?P<sev>Uncorrected|Corrected|Multiple)[^:]*error", re.I)
-
-def xid_info(xid: int) -> tuple[str, str]:
-    """The Xid's name and class, from the catalog (signatures/xid.py): the parser keeps no table."""
-    return fault_class(xid)
-
 
 def bus_key(bdf: str) -> str:
     """'0000:3b:00' / '00000000:3B:00.0' / NCCL '3b000' -> '3b:00' (bus:device), for joining."""
@@ -65,16 +72,15 @@ def _parse(ctx: LineCtx) -> list[Event]:
     if "NVRM" in body:
         m = _XID.search(body)
         if m:
+            # The Xid's number; its name and class are the catalog's (signatures/xid.py, asked
+            # by facts.py).
             xid = int(m["xid"])
-            name, cls = xid_info(xid)
             pid = m["pid"].strip("'<>") if m["pid"] else None
             return [
                 ctx.event(
                     "xid",
-                    severity="error" if cls in ("hardware", "app") else "warn",
+                    severity="error",
                     xid=xid,
-                    xid_name=name,
-                    fault_class=cls,
                     bus=bus_key(m["bdf"]) if m["bdf"] else None,
                     xid_pid=int(pid) if pid and pid.isdigit() else None,
                     process=None if not m["name"] or m["name"].strip("'<>") == "unknown" else m["name"],
@@ -83,7 +89,7 @@ def _parse(ctx: LineCtx) -> list[Event]:
             ]
         m = _OFF_BUS.search(body)
         if m:
-            return [ctx.event("xid", severity="error", xid=79, xid_name=xid_info(79)[0], fault_class="hardware",
+            return [ctx.event("xid", severity="error", xid=79,
                               bus=bus_key(m["bdf"]), xid_pid=None, process=None, detail="GPU has fallen off the bus")]
     m = _OOM_KILL.search(body)
     if m:

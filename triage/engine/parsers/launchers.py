@@ -9,6 +9,27 @@ import re
 from ..model import Event
 from .base import LineCtx, SourceState
 
+# What the scan gate (scan.py) must let through for this parser: the lines that say who is who
+# and which versions run (launch commands, ranks, world sizes, visible GPUs, version banners).
+GATE_IDENTITY: tuple[str, ...] = (
+    r"[Ll]ocal_rank",
+    r"LOCAL_RANK",
+    r"GLOBAL_RANK",
+    r"[Ww]orld_size",
+    r"WORLD_SIZE",
+    r"[Mm]aster_addr",
+    r"MASTER_ADDR",
+    r"CUDA_VISIBLE_DEVICES",
+    r"init_device",
+    r"nccl==",
+    r"libnccl",
+    r"torch(?:==| version|\.__version__)",
+    r"PyTorch version",
+    r"[Dd]river [Vv]ersion",
+    r"CUDA [Vv]ersion",
+    r"Load weight",
+)
+
 _MASTER_ADDR = re.compile(r"(?:--master[_-]addr[= ]|MASTER_ADDR=)(?P<addr>[^\s;,'\"]+)")
 _VLLM_NCCL_LOAD = re.compile(r"Failed to load NCCL library from (?P<lib>\S+?)\s?\.?(?:\s|$)"
                              r"|Failed to import NCCL library")

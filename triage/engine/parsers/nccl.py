@@ -6,10 +6,33 @@ anchored. The version banner has no prefix at all before 2.22.
 """
 from __future__ import annotations
 
+import errno
+import os
 import re
 
 from ..model import Event
 from .base import LineCtx, SourceState
+
+# What the scan gate (scan.py) must let through for this parser, whatever the catalog says: every
+# WARN (its identity fields), the `-> N` error trails, and the INFO lines that say who is who.
+GATE_MEANING: tuple[str, ...] = (
+    r"NCCL WARN [A-Z]",
+    r"\.(?:cc|c|h|cu|cpp|hpp):[0-9]+ (?:\([A-Za-z_0-9]+\) )?-> [0-9]",
+)
+GATE_IDENTITY: tuple[str, ...] = (
+    r"Init (?:COMPLETE|START)",
+    r" n[Rr]anks [0-9]",
+    r"NCCL version",
+    r"cudaDriverVersion",
+    r"Using network",
+    r"NET/IB ?: (?:Using|No device)",
+    r"NET/Socket ?: Using",
+    r"via (?:P2P|SHM|NET|direct)",
+    r"direct shared memory",
+    r"set by environment",
+    r"Bootstrap ?: Using",
+    r"Connected all rings",
+)
 
 _LINE = re.compile(
     r"(?P<host>[^\s:\[\]]+):(?P<pid>\d+):(?P<tid>\d+) (?:\[(?P<dev>\d+)\] )?"
@@ -37,47 +60,28 @@ _IB_USING = re.compile(r"NET/IB ?: Using (?P<devs>.*?)(?:; OOB (?P<oob>\S+))?\s*
 _SOCKET_USING = re.compile(r"NET/Socket ?: Using (?P<devs>.*)$")
 _ENV = re.compile(r"(?P<var>NCCL_\w+) set by environment to (?P<val>.*?)\.?$")
 _DRIVER = re.compile(r"cudaDriverVersion (?P<v>\d+)")
-_DUP = re.compile(
-    r"Duplicate GPU detected : rank (?P<a>\d+) and rank (?P<b>\d+) both on CUDA device (?P<bus>[0-9a-f]+)"
-    r"|Multiple ranks detected using the same GPU|Multiple Ranks are using the same GPU"
-)
-_SHM = re.compile(
-    r"(?P<what>Error while (?:creating|attaching to) shared memory segment|Error: failed to extend|"
-    r"Call to (?:posix_fallocate|shm_open|open|ftruncate|mmap) failed|unlink shared memory)"
-    r"(?P<rest>.*)$"
-)
-_SOCKET = re.compile(
-    r"(?P<what>Connection closed by (?:remote peer|localRank)|Call to (?:recv|send) (?:from|to) \S+ failed|"
-    r"[Cc]onnect(?: to)? \S+ (?:failed|returned)|exceeded (?:retries|timeouts|error retry count)|"
-    r"no (?:socket )?interface found|No usable listening interface found|Connection refused|Connection reset by peer"
-    r"|Broken pipe)"
-)
-_IB = re.compile(
-    r"NET/IB ?: Got completion from peer (?P<peer>\S+) with (?:error|status=?) ?(?P<status>\w+)(?:\((?P<code>\d+)\))?"
-    r"|NET/IB ?: .*async fatal event|Call to (?P<fn>ibv_\w+) failed|NET/IB ?: .*(?:port|device) (?:error|down)"
-)
-_CUDA = re.compile(r"Cuda failure (?:(?P<code>\d+) )?'(?P<err>[^']+)'|Failed to CUDA (?:calloc|malloc|host alloc)\w*"
-                   r"(?: async)? (?P<bytes>\d+) bytes")
+# What a WARN's text names, whatever the message says: who (peer, ranks, bus id, the segment's
+# owner), which call failed, with which code. What the message *means* is the catalog's
+# (signatures/nccl.py): every WARN is one `nccl_warn` event with these fields where present.
+_RANK_PAIR = re.compile(r"rank (?P<a>\d+) and rank (?P<b>\d+) both on CUDA device (?P<bus>[0-9a-f]+)")
+_COMPLETION = re.compile(r"completion from peer (?P<peer>\S+) with (?:error|status=?) ?(?P<status>\w+)"
+                         r"(?:\((?P<code>\d+)\))?")
+_CALL = re.compile(r"Call to (?P<fn>\w+)")
+_CUDA_TEXT = re.compile(r"Cuda failure (?:(?P<code>\d+) )?'(?P<err>[^']+)'")
+_BYTES = re.compile(r"(?P<bytes>\d+) bytes")
 _PROXY = re.compile(r"\[Proxy Service (?P<svc>\d+)\] Failed to execute operation (?P<op>\w+) from rank (?P<rank>\d+)"
                     r", retcode (?P<rc>\d+)")
 _WRONG_TYPE = re.compile(r"wrong type (?P<got>\d+) != (?P<want>\d+)")
-_TRUNC = re.compile(r"[Mm]essage truncated")
-_RAS_VERSION = re.compile(r"NCCL version mismatch with remote peer")
-_NVML = re.compile(r"nvml\w*\(.*\) failed")
-
-_ERRNO_CLASS = (
-    ("No space left on device", "ENOSPC"),
-    ("Permission denied", "EACCES"),
-    ("No such file or directory", "ENOENT"),
-    ("Bus error", "SIGBUS"),
-)
+_SOCKET_PEER = re.compile(r"(?:peer|from|to) (\S+<\d+>)")
+_VENDOR = re.compile(r"vendor[ _]err(?:=| )(\d+)")
+# errno's strerror texts as the C library prints them ('No space left on device' -> ENOSPC).
+_STRERROR = {os.strerror(code): name for code, name in errno.errorcode.items()}
+_STRERROR_TEXT = re.compile("|".join(re.escape(t) for t in sorted(_STRERROR, key=len, reverse=True)))
 
 
-def _shm_errno(text: str) -> str | None:
-    for needle, name in _ERRNO_CLASS:
-        if needle in text:
-            return name
-    return None
+def _errno_name(text: str) -> str | None:
+    m = _STRERROR_TEXT.search(text)
+    return _STRERROR[m.group(0)] if m else None
 
 
 def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
@@ -117,7 +121,7 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
 
 def _parse_message(ctx: LineCtx, level: str, msg: str, loc: str | None) -> list[Event]:
     if level == "WARN":
-        return [classify_warn(ctx, msg)]
+        return [warn_event(ctx, msg)]
     if level != "INFO":
         return []
     # Each search below is guarded by a literal its pattern needs: most INFO lines of a large
@@ -169,80 +173,52 @@ def _parse_message(ctx: LineCtx, level: str, msg: str, loc: str | None) -> list[
         return [ctx.event("nccl_driver", cuda_driver=int(d["v"]))]
     if "Connected all rings" in msg:
         return [ctx.event("nccl_rings_connected")]
-    if "Connection closed by localRank" in msg:
-        # proxy.cc logs this INFO (subsystem DESTROY) whenever a local rank's process closes its
-        # proxy connection: every normal shutdown prints it, so it says nothing of a crash.
-        return [ctx.event("nccl_info", message=msg)]
-    if "Connection closed by remote peer" in msg:
-        return [ctx.event("nccl_socket_error", severity="warn", reason="peer closed", peer=None)]
     if "Bootstrap" in msg and "Using" in msg:
         return [ctx.event("nccl_bootstrap", message=msg)]
     return [ctx.event("nccl_info", message=msg)]
 
 
-def classify_warn(ctx: LineCtx, msg: str) -> Event:
-    m = _DUP.search(msg)
+def warn_event(ctx: LineCtx, msg: str) -> Event:
+    """One NCCL WARN (or the 'Last error:' text c10d quotes from it): its identity fields."""
+    data: dict[str, object] = {}
+    m = _RANK_PAIR.search(msg)
     if m:
-        return ctx.event(
-            "nccl_duplicate_gpu",
-            severity="error",
-            message=msg,
-            ranks=[int(m["a"]), int(m["b"])] if m["a"] else [],
-            bus_id=m["bus"],
-        )
-    m = _SHM.search(msg)
-    if m:
-        what = m["what"]
-        op = "attach" if "attaching" in what else ("create" if "creating" in what or "shm_open" in what else (
-            "extend" if "extend" in what or "fallocate" in what or "ftruncate" in what else "other"))
-        if "Call to open" in what:
-            op = "attach"
-        return ctx.event("nccl_shm_error", severity="error", message=msg, op=op, errno=_shm_errno(msg),
-                         own_rank=_shm_owner(msg))
-    m = _IB.search(msg)
+        data.update(ranks=[int(m["a"]), int(m["b"])], bus_id=m["bus"])
+    m = _COMPLETION.search(msg)
     if m:
         status = m["status"]
         code = m["code"] or (status if status and status.isdigit() else None)
-        return ctx.event(
-            "nccl_ib_error",
-            severity="error",
-            message=msg,
-            peer=m["peer"],
-            status=int(code) if code else None,
-            status_name=status if status and not status.isdigit() else None,
-            fn=m["fn"],
-            vendor_err=_vendor(msg),
-        )
+        data.update(peer=m["peer"], status=int(code) if code else None,
+                    status_name=status if status and not status.isdigit() else None)
+    else:
+        peer = _SOCKET_PEER.search(msg)
+        if peer:
+            data["peer"] = peer.group(1)
+    m = _CALL.search(msg)
+    if m:
+        data["fn"] = m["fn"]
+    vendor = _VENDOR.search(msg)
+    if vendor:
+        data["vendor_err"] = int(vendor.group(1))
+    name = _errno_name(msg)
+    if name:
+        data["errno"] = name
+    owner = _shm_owner(msg)
+    if owner is not None:
+        data["own_rank"] = owner
     m = _WRONG_TYPE.search(msg)
     if m:
-        return ctx.event("nccl_transport_mismatch", severity="error", message=msg, got=int(m["got"]),
-                         want=int(m["want"]))
+        data.update(got=int(m["got"]), want=int(m["want"]))
     m = _PROXY.search(msg)
     if m:
-        return ctx.event(
-            "nccl_proxy_failure", severity="error", message=msg, op=m["op"], peer_rank=int(m["rank"]), rc=int(m["rc"])
-        )
-    m = _SOCKET.search(msg)
+        data.update(op=m["op"], peer_rank=int(m["rank"]), rc=int(m["rc"]))
+    m = _CUDA_TEXT.search(msg)
     if m:
-        peer = re.search(r"(?:peer|from|to) (\S+<\d+>)", msg)
-        what = m["what"]
-        reason = (
-            "peer closed" if "closed" in what else "reset" if "reset" in msg else "broken pipe" if "Broken pipe" in msg
-            else "refused" if "refused" in msg else "no interface" if "interface" in what else "connect failed"
-        )
-        return ctx.event("nccl_socket_error", severity="error", message=msg, reason=reason,
-                         peer=peer.group(1) if peer else None)
-    m = _CUDA.search(msg)
+        data["error"] = m["err"]
+    m = _BYTES.search(msg)
     if m:
-        err = m["err"] or "out of memory"
-        return ctx.event("nccl_cuda_failure", severity="error", message=msg, error=err, alloc_bytes=m["bytes"])
-    if _TRUNC.search(msg):
-        return ctx.event("nccl_truncated", severity="error", message=msg)
-    if _RAS_VERSION.search(msg):
-        return ctx.event("nccl_version_mismatch", severity="error", message=msg)
-    if _NVML.search(msg):
-        return ctx.event("nccl_nvml_failure", severity="error", message=msg)
-    return ctx.event("nccl_warn", severity="warn", message=msg)
+        data["bytes"] = int(m["bytes"])
+    return ctx.event("nccl_warn", severity="warn", message=msg, **data)
 
 
 # Pre-2.7 shm transport segment names: nccl-shm-<recv|send>-<pidHash>-<channel>-<sendRank>-<recvRank>;
@@ -255,8 +231,3 @@ def _shm_owner(msg: str) -> int | None:
     if not m:
         return None
     return int(m["recv"]) if m["side"] == "recv" else int(m["send"])
-
-
-def _vendor(msg: str) -> int | None:
-    m = re.search(r"vendor[ _]err(?:=| )(\d+)", msg)
-    return int(m.group(1)) if m else None

@@ -10,6 +10,32 @@ from ..model import Event
 from ..timeparse import full_date
 from .base import LineCtx, SourceState
 
+# What the scan gate (scan.py) must let through for this parser: launchers' exit reports and
+# failure tables (torchrun's 'Root Cause' block and its field rows), signals and the crash
+# reports of the programs around the rank (shell, CPython, C++ terminate, Open MPI, Abseil, UCX).
+GATE_MEANING: tuple[str, ...] = (
+    r"[Ff]atal",
+    r"FATAL",
+    r"terminate called",
+    r"what\(\):",
+    r"SIG(?:KILL|SEGV|ABRT|BUS|TERM|INT|ILL|FPE|QUIT|HUP|PIPE)",
+    r"exitcode",
+    r"[Ee]xit(?:ed)? (?:code|status|with)",
+    r"return code",
+    r"[Kk]illed",
+    r"died",
+    r"[Aa]bort(?:ed|ing)?\b",
+    r"Segmentation fault",
+    r"core dumped",
+    r"Bus error",
+    r"Root Cause",
+    r"Failures:",
+    r"^ {2,}(?:exitcode|error_file|traceback) +: ",
+    r"[Cc]losing signal",
+    r"death signal",
+)
+GATE_IDENTITY: tuple[str, ...] = (r"sigquit",)
+
 _ELASTIC_FAILED = re.compile(r"failed \(exitcode: (?P<code>-?\d+)\) local_rank: (?P<lrank>\d+) \(pid: (?P<pid>\d+)\) "
                              r"of (?:binary|fn)")
 _CLOSING = re.compile(r"Sending process (?P<pid>\d+) closing signal (?P<sig>SIG\w+)")

@@ -11,6 +11,13 @@ import re
 from ..model import Event
 from .base import LineCtx, SourceState
 
+# What the scan gate (scan.py) must let through for this parser: a traceback's header and its
+# exception line (frames follow a line the gate keeps; see scan.CONTEXT_BEFORE).
+GATE_MEANING: tuple[str, ...] = (
+    r"Traceback \(most recent",
+    r"[A-Z][A-Za-z0-9_]*(?:Error|Exception|Interrupt)(?::|\r?$)",
+)
+
 _HEADER = re.compile(r"Traceback \(most recent call last\):")
 # CPython's report of an exception it could not raise (PyErr_WriteUnraisable: in __del__, a
 # callback, at interpreter shutdown): 'Exception ignored in: <function X.__del__ ...>', then the

@@ -7,8 +7,29 @@ from typing import Any
 
 from ..model import Event
 from .base import LineCtx, SourceState
-from .cuda import classify as classify_cuda_error
-from .nccl import classify_warn
+from .nccl import warn_event
+
+# What the scan gate (scan.py) must let through for this parser: ProcessGroupNCCL's watchdog,
+# work and progress lines, its NCCL error reports and the 'Last error:' that introduces NCCL's
+# text, desync and heartbeat reports, and the store's connect attempts and client counts.
+GATE_MEANING: tuple[str, ...] = (
+    r"[Ww]atchdog",
+    r"WorkNCCL",
+    r"NCCL [Ee]rror",
+    r"NCCL communicator",
+    r"[Ll]ast (?:error|completed|enqueued)",
+    r"[Tt]imeout at",
+    r"clients joined",
+    r"lagging",
+    r"joined but didn't finish",
+    r"[Hh]eartbeat",
+    r"[Mm]ismatch between collectives",
+    r"dump signal",
+    r"remote error",
+    r"has (?:failed to connect|timed out)",
+    r"retrying \(try=",
+    r"will retry",
+)
 
 _WORK = re.compile(
     r"WorkNCCL\((?:SeqNum=(?P<seq>\d+), )?OpType=(?P<op>\w+)"
@@ -31,6 +52,8 @@ _NCCL_ERROR = re.compile(
     r"NCCL [Ee]rror(?: in: (?P<where>\S+?))?(?::? (?P<code>\d+))?[,:] (?P<reason>[^,]+?)(?:\s*\(run with[^)]*\))?"
     r"(?:, NCCL version (?P<version>[\w.+]+))?\s*$"
 )
+# The head of the same report (C10D_NCCL_CHECK's 'NCCL error in: <file>:<line>, ...') cut short.
+_REPORT_CUT = re.compile(r"NCCL [Ee]rror in: (?P<where>\S+)\s*$")
 _DETAIL = re.compile(r"^\s*(?P<name>nccl(?:UnhandledCudaError|SystemError|InternalError|InvalidArgument|InvalidUsage"
                      r"|RemoteError|Timeout)): ?(?P<text>.*)$")
 _TERMINATED = re.compile(r"[Ww]atchdog thread terminated with exception: (?P<what>.*)$")
@@ -44,8 +67,6 @@ _LAGGING = re.compile(r"ranks \[(?P<ranks>[\d, ]+)\] are the lagging ranks|\[(?P
 _MISMATCH = re.compile(r"Detected mismatch between collectives on ranks\. Rank (?P<a>\d+) is running collective: "
                        r"(?P<fa>.*?), but Rank (?P<b>\d+) is running collective: (?P<fb>.*)")
 _ABORTED = re.compile(r"NCCL communicator was aborted on rank (?P<rank>\d+)")
-_UNIQUE_ID = re.compile(r"\[(?P<rank>\d+)\] is setting up NCCL communicator and retrieving ncclUniqueId from \[0\].*got"
-                        r" error: (?P<err>.*)")
 
 # Rendezvous and TCPStore.
 _CLIENT_TIMEOUT = re.compile(r"client socket has timed out after (?P<t>\d+)(?P<unit>ms|s|min)"
@@ -57,11 +78,6 @@ _GLOG_WARNING = re.compile(r"\[W[\d :.]*\s\S+:\d+\]")
 _RETRY_TARGET = re.compile(r"(?:to host|server socket on|No socket on) \(?(?P<addr>[^\s),]+(?:, \d+)?)\)?")
 _WAITING_CLIENTS = re.compile(r"Timed out after (?P<s>\d+) seconds waiting for clients\. (?P<joined>\d+)/(?P<world>\d+)"
                               r" clients joined")
-_STORE_ERRORS = re.compile(
-    r"(?P<what>RendezvousConnectionError|RendezvousTimeoutError|RendezvousClosedError|DistStoreError|DistNetworkError|"
-    r"recvValueWithTimeout failed|Failed to recv, got 0 bytes|connectFullMesh failed|Socket Timeout|"
-    r"TCP client failed to connect|server socket .* has timed out|wait timeout after|Timeout waiting for key)"
-)
 
 
 def _pg(text: str) -> dict[str, Any]:
@@ -82,7 +98,7 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
         if text and not text.startswith(("Exception raised", "frame #")):
             pending.data["last_error"] = text
             # The 'Last error:' text is the body of NCCL's last WARN: classify it like one.
-            classified = classify_warn(ctx, text)
+            classified = warn_event(ctx, text)
             classified.data["via_last_error"] = True
             events.append(classified)
 
@@ -127,13 +143,16 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
         return events + [ctx.event("nccl_async_error", severity="error", what=m["what"])] + _cuda_fault(ctx, m["what"])
     if "NCCL error" in body or "NCCL Error" in body:
         m = _NCCL_ERROR.search(body)
-        if m:
+        cut = m is None and _REPORT_CUT.search(body) is not None
+        if m or cut:
+            # c10d's report of an NCCL result; a line wrapped or cut before the reason is still
+            # that report (its reason is then unknown).
             ev = ctx.event(
                 "torch_nccl_error",
                 severity="error",
-                reason=m["reason"].strip(),
-                nccl_version=m["version"],
-                where=m["where"],
+                reason=m["reason"].strip() if m else None,
+                nccl_version=m["version"] if m else None,
+                where=m["where"] if m else None,
             )
             state.extra["last_nccl_error"] = ev
             return events + [ev]
@@ -171,9 +190,6 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
     m = _ABORTED.search(body)
     if m:
         return events + [ctx.event("comm_aborted", severity="error", on_rank=int(m["rank"]))]
-    m = _UNIQUE_ID.search(body)
-    if m:
-        return events + [ctx.event("store_error", severity="error", what="ncclUniqueId exchange", detail=m["err"])]
     events.extend(_rendezvous(ctx, body))
     return events
 
@@ -187,8 +203,7 @@ def _cuda_fault(ctx: LineCtx, what: str) -> list[Event]:
     m = _CUDA_IN_WHAT.search(what)
     if not m:
         return []
-    name, cls = classify_cuda_error(m["err"])
-    return [ctx.event("cuda_error", severity="error", error=m["err"].strip(), cuda_name=name, error_class=cls,
+    return [ctx.event("cuda_error", severity="error", error=m["err"].strip(), cuda_name=None,
                       via_watchdog=True)]
 
 
@@ -227,7 +242,4 @@ def _rendezvous(ctx: LineCtx, body: str) -> list[Event]:
         return [_connect_failed(ctx, body, _RETRY_TARGET.search(body))]
     if "client socket has failed to connect" in body:
         return [_connect_failed(ctx, body, _CLIENT_FAILED.search(body))]
-    m = _STORE_ERRORS.search(body)
-    if m and ("Error" in body or "failed" in body or "timed out" in body or "Timeout" in body):
-        return [ctx.event("store_error", severity="error", what=m["what"])]
     return []

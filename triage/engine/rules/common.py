@@ -5,42 +5,10 @@ from collections.abc import Iterable
 
 from ..facts import Facts, event_sort_key
 from ..model import Event, Evidence
+from ..signatures import CATALOG
 
 MAX_EVIDENCE = 8
-
-# Downstream symptoms: errors a healthy rank prints after another rank died. They are never
-# the root cause when an earlier real fault exists (docs/log-formats.md §5.4).
-DOWNSTREAM_EXCEPTIONS = (
-    "DistBackendError",
-    "DistError",
-    "ChildFailedError",
-    "ProcessExitedException",
-    "SignalException",
-    "KeyboardInterrupt",
-    "SystemExit",
-)
-DOWNSTREAM_TEXT = (
-    "NCCL error",
-    "NCCL communicator",
-    "Watchdog",
-    "watchdog",
-    "remote process exited",
-    "Connection closed",
-    "Connection reset",
-    "Broken pipe",
-    "ProcessGroupNCCL",
-    "Socket Timeout",
-    "Timed out",
-    "timed out",
-    "DistStoreError",
-    "DistNetworkError",
-    "Rendezvous",
-    "CUDA out of memory",
-    "CUDA error",
-    "cudaError",
-    "out of memory",
-)
-
+SURVIVABLE = frozenset(s.id for s in CATALOG if s.survivable)
 
 def evidence(events: Iterable[Event], limit: int = MAX_EVIDENCE) -> list[Evidence]:
     """The earliest lines first, at most one per (source, line), capped."""
@@ -88,12 +56,40 @@ def earliest(events: Iterable[Event]) -> Event | None:
     return ordered[0] if ordered else None
 
 
-def is_downstream_exception(ev: Event) -> bool:
-    short = ev.data.get("exc_short") or ""
-    if short in DOWNSTREAM_EXCEPTIONS:
-        return True
-    text = f"{ev.data.get('exc_message') or ''} {ev.message}"
-    return any(t in text for t in DOWNSTREAM_TEXT)
+def downstream_exceptions(facts: Facts) -> set[int]:
+    """The exceptions (by id) that report another failure rather than being one: the catalog
+    reads their line as a symptom (a peer gone, a watchdog timeout, a store timeout, the
+    launcher relaying a child's failure), or the exception is c10d relaying an NCCL result (its
+    line is c10d's NCCL error report: what NCCL failed on is read from that report and from
+    NCCL's own WARN, by the catalog)."""
+    relayed = {(e.source, e.line) for e in facts.kind("torch_nccl_error")}
+    out: set[int] = set()
+    for ev in facts.kind("exception"):
+        meaning = facts.meaning_of(ev)
+        if (meaning is not None and meaning.data.get("role") == "symptom") or (ev.source, ev.line) in relayed:
+            out.add(id(ev))
+    return out
+
+
+def read_as(facts: Facts, events: Iterable[Event], cause: str, roles: tuple[str, ...] = ("fault", "symptom"),
+            area: str | None = None) -> list[Event]:
+    """The events whose line the catalog reads as `cause` in one of `roles` (and, with `area`,
+    from that part of the catalog: `nccl.ib`, `nccl.socket`): the parser gave who and where,
+    the catalog says what it means. A `survivable` entry (the program goes on) is left to the
+    catalog's own finding, which counts it only where the run then failed."""
+    out = []
+    for ev in events:
+        meaning = facts.meaning_of(ev)
+        if (meaning is not None and meaning.data.get("cause") == cause and meaning.data.get("role") in roles
+                and (area is None or str(meaning.data.get("sig")).startswith(area + "."))
+                and str(meaning.data.get("sig")) not in SURVIVABLE):
+            out.append(ev)
+    return out
+
+
+def nccl_lines(facts: Facts) -> list[Event]:
+    """Every NCCL WARN and INFO line (a WARN's text quoted by c10d after 'Last error:' too)."""
+    return facts.kind("nccl_warn", "nccl_info")
 
 
 def upper_first(text: str) -> str:

@@ -7,7 +7,7 @@ from collections import defaultdict
 
 from ..facts import Facts
 from ..model import Finding
-from .common import earliest, evidence, hosts_of, ranks_of
+from .common import earliest, evidence, hosts_of, ranks_of, read_as
 from .signature import catalog_fix
 
 FIX = (
@@ -22,7 +22,9 @@ FIX = (
 
 def find(facts: Facts) -> list[Finding]:
     findings: list[Finding] = []
-    dup = facts.kind("nccl_duplicate_gpu")
+    # The catalog says two ranks share a GPU; NCCL's WARN names the pair and the bus where it can.
+    dup = read_as(facts, facts.kind("nccl_warn"), "device_ordinal", roles=("fault",))
+    dup = [e for e in dup if e.data.get("ranks")] or [e for e in dup if e.data.get("bus_id")]
     if dup:
         first = earliest(dup)
         assert first is not None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..facts import Facts, short_host
 from ..model import Event, Evidence, Finding
-from .common import CHECKLIST_GPU, earliest, evidence, hosts_of, ranks_of, where
+from .common import CHECKLIST_GPU, earliest, evidence, hosts_of, ranks_of, read_as, where
 from .signature import catalog_fix
 
 FIX = (
@@ -19,7 +19,8 @@ def find(facts: Facts) -> list[Finding]:
     findings: list[Finding] = []
     xids = [e for e in facts.kind("xid") if e.data.get("fault_class") == "hardware"]
     cuda = [e for e in facts.kind("cuda_error") if e.data.get("error_class") == "hardware"]
-    lost = [e for e in facts.kind("nccl_nvml_failure") if "lost" in e.message.lower()]
+    lost = [e for e in read_as(facts, facts.kind("nccl_warn"), "hardware_fault", roles=("fault",))
+            if (facts.meaning_of(e) or e).data.get("confidence") == "high"]
     if xids:
         first = earliest(xids)
         assert first is not None

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from ..facts import Facts, short_host
 from ..model import Event, Evidence, Finding
-from .common import earliest, evidence, hosts_of, ranks_of, upper_first, where
+from .common import earliest, evidence, hosts_of, nccl_lines, ranks_of, read_as, upper_first, where
 from .rank_crash import fault_elsewhere
-from .signature import catalog_fix
+from .signature import BY_ID, catalog_fix
 
 FIX_IB = (
     "Check the fabric on both nodes named in the evidence: port state, link errors, and the GID/"
@@ -37,12 +37,13 @@ IBV_WC_RETRY_EXC_ERR = 12  # ibverbs enum ibv_wc_status
 
 def find(facts: Facts) -> list[Finding]:
     findings: list[Finding] = []
-    ib = facts.kind("nccl_ib_error")
+    lines = nccl_lines(facts)
+    # An IB error the parser sees the shape of: a work completion's status, or the verbs call
+    # that failed. Other IB lines (an async event, a missing device) are the catalog's finding.
+    ib = [e for e in read_as(facts, lines, "network", area="nccl.ib") if "status" in e.data or "fn" in e.data]
     # A connect the catalog reads as another cause (a refused port: the peer is not listening
     # yet or died; a UNIX-domain socket between local ranks) is that cause's.
-    connect = [e for e in facts.kind("nccl_socket_error")
-               if e.data.get("reason") in ("connect failed", "refused", "no interface")
-               and not _another_cause(facts, e)]
+    connect = read_as(facts, lines, "network", roles=("fault",), area="nccl.socket")
     if ib:
         first = earliest(ib)
         assert first is not None
@@ -72,7 +73,7 @@ def find(facts: Facts) -> list[Finding]:
         findings.append(Finding(
             cause="network", rule="network.cannot_connect",
             confidence="medium" if secondary or len(connect) == 1 else "high",
-            title=f"{upper_first(where(facts, first))} cannot reach its peers ({first.data.get('reason')})",
+            title=f"{upper_first(where(facts, first))} cannot reach its peers ({_what(facts, first)})",
             detail=f"NCCL could not connect to {first.data.get('peer') or 'a peer'}: wrong NCCL_SOCKET_IFNAME, a "
                    f"firewall, or the peer is not listening.",
             fix=catalog_fix(facts, first, "network", FIX_SOCKET),
@@ -85,10 +86,11 @@ def find(facts: Facts) -> list[Finding]:
     return findings
 
 
-def _another_cause(facts: Facts, ev: Event) -> bool:
+def _what(facts: Facts, ev: Event) -> str:
+    """The catalog's title for the line's meaning, as a parenthesis."""
     meaning = facts.meaning_of(ev)
-    return (meaning is not None and meaning.data.get("role") in ("fault", "symptom")
-            and meaning.data.get("cause") not in (None, "network"))
+    sig = BY_ID.get(str(meaning.data.get("sig"))) if meaning is not None else None
+    return sig.title[:1].lower() + sig.title[1:] if sig is not None else "connect failed"
 
 
 def _ib_unused(facts: Facts) -> list[Finding]:
@@ -127,8 +129,9 @@ def _ib_unused(facts: Facts) -> list[Finding]:
 
 
 def _dropped_peer(facts: Facts) -> list[Finding]:
-    drops = [e for e in facts.kind("nccl_socket_error") if e.data.get("reason") in ("reset", "broken pipe")]
-    closed = [e for e in facts.kind("nccl_socket_error") if e.data.get("reason") == "peer closed"]
+    lines = nccl_lines(facts)
+    drops = read_as(facts, lines, "network", roles=("symptom",), area="nccl.socket")
+    closed = read_as(facts, lines, "rank_crash", roles=("symptom",), area="nccl.socket")
     if not drops and closed:
         first = earliest(closed)
         assert first is not None
@@ -146,7 +149,7 @@ def _dropped_peer(facts: Facts) -> list[Finding]:
     assert first is not None
     return [Finding(
         cause="network", rule="network.peer_dropped", confidence="low",
-        title=f"Connection to a peer dropped ({first.data.get('reason')})",
+        title=f"Connection to a peer dropped ({_what(facts, first)})",
         detail="A socket to a peer was reset or broke. With no crash visible in these logs it cannot be told apart "
                "from a peer "
                "process dying; the peer's own log is needed.",

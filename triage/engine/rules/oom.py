@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..facts import Facts
 from ..model import Finding
-from .common import earliest, evidence, hosts_of, ranks_of, where
+from .common import earliest, evidence, hosts_of, ranks_of, read_as, where
 from .signature import catalog_fix
 
 FIX = (
@@ -22,10 +22,7 @@ FIX_HOST = (
 def find(facts: Facts) -> list[Finding]:
     findings: list[Finding] = []
     cuda = facts.kind("cuda_oom") + [e for e in facts.kind("cuda_error") if e.data.get("error_class") == "oom"]
-    nccl = [
-        e for e in facts.kind("nccl_cuda_failure")
-        if "out of memory" in (e.data.get("error") or "") or e.data.get("alloc_bytes")
-    ]
+    nccl = read_as(facts, facts.kind("nccl_warn"), "oom", roles=("fault",))
     if cuda:
         first = earliest(cuda)
         assert first is not None
@@ -46,7 +43,7 @@ def find(facts: Facts) -> list[Finding]:
             cause="oom", rule="oom.nccl_alloc", confidence="high" if not cuda else "medium",
             title=f"NCCL could not allocate GPU memory on {where(facts, first)}",
             detail=("NCCL's own device allocation failed ('" + (first.data.get("error") or "") + "'"
-                    + (f", {first.data['alloc_bytes']} bytes" if first.data.get("alloc_bytes") else "")
+                    + (f", {first.data['bytes']} bytes" if first.data.get("bytes") else "")
                     + "): the GPU was full when a communicator was created (often lazily, at the first collective "
                       "of a new group)."),
             fix=catalog_fix(facts, first, "oom",

@@ -7,11 +7,10 @@ import signal
 from ..facts import Facts
 from ..model import Event, Finding
 from .common import (
-    DOWNSTREAM_TEXT,
+    downstream_exceptions,
     earliest,
     evidence,
     hosts_of,
-    is_downstream_exception,
     ranks_of,
     upper_first,
     where,
@@ -63,8 +62,12 @@ def crash_events(facts: Facts) -> list[Event]:
     # A traceback cut off before its exception line names nothing: it counts only where no line
     # of the bundle says anything at all.
     said = any(e.data.get("cause") for e in facts.kind("signature"))
+    downstream = downstream_exceptions(facts)
+    # An exception whose line is a CUDA error is that error's: the cuda_error event below says it.
+    cuda_lines = {(e.source, e.line) for e in facts.kind("cuda_error", "cuda_oom")}
     for ev in facts.kind("exception"):
-        if is_downstream_exception(ev) or named_elsewhere(facts, ev) or (said and ev.data.get("cut_off")):
+        if (id(ev) in downstream or named_elsewhere(facts, ev) or (said and ev.data.get("cut_off"))
+                or (ev.source, ev.line) in cuda_lines):
             continue
         out.append(ev)
     torn_down = watchdog_ranks(facts)
@@ -75,10 +78,9 @@ def crash_events(facts: Facts) -> list[Event]:
             continue  # a bus error is /dev/shm running out (shm_exhausted reads it)
         out.append(ev)
     # 'terminate called ...' is only as much a root cause as its what(): an NCCL error
-    # rethrown by the watchdog is downstream, an application exception is not.
+    # rethrown by the watchdog is downstream (the catalog reads it), an application exception is not.
     for ev in facts.kind("terminate_what"):
-        what = ev.data.get("what") or ""
-        if not any(t in what for t in DOWNSTREAM_TEXT) and not named_elsewhere(facts, ev):
+        if not named_elsewhere(facts, ev):
             out.append(ev)
     for ev in facts.kind("cuda_error"):
         # The parser's short table leaves most cudaError_t texts 'other'; the catalog knows them
@@ -120,8 +122,9 @@ def exit_events(facts: Facts) -> list[Event]:
     # A rank whose only exceptions are downstream (peer gone, NCCL error) exited because of
     # another rank, even when the launcher observed its exit first.
     exceptions = facts.kind("exception")
-    victims = {e.rank for e in exceptions if e.rank is not None and is_downstream_exception(e)} - {
-        e.rank for e in exceptions if not is_downstream_exception(e)
+    downstream = downstream_exceptions(facts)
+    victims = {e.rank for e in exceptions if e.rank is not None and id(e) in downstream} - {
+        e.rank for e in exceptions if id(e) not in downstream
     }
     out = []
     for ev in facts.kind("process_exit", "elastic_failure"):

@@ -18,12 +18,6 @@ FIX = (
 )
 
 
-def _names_other_cause(facts: Facts, ev: Event) -> bool:
-    meaning = facts.meaning_of(ev)
-    return (meaning is not None and meaning.data.get("cause") not in (None, "rendezvous_hang")
-            and meaning.data.get("role") in ("fault", "symptom"))
-
-
 # What a process logs only once it reached the store: NCCL setting its communicator up (the
 # unique id came through the store; a non-zero rank initialises NCCL's bootstrap network only
 # when it creates its communicator with that id); or it got to the end of its work
@@ -61,16 +55,14 @@ def _unresolved(facts: Facts, failed: list[Event], store_errors: list[Event]) ->
 def find(facts: Facts) -> list[Finding]:
     findings: list[Finding] = []
     missing = facts.kind("store_clients_missing")
-    errors = facts.kind("store_error") + [
-        e for e in facts.kind("exception")
-        if (e.data.get("exc_short") or "") in ("DistStoreError", "DistNetworkError", "RendezvousConnectionError",
-                                               "RendezvousTimeoutError", "RendezvousClosedError")
-    ]
     timeouts = facts.kind("store_connect_timeout")
-    connect = timeouts + _unresolved(facts, facts.kind("store_connect_failed"), errors + timeouts)
-    # A store error whose own text says what happened ("possible application crash on rank 0")
-    # is that cause's evidence.
-    errors = [e for e in errors if not _names_other_cause(facts, e)]
+    attempts = facts.kind("store_connect_failed")
+    # What the catalog reads as the store failing (a store timeout, a rendezvous error, the
+    # unique id never fetched), besides the connect attempts themselves.
+    tried = {(e.source, e.line) for e in timeouts + attempts}
+    errors = [e for e in facts.kind("signature") if e.data.get("cause") == "rendezvous_hang"
+              and e.data.get("role") in ("fault", "symptom") and (e.source, e.line) not in tried]
+    connect = timeouts + _unresolved(facts, attempts, errors + timeouts)
     if missing:
         first = earliest(missing)
         assert first is not None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..facts import Facts, short_host
 from ..model import Evidence, Finding
-from .common import earliest, evidence, hosts_of, ranks_of, upper_first, where
+from .common import earliest, evidence, hosts_of, nccl_lines, ranks_of, read_as, upper_first, where
 from .signature import catalog_fix
 
 FIX = (
@@ -18,8 +18,7 @@ SMALL_SHM = 256 * 1024 * 1024
 
 def find(facts: Facts) -> list[Finding]:
     findings: list[Finding] = []
-    shm = [e for e in facts.kind("nccl_shm_error") if e.data.get("op") != "attach"
-           or e.data.get("errno") in ("ENOSPC", "EACCES")]
+    shm = read_as(facts, nccl_lines(facts), "shm_exhausted", roles=("fault",))
     small = _small_shm(facts)
     if shm:
         first = earliest(shm)
@@ -80,7 +79,9 @@ def single_node_system_error(facts: Facts) -> list[Finding]:
               and e.data.get("cause") == "network"
               and e.data.get("confidence") == "low"]
     transports = {str(e.data.get("transport")) for e in facts.kind("nccl_transport")}
-    net = facts.kind("nccl_ib_error", "nccl_socket_error") or "NET" in transports
+    lines = nccl_lines(facts)
+    net = (read_as(facts, lines, "network", area="nccl.ib") or read_as(facts, lines, "network", area="nccl.socket")
+           or "NET" in transports)
     hosts = {e.host for e in facts.events if e.host}
     if not errors or net or len(hosts) > 1:
         return []

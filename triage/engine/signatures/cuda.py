@@ -231,7 +231,6 @@ RUNTIME: tuple[Signature, ...] = (
         "$ PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True <your launch command>\n"
         "$ NCCL_BUFFSIZE=2097152 NCCL_NCHANNELS_PER_NET_PEER=1 <your launch command>   # if NCCL allocs fail",
         extra_samples=(
-            "VM-0-16-ubuntu:392:494 [2] enqueue.cc:43 NCCL WARN Cuda failure 'out of memory'",
             "RuntimeError: CUDA error: out of memory",
             "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: CUDA_ERROR_OUT_OF_MEMORY: out of memory",
         ),
@@ -662,7 +661,6 @@ RUNTIME: tuple[Signature, ...] = (
         "A stream, event or module handle was invalid: used after destruction, on another device "
         "than it was created on, or after an earlier error tore down the context (look for an "
         "earlier error on this rank first).\n" + FIX_API,
-        extra_samples=("VM-0-16-ubuntu:392:494 [2] enqueue.cc:54 NCCL WARN Cuda failure 'invalid resource handle'",),
     ),
     _api("illegal_state", ("cudaErrorIllegalState", "CUDA_ERROR_ILLEGAL_STATE"), 401,
          "the operation cannot be performed in the present state", "CUDA illegal state"),

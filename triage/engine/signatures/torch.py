@@ -2489,6 +2489,38 @@ SIGNATURES: tuple[Signature, ...] = (
         priority=20,
     ),
     Signature(
+        id="torch.exc.system_exit",
+        patterns=(r"(?:^|[\s:\]>|])SystemExit(?:: |$)",),
+        extract=r"SystemExit: (?P<code>\S+)",
+        cause="rank_crash",
+        role="symptom",
+        confidence="low",
+        title="The program exited on purpose (SystemExit)",
+        fix=(
+            "sys.exit() ended this process: the program decided to stop, usually after it saw an error "
+            "(its own message above, or a failure on another rank). Look for what it reacted to."
+        ),
+        origin="CPython SystemExit (sys.exit), raised by launchers and training scripts after a failure",
+        samples=("[rank1]: SystemExit: 1", "SystemExit: 1"),
+        priority=20,
+    ),
+    Signature(
+        id="torch.exc.dist_error",
+        patterns=(r"torch\.distributed\.DistError\b",),
+        cause="rank_crash",
+        role="symptom",
+        confidence="low",
+        title="DistError (a c10d call failed)",
+        fix=(
+            "A torch.distributed call failed; DistError is the base of c10d's errors and names no cause "
+            "by itself. Find the rank that failed first and what it printed."
+        ),
+        origin="torch/csrc/distributed/c10d/exception.h (DistError, the base of DistBackendError/DistStoreError/"
+               "DistNetworkError), 2.1-2.13",
+        samples=("torch.distributed.DistError: Connection closed by peer",),
+        priority=20,
+    ),
+    Signature(
         id="torch.exc.python_generic",
         patterns=(
             r"(?:^|[\s:\]>|])(?:KeyError|AssertionError|ValueError|IndexError|TypeError|AttributeError|ImportError|ModuleNotFoundError|FileNotFoundError|ZeroDivisionError|NotImplementedError|NameError|UnboundLocalError|RecursionError|PermissionError|IsADirectoryError|JSONDecodeError|UnicodeDecodeError|OverflowError|StopIteration)(?:: |$)",
