@@ -102,6 +102,9 @@ class CatalogMatcher:
             for p in sig.patterns:
                 patterns.append(p)
                 owners.append(i)
+        # best()'s order of the entries a line matches: priority, then the longer pattern.
+        self._rank = [(sig.priority, max((len(p) for p in sig.patterns), default=0), -i)
+                      for i, sig in enumerate(catalog)]
         # Compiled on first use: most entries never match a given bundle.
         self._extract: list[re.Pattern[str] | None] = [None] * len(catalog)
         find: Callable[[str], set[int]] | None = None
@@ -121,7 +124,7 @@ class CatalogMatcher:
         hits = self._find(line)
         if not hits:
             return None
-        i = max(hits, key=lambda k: (self.catalog[k].priority, max(len(p) for p in self.catalog[k].patterns), -k))
+        i = max(hits, key=self._rank.__getitem__) if len(hits) > 1 else next(iter(hits))
         sig = self.catalog[i]
         groups: dict[str, Any] = {}
         ex = self._extract[i]
