@@ -76,9 +76,20 @@ class Origin:
     time_text: str | None = None  # a timestamp carried by the prefix (sglang, GCP)
 
     def merge(self, other: Origin) -> None:
-        for name in ("rank", "local_rank", "host", "pid", "tp_rank", "time_text"):
-            if getattr(self, name) is None and getattr(other, name) is not None:
-                setattr(self, name, getattr(other, name))
+        """Fill what this origin does not know from `other` (once a line: its fields directly)."""
+        mine = self.__dict__
+        for name, value in other.__dict__.items():
+            if value is not None and mine[name] is None:
+                mine[name] = value
+
+
+# Any of the prefixes split_prefix peels, in one anchored pass: most lines carry none, and
+# trying the patterns one by one cost a dozen regex calls a line before giving up.
+_ANY_PREFIX = re.compile("|".join(
+    "(?:" + re.sub(r"\(\?P<\w+>", "(?:", p.pattern) + ")"
+    for p in (_TORCHRUN, _MPI_TAG, _OMPI_PROC, _UCX_PROC, _VLLM, _SGLANG, _PDSH_OWN, _DOCKER_JSON, _JOURNALD,
+              _LINE_NUMBER, _GCP, _CRI, _CI_TIME, _SLURM, _PDSH)
+))
 
 
 def _looks_like_host(token: str) -> bool:
@@ -92,6 +103,12 @@ def _looks_like_host(token: str) -> bool:
 
 def split_prefix(line: str) -> tuple[Origin, str]:
     """Peel launcher prefixes off a line; returns (who wrote it, the remaining body)."""
+    if not _ANY_PREFIX.match(line):
+        return Origin(), line
+    return _peel(line)
+
+
+def _peel(line: str) -> tuple[Origin, str]:
     origin = Origin()
     body = line
     for _ in range(6):

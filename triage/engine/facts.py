@@ -49,6 +49,8 @@ class Facts:
     # (host, local rank) -> global rank, from the launcher's failure table or NCCL's cudaDev.
     local_ranks: dict[tuple[str, int], int] = field(default_factory=dict)
     local_offsets: dict[str, set[int]] = field(default_factory=dict)
+    # kind -> (its number of events, them sorted): see kind().
+    _sorted: dict[str, tuple[int, list[Event]]] = field(default_factory=dict, repr=False, compare=False)
 
     def global_rank(self, host: str | None, local_rank: int) -> int | None:
         if host is None:
@@ -87,6 +89,13 @@ class Facts:
         return self.meaning.get((ev.source, ev.line))
 
     def kind(self, *kinds: str) -> list[Event]:
+        if len(kinds) == 1:
+            # The rules ask for the same kind many times: sorted once (again if events were added).
+            events = self.by_kind.get(kinds[0], [])
+            cached = self._sorted.get(kinds[0])
+            if cached is None or cached[0] != len(events):
+                cached = self._sorted[kinds[0]] = (len(events), sorted(events, key=event_sort_key))
+            return list(cached[1])
         out: list[Event] = []
         for k in kinds:
             out.extend(self.by_kind.get(k, []))
@@ -248,8 +257,12 @@ def _apply_dir_hosts(facts: Facts) -> None:
 
 
 def _normalise_hosts(facts: Facts) -> None:
+    short: dict[str | None, str | None] = {}  # a bundle names few hosts, on many events
     for ev in facts.events:
-        ev.host = short_host(ev.host)
+        host = ev.host
+        if host not in short:
+            short[host] = short_host(host)
+        ev.host = short[host]
 
 
 KERNEL_KINDS = ("xid", "host_oom_kill", "iommu_fault", "pcie_aer")

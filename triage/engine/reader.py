@@ -319,10 +319,11 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                 if found:
                     events.extend(found)
                     break
-            for parse in ALWAYS[1:]:
+            for parse in _ALWAYS_AFTER:
                 events.extend(parse(ctx, state))
             # An exception CPython reported as ignored (in __del__, at shutdown) means nothing.
-            meaning = None if any(e.kind == "exception_ignored" for e in events) else signature_event(ctx, events)
+            ignored = events and any(e.kind == "exception_ignored" for e in events)
+            meaning = None if ignored else signature_event(ctx, events)
             if meaning is not None:
                 events.append(meaning)
             if events and origin.rank is None and "Rank " in body:
@@ -336,7 +337,7 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                             ev.rank = int(tag.group(1))
             uptime = dmesg_uptime(body) if when is None and events else None
             # The launcher's failure table speaks of a rank: its lines are not the rank's words.
-            reported = reported or any(e.kind == "elastic_failure" for e in events)
+            reported = reported or (bool(events) and any(e.kind == "elastic_failure" for e in events))
             for ev in events:
                 if uptime is not None:
                     ev.data["uptime_s"] = uptime
@@ -360,6 +361,7 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
         info.kind = "kernel_log"
 
 
+_ALWAYS_AFTER = ALWAYS[1:]
 _TORCH_RANK = re.compile(r"\[(?:PG (?:ID )?0 (?:PG GUID [^\s\]]+ )?(?:\([^)]*\) )?)?Rank (\d+)\]")
 
 

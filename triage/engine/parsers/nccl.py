@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+from sys import intern
 
 from ..model import Event
 from .base import LineCtx, SourceState
@@ -93,7 +94,9 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
     # NCCL without being a debug line (ProcessGroupNCCL, WorkNCCL): first the literal each needs.
     m = _LINE.search(body) if _LEVEL.search(body) else None
     if m:
-        ctx.origin.host = m["host"]
+        # Interned: every line of a process names its host, and every rank of a host the same
+        # one; a job of thousands of ranks keeps one copy of it, not one per event.
+        ctx.origin.host = intern(m["host"])
         ctx.origin.pid = int(m["pid"])
         dev = int(m["dev"]) if m["dev"] is not None else None
         level, msg, loc, func = m["lvl"], m["msg"], m["loc"], m["func"]
@@ -138,17 +141,18 @@ def _parse_message(ctx: LineCtx, level: str, msg: str, loc: str | None) -> list[
                 rank=int(i["rank"]),
                 nranks=int(i["nranks"]),
                 cuda_dev=int(i["dev"]),
-                bus_id=i["bus"],
-                comm=i["comm"],
-                phase=i["phase"],
+                bus_id=intern(i["bus"]),
+                comm=intern(i["comm"]),
+                phase=intern(i["phase"]),
             )
         ]
     v = _VERSION.search(msg) if "NCCL version" in msg else None
     if v:
-        return [ctx.event("nccl_version", version=v["v"], cuda=v["cuda"], suffix=v["suffix"])]
+        return [ctx.event("nccl_version", version=intern(v["v"]), cuda=_interned(v["cuda"]),
+                          suffix=intern(v["suffix"]))]
     tr = _TRANSPORT.search(msg) if " via " in msg else None
     if tr:
-        via = tr["via"]
+        via = intern(tr["via"])
         kind = "P2P" if via.startswith("P2P") or via.startswith("direct pointer") else (
             "SHM" if via.startswith("SHM") or "shared memory" in via else ("NET" if via.startswith("NET") else via)
         )
@@ -156,12 +160,12 @@ def _parse_message(ctx: LineCtx, level: str, msg: str, loc: str | None) -> list[
                           dst=int(tr["dst"]), direction=tr["dir"])]
     n = _NET.search(msg) if "Using network" in msg else None
     if n:
-        return [ctx.event("nccl_net", net=n["net"])]
+        return [ctx.event("nccl_net", net=intern(n["net"]))]
     if "NET/IB" in msg and "No device found" in msg:
         return [ctx.event("nccl_ib_missing")]
     ib = _IB_USING.search(msg) if "NET/IB" in msg else None
     if ib:
-        return [ctx.event("nccl_ib_devices", devices=ib["devs"], oob=ib["oob"])]
+        return [ctx.event("nccl_ib_devices", devices=intern(ib["devs"]), oob=_interned(ib["oob"]))]
     so = _SOCKET_USING.search(msg) if "NET/Socket" in msg else None
     if so:
         return [ctx.event("nccl_socket_devices", devices=so["devs"])]
@@ -176,6 +180,10 @@ def _parse_message(ctx: LineCtx, level: str, msg: str, loc: str | None) -> list[
     if "Bootstrap" in msg and "Using" in msg:
         return [ctx.event("nccl_bootstrap", message=msg)]
     return [ctx.event("nccl_info", message=msg)]
+
+
+def _interned(text: str | None) -> str | None:
+    return None if text is None else intern(text)
 
 
 def warn_event(ctx: LineCtx, msg: str) -> Event:

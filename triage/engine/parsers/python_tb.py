@@ -45,24 +45,27 @@ def _follows_ignored(ignored: dict[str, int], key: str, lineno: int) -> bool:
 
 def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
     body = ctx.body
-    stripped = body.strip()
+    ignored_line = _IGNORED.match(body)
+    header = not ignored_line and "Traceback" in body and _HEADER.search(body)
+    frame_m = None if ignored_line or header else _FRAME.match(body)
+    m = None if ignored_line or header or frame_m else _EXC.match(body.strip())
+    if not (ignored_line or header or frame_m or m):
+        return []  # most lines: no per-writer state to look at
     tbs = state.extra.setdefault("tracebacks", {})
     key = _key(ctx)
     ignored = state.extra.setdefault("ignored_at", {})
-    if _IGNORED.match(body):
+    if ignored_line:
         ignored[key] = ctx.lineno
         return []
-    if "Traceback" in body and _HEADER.search(body):
+    if header:
         tbs[key] = {"frames": [], "line": ctx.lineno, "ignored": _follows_ignored(ignored, key, ctx.lineno)}
         return []
-    m = _FRAME.match(body)
-    if m:
+    if frame_m:
         tb = tbs.setdefault(key, {"frames": [], "line": ctx.lineno})
-        tb["frames"].append(f"{m['file']}:{m['line']} in {m['func']}")
+        tb["frames"].append(f"{frame_m['file']}:{frame_m['line']} in {frame_m['func']}")
         del tb["frames"][:-3]
         return []
-    m = _EXC.match(stripped)
-    if not m or (m["msg"] is None and not tbs.get(key)):
+    if m is None or (m["msg"] is None and not tbs.get(key)):
         return []
     exc_type = m["type"]
     msg = (m["msg"] or "").strip()

@@ -102,6 +102,9 @@ class CatalogMatcher:
             for p in sig.patterns:
                 patterns.append(p)
                 owners.append(i)
+        # best()'s order of the entries a line matches: priority, then the longer pattern.
+        self._rank = [(sig.priority, max((len(p) for p in sig.patterns), default=0), -i)
+                      for i, sig in enumerate(catalog)]
         # Compiled on first use: most entries never match a given bundle.
         self._extract: list[re.Pattern[str] | None] = [None] * len(catalog)
         find: Callable[[str], set[int]] | None = None
