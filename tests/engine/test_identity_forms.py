@@ -94,3 +94,37 @@ def test_the_syslog_or_journal_host_field_places_a_kernel_line(tmp_path: Path, l
     ff = d["first_failure"]
     assert (ff["rank"], ff["host"], ff["pid"], ff["bus_id"]) == (1, "node-b", 200, "3d000"), ff
     assert not any("names no host" in n for n in d["notes"])
+
+
+def _four_ranks(tmp_path: Path) -> None:
+    """One host, four ranks, one per GPU on buses 1b, 2c, 3d, 4e."""
+    for r, bus in enumerate(("1b", "2c", "3d", "4e")):
+        (tmp_path / f"train{r}.log").write_text(
+            f"dgx-b12:{7710 + r}:{7790 + r} [{r}] NCCL INFO ncclCommInitRank comm 0x1 rank {r} nranks 4 cudaDev {r} "
+            f"nvmlDev {r} busId {bus}000 commId 0x1 - Init COMPLETE\n")
+
+
+@pytest.mark.parametrize("line", [
+    "[Thu Dec  4 10:00:01 2026] NVRM: GPU 0000:3d:00.0: RmInitAdapter failed! (0x26:0xffff:1485)",
+    "Dec  4 10:00:01 dgx-b12 kernel: NVRM: GPU 0000:3d:00.0: GPU requires reset before it can be used again",
+    "[ 6120.4] NVRM: GPU at PCI:0000:3d:00: GPU has fallen off the bus.",
+])
+def test_an_nvrm_line_naming_a_pci_id_is_the_rank_on_that_gpu(tmp_path: Path, line: str) -> None:
+    # Not an Xid: the driver's own line names the GPU by its PCI id, and the catalog's finding on
+    # it belongs to the rank whose NCCL busId is on that bus.
+    _four_ranks(tmp_path)
+    (tmp_path / "dmesg.txt").write_text(line + "\n")
+    d = diagnose(str(tmp_path)).to_dict()
+    assert d["findings"][0]["cause"] == "hardware_fault" and d["findings"][0]["ranks"] == [2], d["findings"][0]
+    ff = d["first_failure"]
+    assert (ff["rank"], ff["host"], ff["bus_id"], ff["device"]) == (2, "dgx-b12", "3d000", 2), ff
+
+
+def test_rms_gpu_instance_number_is_no_rank(tmp_path: Path) -> None:
+    # 'NVRM: GPU2 <function>:' numbers the driver's GPU instances: neither a PCI id nor a CUDA
+    # ordinal, so the line stays on no rank.
+    _four_ranks(tmp_path)
+    (tmp_path / "dmesg.txt").write_text("[ 6120.4] NVRM: GPU2 _kgspRpcRecvPoll: GSP RM heartbeat timed out\n")
+    d = diagnose(str(tmp_path)).to_dict()
+    assert d["findings"][0]["rule"] == "signature.kernel.nvrm.gsp_timeout"
+    assert d["findings"][0]["ranks"] == [] and d["first_failure"]["rank"] is None

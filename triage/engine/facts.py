@@ -201,7 +201,9 @@ def _apply_manifests(facts: Facts) -> None:
 
 
 # Lines that speak of another process than the writer's (the kernel, a launcher's report).
-LAUNCHER_KINDS = ("xid", "host_oom_kill", "iommu_fault", "pcie_aer", "elastic_failure", "process_exit")
+LAUNCHER_KINDS = ("xid", "nvrm_gpu", "host_oom_kill", "iommu_fault", "pcie_aer", "elastic_failure", "process_exit")
+# Kernel lines that name a GPU by its PCI bus: joined to the rank whose NCCL busId is on it.
+BUS_KINDS = ("xid", "nvrm_gpu")
 
 
 def _apply_dir_hosts(facts: Facts) -> None:
@@ -265,7 +267,7 @@ def _normalise_hosts(facts: Facts) -> None:
         ev.host = short[host]
 
 
-KERNEL_KINDS = ("xid", "host_oom_kill", "iommu_fault", "pcie_aer")
+KERNEL_KINDS = ("xid", "nvrm_gpu", "host_oom_kill", "iommu_fault", "pcie_aer")
 
 
 def _only_host(facts: Facts) -> None:
@@ -485,8 +487,11 @@ def _add_structured_events(facts: Facts) -> None:
         bus = facts.bus_of_rank.get(rank)
         if bus:
             bus_rank[(host, bus)] = rank
+    # What the catalog says about the same kernel line (an NVRM line's signature event) takes the
+    # rank and host its PCI id gave.
+    said_on: dict[tuple[str, int], Event] = {(ev.source, ev.line): ev for ev in facts.events if ev.kind == "signature"}
     for ev in facts.events:
-        if ev.kind == "xid" and ev.rank is None and ev.data.get("bus"):
+        if ev.kind in BUS_KINDS and ev.rank is None and ev.data.get("bus"):
             rank = bus_rank.get((ev.host, ev.data["bus"]))
             if rank is None:
                 # No host on the line: the one process in the bundle on that bus, if only one
@@ -495,6 +500,9 @@ def _add_structured_events(facts: Facts) -> None:
                 if len(matches) == 1 and ev.host is None:
                     ev.host, rank = matches[0]
             ev.rank = rank
+            said = said_on.get((ev.source, ev.line))
+            if said is not None and said.rank is None and rank is not None:
+                said.rank, said.host = rank, said.host or ev.host
 
 
 def _resolve_uptimes(facts: Facts) -> None:

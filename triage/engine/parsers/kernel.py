@@ -27,6 +27,10 @@ _XID = re.compile(
     r"(?P<gi>\d+))?(?: GPU-CI:(?P<ci>\d+))?\): "
     r"(?P<xid>\d+), (?:pid=(?P<pid>'?<?[\w]+>?'?), (?:name=(?P<name>[^,]*), )?)?(?P<msg>.*)$"
 )
+# The driver's lines that name their GPU by PCI id: kernel-open's NV_DEV_PRINTF ('NVRM: GPU
+# 0000:3b:00.0: ...') and RM's 'NVRM: GPU at PCI:0000:3b:00: ...'. (RM's own 'NVRM: GPU0 <function>:'
+# prefix names the driver's instance number, which is neither a PCI id nor a CUDA ordinal.)
+_NVRM_GPU = re.compile(r"NVRM: GPU (?:at PCI:)?(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})\b")
 _OFF_BUS = re.compile(r"NVRM: GPU (?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})\.\d: GPU has fallen off the "
                       r"bus")
 # 'Out of memory: Killed process 42 (python)' (one line, newer kernels) or a separate
@@ -91,6 +95,11 @@ def _parse(ctx: LineCtx) -> list[Event]:
         if m:
             return [ctx.event("xid", severity="error", xid=79,
                               bus=bus_key(m["bdf"]), xid_pid=None, process=None, detail="GPU has fallen off the bus")]
+        m = _NVRM_GPU.search(body)
+        if m:
+            # Only who: the GPU on this PCI bus (its rank is joined in facts.py); what the line
+            # means is the catalog's (signatures/system.py, nvrm.py).
+            return [ctx.event("nvrm_gpu", severity="info", bus=bus_key(m["bdf"]))]
     m = _OOM_KILL.search(body)
     if m:
         pid = m["pid"] or m["pid2"]

@@ -4,7 +4,7 @@
 """
 from __future__ import annotations
 
-from . import crash, cuda, framework_raises, frameworks, nccl, nccltests, system, torch, torch_dist, xid
+from . import crash, cuda, framework_raises, frameworks, nccl, nccltests, nvrm, system, torch, torch_dist, xid
 from .schema import CONFIDENCES, ROLES, Signature
 
 __all__ = ["CATALOG", "CONFIDENCES", "ROLES", "SOURCES", "Signature"]
@@ -13,7 +13,7 @@ SOURCES: dict[str, tuple[Signature, ...]] = {
     "nccl": nccl.SIGNATURES + nccltests.SIGNATURES,  # NCCL and its test programs (nccl-tests)
     "cuda": cuda.SIGNATURES,
     "xid": xid.SIGNATURES,
-    "system": system.SIGNATURES,
+    "system": system.SIGNATURES + nvrm.SIGNATURES,  # the host, its kernel; the NVIDIA driver's error lines
     "torch": torch.SIGNATURES + torch_dist.SIGNATURES,  # c10d and C++ texts; torch.distributed's Python raises
     "frameworks": frameworks.SIGNATURES + framework_raises.SIGNATURES,  # their log lines; their Python raises
     "crash": crash.SIGNATURES,  # crash reporters inside a process (Open MPI, Abseil/glog, faulthandler)

@@ -426,7 +426,7 @@ NVIDIA: tuple[Signature, ...] = (
         "kernel.nvrm.fallen_off_bus",
         (r"NVRM: GPU \S+: GPU has fallen off the bus", r"NVRM: GPU at PCI:\S+ has fallen off the bus",
          r"NVRM: fallen off the bus and is not responding to commands",
-         r"NVRM: GPU at PCI:\S+: GPU has fallen off the bus"),
+         r"NVRM: GPU at PCI:\S+: GPU has fallen off the bus", r"NVRM: .*\bhas fallen off the bus"),
         "hardware_fault", "fault", "high", 92,
         "GPU has fallen off the bus (NVRM)",
         "GPU {bus_id} stopped answering on PCIe (power, thermal, PCIe link, firmware or a dying "
@@ -446,7 +446,9 @@ NVIDIA: tuple[Signature, ...] = (
     _sig(
         "kernel.nvrm.gsp_timeout",
         (r"NVRM: .*\*+ GSP Timeout \*+", r"Timeout after \d+m?s of waiting for RPC response from GPU\d+ GSP!",
-         r"NVRM: .*_kgspIsHeartbeatTimedOut"),
+         r"NVRM: .*_kgspIsHeartbeatTimedOut", r"NVRM: .*=+ GSP(?: core|-RM) unresponsive =+",
+         r"NVRM: .*=+ GSP-RM is slow =+", r"NVRM: .*(?:GSP RM|LibOS) heartbeat timed out",
+         r"NVRM: .*Heartbeat timed out, currentTimeMs", r"sanity check failed \S+ waiting for RPC response from GSP"),
         "hardware_fault", "fault", "medium", 78,
         "GSP firmware stopped answering the driver (NVRM, without an Xid line)",
         "The GPU System Processor firmware on {gpu_index} timed out; the GPU is unusable until it "
@@ -459,8 +461,13 @@ NVIDIA: tuple[Signature, ...] = (
         "open-gpu-kernel-modules src/nvidia/src/kernel/gpu/gsp/kernel_gsp.c _kgspLogXid119 "
         "('********************************* GSP Timeout **********************************', "
         "'Timeout after %ds of waiting for RPC response from GPU%d GSP!'), _kgspIsHeartbeatTimedOut "
-        "(535-595)",
+        "(535-595); _kgspClassifyGspTimeout ('GSP core unresponsive' / 'GSP-RM unresponsive' / 'GSP-RM is "
+        "slow'), _kgspRpcRecvPoll ('GSP RM heartbeat timed out', 'LibOS heartbeat timed out'), "
+        "_kgspLogRpcSanityCheckFailure (595)",
         ("[ 9241.77] NVRM: GPU0 _kgspLogXid119: ********************************* GSP Timeout **********************************",
+         "[ 9241.78] NVRM: GPU0 _kgspClassifyGspTimeout: =============== GSP-RM unresponsive ==================",
+         "kernel: NVRM: GPU3 _kgspRpcRecvPoll: GSP RM heartbeat timed out",
+         "[ 9241.79] NVRM: GPU1 _kgspLogRpcSanityCheckFailure: GPU1 sanity check failed 0xbadf5620 waiting for RPC response from GSP. Expected function 76 (GSP_RM_CONTROL) sequence 1203 (0x20801348 0x4).",
          "kernel: NVRM: Timeout after 45s of waiting for RPC response from GPU3 GSP! Expected function 10 (FREE) (0xa55a0040 0x0).",
          "[ 9241.80] NVRM: GPU1 _kgspIsHeartbeatTimedOut: Heartbeat timed out, last heartbeat 9210s"),
         extract=r"(?P<gpu_index>GPU\d+)",
