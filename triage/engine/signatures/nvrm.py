@@ -218,7 +218,7 @@ LINES: tuple[Signature, ...] = (
 )
 
 
-def _status(name: str, text: str, title: str, confidence: str, priority: int, fix: str) -> Signature:
+def _status(name: str, code: int, text: str, title: str, confidence: str, priority: int, fix: str) -> Signature:
     """An NV_STATUS code of a failure, wherever the driver prints it: an assertion line
     ('Assertion failed: <text> [<name>] (0x..) returned from ...'), a failed GSP control call
     ('GspRmControl failed: ... paramsStatus=0x.. [<name>]')."""
@@ -228,10 +228,10 @@ def _status(name: str, text: str, title: str, confidence: str, priority: int, fi
         cause="hardware_fault", role="fault", confidence=confidence, title=title, fix=fix,
         origin=f"open-gpu-kernel-modules kernel-open/common/inc/nvstatuscodes.h {name} ('{text}'), printed by "
                "nvstatusToString as '<text> [<name>]' in nvassert.c / GSP RPC lines",
-        samples=(f"[ 812.2] NVRM: nvAssertOkFailedNoLog: Assertion failed: {text} [{name}] (0x00000062) returned from "
+        samples=(f"[ 812.2] NVRM: nvAssertOkFailedNoLog: Assertion failed: {text} [{name}] (0x{code:08X}) returned from "
                  "pRmApi->Control(pRmApi, hClient, hObject, cmd, pParams, size) @ kernel_gsp.c:2520",
                  f"NVRM: GPU0 rpcRmApiControl_GSP: GspRmControl failed: hClient=0xc1d00032; hObject=0x5c000003; "
-                 f"cmd=0x20800a4c; paramsSize=4; paramsStatus=0x00000062 [{name}]"),
+                 f"cmd=0x20800a4c; paramsSize=4; paramsStatus=0x{code:08x} [{name}]"),
         priority=priority,
     )
 
@@ -255,28 +255,28 @@ _FIX_FABRIC = (
 )
 
 STATUSES: tuple[Signature, ...] = (
-    _status("NV_ERR_RESET_REQUIRED", "Reset required", "The driver says the GPU needs a reset (NV_ERR_RESET_REQUIRED)",
+    _status("NV_ERR_RESET_REQUIRED", 0x62, "Reset required", "The driver says the GPU needs a reset (NV_ERR_RESET_REQUIRED)",
             "medium", 76, _FIX_RESET),
-    _status("NV_ERR_GPU_IN_FULLCHIP_RESET", "GPU currently in full-chip reset",
+    _status("NV_ERR_GPU_IN_FULLCHIP_RESET", 0x10, "GPU currently in full-chip reset",
             "GPU in a full-chip reset (NV_ERR_GPU_IN_FULLCHIP_RESET)", "medium", 72, _FIX_RESET),
-    _status("NV_ERR_ECC_ERROR", "Generic ECC error", "GPU ECC error reported by the driver (NV_ERR_ECC_ERROR)",
+    _status("NV_ERR_ECC_ERROR", 0x0B, "Generic ECC error", "GPU ECC error reported by the driver (NV_ERR_ECC_ERROR)",
             "medium", 80, _FIX_MEMORY),
-    _status("NV_ERR_MEMORY_TRAINING_FAILED", "Failed memory training sequence",
+    _status("NV_ERR_MEMORY_TRAINING_FAILED", 0x47, "Failed memory training sequence",
             "GPU memory training failed (NV_ERR_MEMORY_TRAINING_FAILED)", "high", 84, _FIX_MEMORY),
-    _status("NV_ERR_GPU_MEMORY_ONLINING_FAILURE", "GPU Memory Onlining failed",
+    _status("NV_ERR_GPU_MEMORY_ONLINING_FAILURE", 0x83, "GPU Memory Onlining failed",
             "GPU memory could not be onlined (NV_ERR_GPU_MEMORY_ONLINING_FAILURE)", "medium", 74, _FIX_MEMORY),
-    _status("NV_ERR_INSUFFICIENT_POWER", "Generic Error: Low power",
+    _status("NV_ERR_INSUFFICIENT_POWER", 0x1C, "Generic Error: Low power",
             "GPU lacks power (NV_ERR_INSUFFICIENT_POWER)", "medium", 74,
             "The GPU does not get enough power (auxiliary cables, PSU, riser). Fix the power "
             "connection; the GPU stays unusable until then.\n$ nvidia-smi -q -d POWER\n$ ipmitool sel list | tail -20"),
-    *(_status(f"NV_ERR_NVLINK_{kind.upper()}_ERROR", f"Nvlink {kind} Error", f"NVLink {kind.lower()} error "
+    *(_status(f"NV_ERR_NVLINK_{kind.upper()}_ERROR", code, f"Nvlink {kind} Error", f"NVLink {kind.lower()} error "
               f"(NV_ERR_NVLINK_{kind.upper()}_ERROR)", "high", 82, _FIX_NVLINK)
-      for kind in ("Init", "Minion", "Clock", "Training", "Configuration")),
-    _status("NV_ERR_NVLINK_FABRIC_FAILURE", "Nvlink Fabric Probe failed",
+      for kind, code in (("Init", 0x74), ("Minion", 0x75), ("Clock", 0x76), ("Training", 0x77), ("Configuration", 0x78))),
+    _status("NV_ERR_NVLINK_FABRIC_FAILURE", 0x82, "Nvlink Fabric Probe failed",
             "NVLink fabric probe failed (NV_ERR_NVLINK_FABRIC_FAILURE)", "medium", 76, _FIX_FABRIC),
-    _status("NV_ERR_FABRIC_MANAGER_NOT_PRESENT", "Fabric Manager is not loaded",
+    _status("NV_ERR_FABRIC_MANAGER_NOT_PRESENT", 0x7A, "Fabric Manager is not loaded",
             "NVLink Fabric Manager is not running (NV_ERR_FABRIC_MANAGER_NOT_PRESENT)", "medium", 76, _FIX_FABRIC),
-    _status("NV_ERR_FABRIC_STATE_OUT_OF_SYNC", "NVLink fabric state cached by the driver is out of sync",
+    _status("NV_ERR_FABRIC_STATE_OUT_OF_SYNC", 0x87, "NVLink fabric state cached by the driver is out of sync",
             "NVLink fabric state out of sync (NV_ERR_FABRIC_STATE_OUT_OF_SYNC)", "medium", 70, _FIX_FABRIC),
 )
 
