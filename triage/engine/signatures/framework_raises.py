@@ -1,11 +1,12 @@
 """Signatures of the texts training and serving frameworks raise when a run fails: DeepSpeed
 (launcher, elasticity, checkpoint engines, offload helper processes), Megatron core and training
 (distributed checkpointing, DDP buffers), SGLang's runtime (disaggregated KV transfer, device
-communicators, the scheduler's managers, device queries).
+communicators, the scheduler's managers, device queries), vLLM's distributed layer (disaggregated
+KV / encoder-cache transfer, store barriers, expert-parallel scaling, weight transfer) and executors.
 
 Drawn from `raise Class("...")` texts, as the last line of a traceback prints them: DeepSpeed and
 Megatron-LM at their fetched heads (deepspeed/**, megatron/core/**, megatron/training/**), SGLang
-0.5.10's wheel (sglang/srt/**). See tools/catalog_coverage.py for which texts count as failures.
+0.5.10's wheel (sglang/srt/**), vLLM 0.34.0's wheel (vllm/distributed/**, vllm/v1/executor, worker, engine). See tools/catalog_coverage.py for which texts count as failures.
 """
 from __future__ import annotations
 
@@ -401,6 +402,201 @@ SIGNATURES: tuple[Signature, ...] = (
         origin=f"{_DS} deepspeed/runtime/**, {_MG} megatron/core/distributed/param_and_grad_buffer.py, megatron/core/optimizer/*.py, megatron/training/*.py",
         samples=("RuntimeError: Muon QKV split shape mismatch: grad_shape=torch.Size([3072, 1024]), split_shapes=[1024, 1024, 512]",
                  "RuntimeError: Unable to retake inference workspace."),
+        priority=55,
+    ),
+    # ------------------------------------------------------------------ vLLM: distributed layer, KV transfer, executors
+    Signature(
+        id="vllm.kv_transfer.failed",
+        patterns=(
+            r"Initialize MooncakeDistributedStore failed",
+            r"Mooncake (?:Transfer ?Engine initialization|batch memory (?:un)?registration|register_buffer|unregister_buffer|EC source registration) failed",
+            r"Mooncake (?:sender listener|bootstrap server) exited (?:before becoming ready|during startup)",
+            r"Mooncake lookup timed out", r"Failed to register \S+ with the Mooncake bootstrap server",
+            r"Failed to connect to metadata server: ",
+            r"EC Mooncake control channel failed to (?:start|bind)", r"Mooncake EC push to \S+ failed",
+            r"Could not discover every EC consumer shard", r"Timed out waiting for EC mmap file",
+            r"EC reservation is missing a confirmed shard address", r"Could not cancel EC reservation",
+            r"\bEmbeddingStore(?:Operation)?Error: ",
+            r"NIXL (?:EPLB init failed|transfer failed with state)", r"Failed to decode Nixl(?:HandshakePayload|AgentMetadata)",
+            r"MoRI could not open a session", r"MoRIIOError: Failed to register local memory", r"MoRIIO discovery heartbeat exited", r"\bTransferError: ",
+            r"\bHandshakeError: ", r"MORI UMBP (?:failed to register KV storage|transfer timed out)",
+            r"KV offload sync load job \S+ failed", r"Failed to reset the KV connector cache",
+            r"Worker failed with KV connector output",
+        ),
+        cause="network",
+        role="fault",
+        confidence="medium",
+        title="vLLM's KV-cache / encoder-cache transfer between instances failed (Mooncake, NIXL, MoRIIO)",
+        fix=("Disaggregated serving moves KV caches (and encoder caches) between prefill and decode instances over "
+             "RDMA; the transfer engine did not start, could not register memory or reach its bootstrap / metadata "
+             "server, or a transfer or handshake failed. Check the RDMA devices, that the instances reach each other "
+             "and the bootstrap server, and the memory-lock limit:\n$ ibv_devinfo | grep -E 'hca_id|state'\n"
+             "$ ulimit -l   # must be unlimited for memory registration\n$ nc -zv <bootstrap host> <port>"),
+        origin=("vllm 0.34.0 distributed/kv_transfer/kv_connector/v1/{mooncake,nixl,moriio,offloading}/*.py, "
+                "distributed/ec_transfer/**, distributed/mooncake_store.py, distributed/eplb/nixl*.py"),
+        samples=("RuntimeError: Mooncake TransferEngine initialization failed.",
+                 "vllm.distributed.kv_transfer.kv_connector.v1.moriio.moriio_common.TransferError: MoRIIO batch wait failed (3): timeout",
+                 "RuntimeError: Failed to register prefill-0 with the Mooncake bootstrap server at 10.0.0.5:8998 after 5 attempts."),
+        priority=65,
+    ),
+    Signature(
+        id="vllm.kv_transfer.config_mismatch",
+        patterns=(
+            r"NIXL compatibility hash mismatch\. Local: ", r"Remote NIXL agent engine ID mismatch",
+            r"hybrid READ block group count mismatch", r"missing mamba recurrent-state block ids",
+            r"Reserved EC size does not match tensor", r"NIXL EPLB (?:metadata key|nbytes_per_expert) mismatch",
+            r"embedding tensor shape mismatch for ", r"resolved different nccl_m2n destinations",
+            r"HiSparse request-state mapping does not match max_num_seqs",
+            r"Model: .* mismatch with new model ",
+        ),
+        cause="other",
+        role="fault",
+        confidence="high",
+        title="vLLM instances or ranks that exchange caches or weights were started with different configurations",
+        fix=("The two sides of a transfer (prefill and decode instances, EPLB ranks, inference workers) disagree on "
+             "the model, vLLM version, dtype, KV-cache layout or parallel layout. Start them from the same image "
+             "with the same model and arguments:\n$ python -c 'import vllm; print(vllm.__version__)'   # on every instance"),
+        origin="vllm 0.34.0 distributed/kv_transfer/kv_connector/v1/{nixl,moriio}/*.py, distributed/ec_transfer/**, distributed/eplb/*.py, distributed/weight_transfer/*.py",
+        samples=("RuntimeError: Remote NIXL agent engine ID mismatch. Expected prefill-0,received decode-1.",
+                 "vllm.distributed.kv_transfer.kv_connector.v1.moriio.moriio_common.MoRIIOError: MoRIIO hybrid READ block group count mismatch: local=2, remote=3"),
+        priority=75,
+    ),
+    Signature(
+        id="vllm.kv_transfer.library_missing",
+        patterns=(
+            r"\b(?:NIXL|MoRIIO|Mooncake) is (?:not available|unavailable)",
+            r"MORI UMBP Python bindings are unavailable",
+            r"EPLB communicator '\w+' requested but (?:unavailable|NIXL is unavailable)",
+        ),
+        cause="other",
+        role="fault",
+        confidence="medium",
+        title="vLLM was asked for a transfer library (NIXL, Mooncake, MoRIIO) this environment does not have",
+        fix=("The KV connector or EPLB communicator in the configuration needs a package that is not installed (or "
+             "not importable) in this image. Install it, or choose another connector:\n"
+             "$ python -c 'import nixl, mooncake'   # the one the config names"),
+        origin="vllm 0.34.0 distributed/kv_transfer/kv_connector/v1/*, distributed/eplb/*.py",
+        samples=("RuntimeError: NIXL is not available", "RuntimeError: EPLB communicator 'nixl' requested but NIXL is unavailable."),
+        priority=60,
+    ),
+    Signature(
+        id="vllm.dist.store_barrier_failed",
+        patterns=(r"Failed to broadcast barrier_id", r"Failed to signal barrier (?:arrival|departure)",
+                  r"Barrier (?:departure )?timed out after \S+ seconds"),
+        cause="rendezvous_hang",
+        role="symptom",
+        confidence="medium",
+        title="vLLM's store-based barrier failed or timed out (a rank never arrived, or the store is gone)",
+        fix=("vLLM's StatelessProcessGroup synchronises its ranks through a TCP store; a rank did not arrive in time "
+             "or the store could not be reached. Look for the rank that failed or is slower to start, and check that "
+             "every rank reaches the store's address:\n$ nc -zv <master addr> <port>"),
+        origin="vllm 0.34.0 distributed/utils.py StatelessProcessGroup.barrier",
+        samples=("RuntimeError: Barrier timed out after 300.00 seconds", "RuntimeError: Failed to signal barrier arrival"),
+        priority=60,
+    ),
+    Signature(
+        id="vllm.dist.nccl_unique_id_failed",
+        patterns=(r"failed to load the NCCL library for unique-id rendezvous", r"NCCL4Py unique-id generation failed"),
+        cause="version_mismatch",
+        role="fault",
+        confidence="medium",
+        title="vLLM could not load NCCL to create its communicator's unique id",
+        fix=("The NCCL library vLLM loads for its own communicators is missing or does not match. Point it at the "
+             "NCCL PyTorch ships:\n$ export VLLM_NCCL_SO_PATH=$(python -c 'import nvidia.nccl, os; "
+             "print(os.path.join(nvidia.nccl.__path__[0], \"lib\", \"libnccl.so.2\"))')"),
+        origin="vllm 0.34.0 distributed/device_communicators/pynccl_wrapper.py, distributed/weight_transfer/nccl*.py",
+        samples=("RuntimeError: failed to load the NCCL library for unique-id rendezvous",),
+        priority=70,
+    ),
+    Signature(
+        id="vllm.dist.no_rdma_for_ep",
+        patterns=(r"DeepEPv2 requires NCCL GIN", r"DeepEPv2 communicator properties query failed",
+                  r"/sys/class/infiniband not found or not a directory"),
+        cause="network",
+        role="fault",
+        confidence="medium",
+        title="vLLM's expert-parallel communication needs InfiniBand / GPU-initiated networking this node lacks",
+        fix=("DeepEP's kernels need IBGDA-capable InfiniBand NICs and drivers (NCCL GIN); this node shows none, or "
+             "the container does not see them:\n$ ls /sys/class/infiniband; ibv_devinfo\n"
+             "# containers: pass the RDMA devices (--device=/dev/infiniband) and the host's drivers"),
+        origin="vllm 0.34.0 distributed/device_communicators/all2all.py, distributed/*net* helpers",
+        samples=("RuntimeError: DeepEPv2 requires NCCL GIN (GPU-Initiated Networking). This usually means IBGDA-capable InfiniBand NICs or drivers are not available. See tools/ep_kernels/README.md for requirements.",
+                 "RuntimeError: /sys/class/infiniband not found or not a directory"),
+        priority=70,
+    ),
+    Signature(
+        id="vllm.elastic_ep.timeout",
+        patterns=(r"Timed out waiting for (?:external EEP handshake server|rank 0 to publish external Elastic EP"
+                  r"|external Elastic EP (?:ranks to prepare|drains)|all old ranks to finish external Elastic EP)",
+                  r"External Elastic EP scaling failed while waiting for ranks"),
+        cause="rendezvous_hang",
+        role="symptom",
+        confidence="medium",
+        title="vLLM elastic expert-parallel scaling: the other ranks did not join in time",
+        fix=("Scaling the expert-parallel group waits for every old and new rank; one never got there (it failed to "
+             "start, or cannot reach rank 0). Read the log of the rank that is missing."),
+        origin="vllm 0.34.0 distributed/elastic_ep/*.py",
+        samples=("TimeoutError: Timed out waiting for external Elastic EP ranks to prepare.",),
+        priority=60,
+    ),
+    Signature(
+        id="vllm.executor.worker_failed",
+        patterns=(r"Worker failed with error '.*', please check the stack trace above", r"One or more workers failed",
+                  r"Worker \S+ failed to initialize: ", r"RuntimeError: Executor failed\.", r"CUDA checkpoint executor failed",
+                  r"Input socket thread died during startup", r"Frontend process failed during engine core initialization",
+                  r"Async EPLB worker failed on at least one rank", r"Failed to initialize (?:PyNccl|Nixl)EplbCommunicator"),
+        cause="rank_crash",
+        role="symptom",
+        confidence="low",
+        title="vLLM: a worker failed (its own traceback, above, has the cause)",
+        fix="A worker process raised or died; its first traceback (or the kernel log, for a killed process) is the cause:\n$ dmesg -T | grep -iE 'killed process|xid' | tail",
+        origin="vllm 0.34.0 v1/executor/multiproc_executor.py, abstract.py, cuda_checkpoint_executor.py, v1/engine/core.py, core_client.py, utils.py, distributed/eplb/*.py",
+        samples=("RuntimeError: Worker failed with error 'CUDA error: an illegal memory access was encountered', please check the stack trace above for the root cause",
+                 "RuntimeError: Worker 3 failed to initialize: NCCL error: unhandled system error"),
+        priority=35,
+    ),
+    Signature(
+        id="vllm.executor.startup_timeout",
+        patterns=(r"Timed out waiting for (?:new )?engine core processes to start",),
+        cause="rendezvous_hang",
+        role="symptom",
+        confidence="low",
+        title="vLLM: the engine core processes did not come up in time",
+        fix=("The engine waited VLLM_ENGINE_READY_TIMEOUT_S for its core processes: weights still loading (a slow file "
+             "system, a large model), or a worker stuck in NCCL set-up waiting for a rank that never came. Read the "
+             "workers' last lines; raise the timeout only when they are still loading:\n$ export VLLM_ENGINE_READY_TIMEOUT_S=1800"),
+        origin="vllm 0.34.0 v1/engine/utils.py wait_for_engine_startup",
+        samples=("TimeoutError: Timed out waiting for engine core processes to start. This is often caused by slow weight loading for large models. Waited 600s (configured by VLLM_ENGINE_READY_TIMEOUT_S). To increase the timeout, set the environment variable: VLLM_ENGINE_READY_TIMEOUT_S=<seconds>",),
+        priority=55,
+    ),
+    Signature(
+        id="vllm.executor.device_indices",
+        patterns=(r"Error computing (?:assigned_physical_gpu_ids|device indices for \S+): local range",),
+        cause="device_ordinal",
+        role="fault",
+        confidence="medium",
+        title="vLLM could not map its workers to the visible GPUs",
+        fix=("The data-parallel rank's range of local GPUs does not fit the GPUs this process sees "
+             "(CUDA_VISIBLE_DEVICES shorter than the layout asks for):\n$ echo $CUDA_VISIBLE_DEVICES; nvidia-smi -L"),
+        origin="vllm 0.34.0 v1/engine/utils.py",
+        samples=('Exception: Error computing device indices for CUDA_VISIBLE_DEVICES: local range: [4, 8) base value: "0,1,2,3"',),
+        priority=65,
+    ),
+    Signature(
+        id="vllm.weight_transfer.failed",
+        patterns=(r"nccl_m2n (?:local runtime preflight|worker update) failed", r"nccl_m2n metadata group is unavailable",
+                  r"trainer rank zero sent an invalid round error", r"weight source yielded \d+ parameters, but metadata declared",
+                  r"Sharded RDT engine could not find trainer actor", r"RDT background post-processing failed",
+                  r"the sharer packing this chunk failed: ", r"auxiliary output (?:publication failed|store is closed)"),
+        cause="other",
+        role="fault",
+        confidence="low",
+        title="vLLM's weight update from the trainer (or an auxiliary output store) failed",
+        fix=("In RL-style runs vLLM receives new weights from the trainer over NCCL or Ray; the transfer set-up or an "
+             "update failed (the trainer side's log usually says why). Check that the trainer and vLLM ranks run the "
+             "same model and parallel layout and reach each other."),
+        origin="vllm 0.34.0 distributed/weight_transfer/*.py, distributed/aux_output_connector/*.py",
+        samples=("RuntimeError: nccl_m2n worker update failed on trainer rank zero: connection reset",),
         priority=55,
     ),
 )

@@ -401,6 +401,61 @@ SIGNATURES: tuple[Signature, ...] = (
         priority=10,
     ),
     Signature(
+        id="vllm.fallback.no_mnnvl",
+        patterns=(
+            r"Custom collectives are disabled because this multi-node group does not (?:have MNNVL-capable GPUs|support MNNVL multicast)",
+            r"MNNVL multimem \S+ symmetric-memory (?:allocation|rendezvous) failed on at least one rank; falling back to NCCL",
+            r"mnnvl allreduce (?:quantization fusion )?workspace unavailable \(likely no NVSwitch multicast support\)",
+        ),
+        cause="hardware_fault",
+        role="fault",
+        confidence="low",
+        title="vLLM found no usable multi-node NVLink (MNNVL) multicast and fell back to NCCL",
+        fix=("vLLM's MNNVL collectives need NVLink multicast across the nodes (NVSwitch fabric, IMEX channels); some "
+             "rank could not set it up, so collectives run through NCCL. Benign on its own; where the run then failed "
+             "or hung in NCCL, check the fabric and the IMEX daemon on every node:\n"
+             "$ nvidia-smi -q | grep -i -A3 fabric\n$ systemctl status nvidia-imex nvidia-fabricmanager"),
+        survivable=True,
+        origin="vllm 0.34.0 distributed/device_communicators/custom_all_reduce.py, flashinfer_all_reduce.py",
+        samples=("WARNING 12-04 10:00:02 [custom_all_reduce.py:450] MNNVL multimem reduce-scatter symmetric-memory rendezvous failed on at least one rank; falling back to NCCL.",),
+        priority=40,
+    ),
+    Signature(
+        id="vllm.fallback.no_nccl_backend",
+        patterns=(r"Distributed backend \S+ is not available; falling back to gloo",),
+        cause="version_mismatch",
+        role="fault",
+        confidence="medium",
+        title="vLLM: the distributed backend (NCCL) is not in this PyTorch build; it falls back to Gloo",
+        fix=("This PyTorch has no NCCL (a CPU-only or mismatched build), so vLLM runs its CPU group on Gloo; GPU "
+             "collectives then fail or crawl. Install the CUDA build of PyTorch that vLLM was built against:\n"
+             "$ python -c 'import torch; print(torch.__version__, torch.version.cuda, torch.distributed.is_nccl_available())'"),
+        survivable=True,
+        origin="vllm 0.34.0 distributed/parallel_state.py init_distributed_environment",
+        samples=("WARNING 12-04 10:00:02 [parallel_state.py:1948] Distributed backend nccl is not available; falling back to gloo.",),
+        priority=60,
+    ),
+    Signature(
+        id="vllm.fallback.fast_path_off",
+        patterns=(
+            r"Custom quick allreduce is disabled", r"FlashInfer (?:allreduce|All Reduce) is disabled",
+            r"FlashInfer PCIe IPC all-reduce .*; falling back to another",
+            r"ncclCommSuspend is not available in the loaded NCCL",
+            r"Failed to compile NCCL memory allocator\. Symmetric memory will be disabled",
+            r"spinloop extension could not be loaded, disabling",
+            r"\.checkpoint_(?:prepare|restore) is not implemented; skipping",
+        ),
+        cause=None,
+        role="harmless",
+        confidence="low",
+        title="vLLM switched an optional collective fast path off for this layout or build (falls back to NCCL)",
+        fix="Benign: vLLM uses NCCL or its default path instead (a world size, dtype, node span or library build the fast path does not support).",
+        origin="vllm 0.34.0 distributed/device_communicators/quick_all_reduce.py, flashinfer_*all_reduce.py, pynccl.py, pynccl_allocator.py, shm_broadcast.py, base_device_communicator.py",
+        samples=("WARNING 12-04 10:00:02 [quick_all_reduce.py:116] Custom quick allreduce is disabled because this process group spans across nodes.",
+                 "WARNING 12-04 10:00:02 [pynccl_allocator.py:100] Failed to compile NCCL memory allocator. Symmetric memory will be disabled. This is expected if NCCL headers are not available."),
+        priority=40,
+    ),
+    Signature(
         id="vllm.pynccl_load_failed",
         patterns=(r"Failed to load NCCL library from \S+", r"name 'ncclGetVersion' is not defined"),
         cause="version_mismatch",
