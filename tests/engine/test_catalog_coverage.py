@@ -3,6 +3,7 @@ printed, what counts as an entry for it, and the C preprocessor branches it leav
 from __future__ import annotations
 
 import importlib.util
+import os
 from pathlib import Path
 from types import ModuleType
 
@@ -81,3 +82,98 @@ def test_a_generic_entry_of_the_shape_does_not_count(tool: ModuleType) -> None:
     assert tool.covered("RuntimeError: Checkpoint background process is dead. Exit code: {}") == "torch.dcp.async_process_dead"
     # An entry whose meaning is the exception class counts too (not a catch-all of the shape).
     assert tool.covered("torch.distributed.elastic.rendezvous.api.RendezvousTimeoutError: zzz") == "torch.elastic.rdzv_timeout"
+
+
+# ------------------------------------------------------------------ NVRM (the NVIDIA kernel driver)
+DRIVER_SOURCE = r'''
+static NV_STATUS
+_kgspRpcRecvPoll
+(
+    OBJGPU *pGpu
+)
+{
+    NV_PRINTF(LEVEL_ERROR, "GSP RM heartbeat timed out\n");
+    NV_PRINTF(LEVEL_INFO, "GSP RM heartbeat timed out at info level\n");
+    NV_PRINTF(LEVEL_ERROR, "Failed to allocate memdesc for GSP heartbeat buffer\n");
+    NV_PRINTF(LEVEL_ERROR, "Invalid parameter 0x%x\n", x);
+}
+
+void nv_shutdown(nv_state_t *nv)
+{
+    nv_printf(NV_DBG_ERRORS, "NVRM: The NVIDIA GPU %04x:%02x:%02x.%x\n"
+              "NVRM: installed in this system has\n"
+              "NVRM: fallen off the bus and is not responding to commands.\n", a, b, c, d);
+    NV_DEV_PRINTF(NV_DBG_ERRORS, nv, "RmInitAdapter failed! (0x%x:0x%x:%d)\n", a, b, c);
+    nv_printf(NV_DBG_INFO, "NVRM: fallen off the bus, but only at info level\n");
+}
+'''
+
+
+def test_nvrm_lines_are_the_error_level_failures_as_the_kernel_log_shows_them(tool: ModuleType) -> None:
+    lines = tool.nvrm_lines("src/nvidia/src/kernel/gpu/gsp/kernel_gsp.c", DRIVER_SOURCE)
+    # RM's prefix (its GPU instance and the function), kernel-open's own 'NVRM:' and NV_DEV_PRINTF's
+    # PCI id; one kernel-log line per '\n'; INFO levels, the driver's own bookkeeping (an allocation,
+    # a parameter check) and lines naming no failure of the GPU are left out.
+    assert lines == ["NVRM: GPU0 _kgspRpcRecvPoll: GSP RM heartbeat timed out",
+                     "NVRM: fallen off the bus and is not responding to commands.",
+                     "NVRM: GPU 0000:3b:00.0: RmInitAdapter failed! (0x%x:0x%x:%d)"]
+
+
+def test_nvrm_paths_off_a_training_node_are_left_out(tool: ModuleType) -> None:
+    assert tool.nvrm_lines("src/nvidia/src/kernel/gpu/disp/head.c", DRIVER_SOURCE) == []
+    assert tool.nvrm_lines("kernel-open/nvidia/nv-platform.c", DRIVER_SOURCE) == []
+    assert tool.nvrm_lines("kernel-open/nvidia/nv.c", DRIVER_SOURCE) != []
+
+
+# ------------------------------------------------------------------ vLLM's fallback warnings
+VLLM_SOURCE = '''
+import logging
+logger = logging.getLogger(__name__)
+
+def init(world_size):
+    if world_size > 8:
+        logger.warning("Custom quick allreduce is disabled due to an unsupported world size: %d.", world_size)
+    logger.warning("Peer %s is slow", 3)
+    logger.info("Falling back to NCCL at info level")
+    raise RuntimeError("Barrier timed out after 30 seconds")
+'''
+
+
+def test_fallback_warnings_are_warnings_that_say_the_program_goes_on_another_way(tool: ModuleType) -> None:
+    found = tool.python_fallbacks([("vllm/distributed/device_communicators/quick_all_reduce.py", VLLM_SOURCE)])
+    assert found == ["WARNING 12-04 10:00:02 [quick_all_reduce.py:7] Custom quick allreduce is disabled due to an "
+                     "unsupported world size: %d."]
+    assert tool.python_failures([("vllm/distributed/utils.py", VLLM_SOURCE)]) == [
+        "RuntimeError: Barrier timed out after 30 seconds"]
+
+
+# ------------------------------------------------------------------ the measured shares hold
+# Each source's share with an entry, as measured when its entries were written (README's coverage
+# table): a catalog change that loses messages fails here. The sources are the fetched driver
+# mirror and the downloaded vLLM wheel (see the tool's --help); a machine without them cannot
+# measure, and says so.
+MIRROR = Path(os.environ.get("TRIAGE_MIRROR", "/work/.mirror"))
+VLLM_WHEEL = Path(os.environ.get("TRIAGE_VLLM_WHEEL", "/tmp/sdist/vllm-0.34.0-cp38-abi3-manylinux_2_28_x86_64.whl"))
+FLOORS = {  # row prefix -> (messages at least, entries at least)
+    "NVRM error lines": (136, 136),
+    "NVRM status codes in assertion lines": (15, 15),
+    "vLLM raise": (112, 111),
+    "vLLM fallback warnings": (24, 24),
+}
+
+
+def _measured(tool: ModuleType) -> dict[str, tuple[int, int]]:
+    driver = MIRROR / "NVIDIA+open-gpu-kernel-modules" / "repo"
+    if not driver.is_dir() or not VLLM_WHEEL.is_file():
+        pytest.skip(f"needs the driver mirror ({driver}) and the vLLM wheel ({VLLM_WHEEL}): TRIAGE_MIRROR, TRIAGE_VLLM_WHEEL")
+    rows = {**tool.nvrm_messages(driver), **tool.vllm_messages(VLLM_WHEEL)}
+    return {name: (len(msgs), sum(1 for m in msgs if tool.covered(m))) for name, msgs in rows.items()}
+
+
+def test_the_new_sources_keep_their_measured_coverage(tool: ModuleType) -> None:
+    measured = _measured(tool)
+    for prefix, (messages, covered) in FLOORS.items():
+        name = next(n for n in measured if n.startswith(prefix))
+        n, k = measured[name]
+        assert n >= messages, f"{name}: the reader found {n} messages, {messages} before: it lost some"
+        assert k >= covered and k / n >= covered / messages, f"{name}: {k}/{n} with an entry, {covered}/{messages} before"
