@@ -56,6 +56,7 @@ MAX_KEPT_LINE = 64 * 1024
 HEAD_LINES = 30
 TAIL_LINES = 30
 MAX_LEARNED_KEYS = 200_000
+MAX_REMEMBERED_LINES = 8192
 CONTEXT_BEFORE = 4
 _NCCL_RECORD = re.compile(rb"NCCL (?:WARN|INFO|TRACE) ")
 
@@ -190,6 +191,12 @@ class Prefilter:
     first: Callable[[bytes, int, int], dict[int, int]]
     every: Callable[[bytes, int, int], Hits]
     learn: Callable[[bytes, int, int], list[int]]
+    # `first_without(buf, lo, hi, drop)`: `first` less the patterns of `drop` (see _gate), for
+    # an engine that can leave patterns out (None: it cannot, `first` is used). `recurring`:
+    # the IDENTITY and ONCE patterns it may leave out (droppable_groups); a flooding MEANING
+    # pattern may always be.
+    first_without: Callable[[bytes, int, int, frozenset[int]], dict[int, int]] | None = None
+    recurring: frozenset[int] = frozenset()
 
 
 def _digest(text: str) -> str:
@@ -233,19 +240,49 @@ def _warn_once(message: str) -> None:
     logging.getLogger(__name__).warning("compiled patterns not cached: %s", message)
 
 
-def hyperscan_db(hyperscan: object, patterns: list[str], flags: list[int]) -> Any:
+def hyperscan_db(hyperscan: object, patterns: list[str], flags: list[int], ids: list[int] | None = None) -> Any:
     """A compiled Hyperscan database, kept on disk by content hash: compiling the catalog takes
-    longer than scanning a large log, and the result never changes for the same patterns."""
+    longer than scanning a large log, and the result never changes for the same patterns.
+    `ids`: what a match of each pattern reports (default: its index)."""
     hs: Any = hyperscan  # the module
+    pattern_ids = list(range(len(patterns))) if ids is None else ids
 
     def build() -> Any:
         db = hs.Database()
-        db.compile(expressions=[p.encode() for p in patterns], ids=list(range(len(patterns))), elements=len(patterns),
-                   flags=flags)
+        db.compile(expressions=[p.encode() for p in patterns], ids=pattern_ids, elements=len(patterns), flags=flags)
         return db
 
-    key = _digest("\x00".join(patterns) + repr(flags) + getattr(hs, "__version__", ""))
+    key = _digest("\x00".join(patterns) + repr(flags) + ("" if ids is None else repr(ids))
+                  + getattr(hs, "__version__", ""))
     return _disk_cached(f"hs-{key}.db", lambda data: hs.loadb(data, hs.HS_MODE_BLOCK), build, hs.dumpb)
+
+
+# Most variants of the gate (patterns left out) compiled in one process; past that, the
+# largest one that leaves out no more than asked is used (same picks, slower).
+MAX_GATE_VARIANTS = 16
+
+
+def recurring_patterns(ps: PatternSet) -> frozenset[int]:
+    """The IDENTITY and ONCE patterns the gate may leave out for the rest of a region once
+    they have been seen in it, because the scanner reads no more of them there (_gate): the
+    ONCE class, and each IDENTITY pattern that recurs on ordinary lines (two or more lines of
+    gate.BACKGROUND: init, nRanks, channel lines). Those fire line after line in a long log;
+    leaving them out makes the scan faster, not different. Chosen from samples, not named, so
+    they follow the catalog and the parsers."""
+    from .gate import BACKGROUND
+
+    background = [x for x in BACKGROUND.splitlines() if x.strip()]
+    out = {i for i, c in enumerate(ps.classes) if c == ONCE}
+    for i, (pattern, cls, caseless) in enumerate(zip(ps.patterns, ps.classes, ps.caseless, strict=False)):
+        if cls != IDENTITY:
+            continue
+        try:
+            compiled = re.compile(pattern, re.IGNORECASE if caseless else 0)
+        except re.error:
+            continue
+        if sum(1 for line in background if compiled.search(line)) >= 2:  # noqa: PLR2004
+            out.add(i)
+    return frozenset(out)
 
 
 def _hyperscan(ps: PatternSet) -> Prefilter | None:
@@ -268,14 +305,33 @@ def _hyperscan(ps: PatternSet) -> Prefilter | None:
         return None
 
     def first(buf: bytes, lo: int, hi: int) -> dict[int, int]:
+        return scan_first(first_db, first_scratch, buf, lo, hi)
+
+    def scan_first(db: Any, scratch: Any, buf: bytes, lo: int, hi: int) -> dict[int, int]:
         found: dict[int, int] = {}
         base = lo - 1
 
         def on_match(pid: int, _from: int, to: int, _flags: int, _ctx: object) -> None:
             found[pid] = base + to if to else lo
 
-        first_db.scan(memoryview(buf)[lo:hi], match_event_handler=on_match, scratch=first_scratch)
+        db.scan(memoryview(buf)[lo:hi], match_event_handler=on_match, scratch=scratch)
         return found
+
+    variants: dict[frozenset[int], tuple[Any, Any]] = {frozenset(): (first_db, first_scratch)}
+
+    def first_without(buf: bytes, lo: int, hi: int, drop: frozenset[int]) -> dict[int, int]:
+        # The gate less the patterns of `drop`, compiled on first use (and kept on disk like
+        # the others); the ids stay those of the whole gate.
+        variant = variants.get(drop)
+        if variant is None:
+            if len(variants) >= MAX_GATE_VARIANTS:
+                variant = variants[max((k for k in variants if k <= drop), key=len)]
+            else:
+                kept = [i for i in range(len(ps.patterns)) if i not in drop]
+                db = hyperscan_db(hyperscan, [ps.patterns[i] for i in kept],
+                                  [flags[i] | hyperscan.HS_FLAG_SINGLEMATCH for i in kept], kept)
+                variant = variants[drop] = (db, hyperscan.Scratch(db))
+        return scan_first(variant[0], variant[1], buf, lo, hi)
 
     def every(buf: bytes, lo: int, hi: int) -> Hits:
         hits: Hits = []
@@ -299,7 +355,7 @@ def _hyperscan(ps: PatternSet) -> Prefilter | None:
         learn_db.scan(memoryview(buf)[lo:hi], match_event_handler=on_match, scratch=learn_scratch)
         return ends
 
-    return Prefilter("hyperscan", ps.classes, first, every, learn)
+    return Prefilter("hyperscan", ps.classes, first, every, learn, first_without, recurring_patterns(ps))
 
 
 def _re2(ps: PatternSet) -> Prefilter | None:
@@ -490,9 +546,18 @@ class Learner:
     def __init__(self, limit: int = MAX_LEARNED_KEYS) -> None:
         self.seen: set[bytes] = set()
         self.limit = limit
+        # Lines met before, as they were: a line NCCL prints again unchanged (a channel line of
+        # each new communicator) has the same key, found without working it out again.
+        self.lines: set[bytes] = set()
 
     def __call__(self, raw: bytes) -> bool:
-        key = identity_key(raw)
+        line = bytes(raw)
+        if line in self.lines:
+            return False
+        if len(self.lines) >= MAX_REMEMBERED_LINES:
+            self.lines.clear()
+        self.lines.add(line)
+        key = identity_key(line)
         if key in self.seen or len(self.seen) >= self.limit:
             return False
         self.seen.add(key)
@@ -719,10 +784,17 @@ class LineScanner:
         sampled: dict[int, int] = {}  # flooding pattern -> its first line in this region
         region: dict[int, int] = {}  # MEANING pattern -> windows of this region it is in
         whole: list[tuple[int, int, int]] = []  # (pattern, its windows before, lines) read whole
+        # Patterns the rest of the region needs no more: only the first line of an IDENTITY
+        # pattern, of the ONCE class and of a flooding MEANING pattern in a region is read. The
+        # gate leaves them out from then on (Prefilter.first_without): the same picks, faster.
+        drop: frozenset[int] = frozenset()
+        first_without = engine.first_without
+        recurring = engine.recurring
         start = lo
         while start < hi:
             end = hi if hi - start <= WINDOW_BYTES else (buf.find(b"\n", start + WINDOW_BYTES - 1, hi) + 1 or hi)
-            found = engine.first(buf, start, end)
+            found = engine.first(buf, start, end) if not drop or first_without is None else first_without(
+                buf, start, end, drop)
             present: list[int] = []
             for pid, pos in found.items():
                 cls = classes[pid]
@@ -749,6 +821,12 @@ class LineScanner:
                 floods.seen(present)
                 for pid in present:
                     region[pid] = region.get(pid, 0) + 1
+            if first_without is not None and found:
+                more = {pid for pid in found if pid in sampled or (pid in recurring and classes[pid] == IDENTITY)}
+                if once:
+                    more.update(pid for pid in recurring if classes[pid] == ONCE)
+                if not more <= drop:
+                    drop = drop.union(more)
             start = end
         meaning.extend(sampled.values())
         if whole:
