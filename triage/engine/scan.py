@@ -213,24 +213,37 @@ def _disk_cached(name: str, load: Callable[[bytes], T], build: Callable[[], T], 
     unreadable file is built again, a cache that cannot be written is only a missed saving. A
     state directory that is not private is never read nor written (the service refuses to
     start on it: triage.settings)."""
-    try:
-        directory: Path | None = statedir.state_dir()
-    except (statedir.UnsafeStateDir, OSError) as e:
-        _warn_once(str(e))
-        directory = None
-    if directory is not None:
-        data = statedir.read_private(directory, name)
-        payload = statedir.unpack(name, data) if data is not None else None
-        if payload is not None:
-            try:
-                return load(payload)
-            except Exception:  # noqa: BLE001 - stale or unreadable: build it
-                pass
+    directory = _state_dir()
+    loaded = _disk_load(directory, name, load)
+    if loaded is not None:
+        return loaded
     value = build()
     if directory is not None:
         with contextlib.suppress(OSError):
             statedir.write_private(directory, name, statedir.pack(name, dump(value)))
     return value
+
+
+def _state_dir() -> Path | None:
+    try:
+        return statedir.state_dir()
+    except (statedir.UnsafeStateDir, OSError) as e:
+        _warn_once(str(e))
+        return None
+
+
+def _disk_load(directory: Path | None, name: str, load: Callable[[bytes], T]) -> T | None:
+    """What _disk_cached keeps under `name`, or None when it is absent, stale or unreadable."""
+    if directory is None:
+        return None
+    data = statedir.read_private(directory, name)
+    payload = statedir.unpack(name, data) if data is not None else None
+    if payload is not None:
+        try:
+            return load(payload)
+        except Exception:  # noqa: BLE001 - stale or unreadable: build it
+            pass
+    return None
 
 
 @cache
@@ -240,10 +253,12 @@ def _warn_once(message: str) -> None:
     logging.getLogger(__name__).warning("compiled patterns not cached: %s", message)
 
 
-def hyperscan_db(hyperscan: object, patterns: list[str], flags: list[int], ids: list[int] | None = None) -> Any:
+def hyperscan_db(hyperscan: object, patterns: list[str], flags: list[int], ids: list[int] | None = None,
+                 compile_it: bool = True) -> Any:
     """A compiled Hyperscan database, kept on disk by content hash: compiling the catalog takes
     longer than scanning a large log, and the result never changes for the same patterns.
-    `ids`: what a match of each pattern reports (default: its index)."""
+    `ids`: what a match of each pattern reports (default: its index). `compile_it` False: the
+    one on disk, or None."""
     hs: Any = hyperscan  # the module
     pattern_ids = list(range(len(patterns))) if ids is None else ids
 
@@ -254,12 +269,20 @@ def hyperscan_db(hyperscan: object, patterns: list[str], flags: list[int], ids: 
 
     key = _digest("\x00".join(patterns) + repr(flags) + ("" if ids is None else repr(ids))
                   + getattr(hs, "__version__", ""))
-    return _disk_cached(f"hs-{key}.db", lambda data: hs.loadb(data, hs.HS_MODE_BLOCK), build, hs.dumpb)
+    name = f"hs-{key}.db"
+    if not compile_it:
+        return _disk_load(_state_dir(), name, lambda data: hs.loadb(data, hs.HS_MODE_BLOCK))
+    return _disk_cached(name, lambda data: hs.loadb(data, hs.HS_MODE_BLOCK), build, hs.dumpb)
 
 
-# Most variants of the gate (patterns left out) compiled in one process; past that, the
-# largest one that leaves out no more than asked is used (same picks, slower).
+# Most variants of the gate (patterns left out) held in one process; past that, the largest
+# one that leaves out no more than asked is used (same picks, slower).
 MAX_GATE_VARIANTS = 16
+# A variant not on disk yet is compiled only when the gate has scanned this many bytes since
+# the last one was: compiling one (~60 ms) costs as much as it saves over a few hundred MB, so
+# a small or middling bundle uses the variants at hand (on disk from an earlier diagnosis,
+# or none: the whole gate) and only a large one pays for new ones.
+GATE_COMPILE_EVERY = 256 * 1024 * 1024
 
 
 def recurring_patterns(ps: PatternSet) -> frozenset[int]:
@@ -318,19 +341,28 @@ def _hyperscan(ps: PatternSet) -> Prefilter | None:
         return found
 
     variants: dict[frozenset[int], tuple[Any, Any]] = {frozenset(): (first_db, first_scratch)}
+    missing: set[frozenset[int]] = set()  # neither held nor on disk
+    scanned = [0]  # bytes scanned since a variant was last compiled
 
     def first_without(buf: bytes, lo: int, hi: int, drop: frozenset[int]) -> dict[int, int]:
-        # The gate less the patterns of `drop`, compiled on first use (and kept on disk like
-        # the others); the ids stay those of the whole gate.
+        # The gate less the patterns of `drop` (the ids stay those of the whole gate): held,
+        # else on disk, else compiled if the bytes scanned since the last compile pay for it
+        # (GATE_COMPILE_EVERY), else the largest variant held that leaves out less.
+        scanned[0] += hi - lo
         variant = variants.get(drop)
-        if variant is None:
-            if len(variants) >= MAX_GATE_VARIANTS:
-                variant = variants[max((k for k in variants if k <= drop), key=len)]
-            else:
+        if variant is None and len(variants) < MAX_GATE_VARIANTS:
+            compile_it = scanned[0] >= GATE_COMPILE_EVERY
+            if compile_it or drop not in missing:
                 kept = [i for i in range(len(ps.patterns)) if i not in drop]
                 db = hyperscan_db(hyperscan, [ps.patterns[i] for i in kept],
-                                  [flags[i] | hyperscan.HS_FLAG_SINGLEMATCH for i in kept], kept)
-                variant = variants[drop] = (db, hyperscan.Scratch(db))
+                                  [flags[i] | hyperscan.HS_FLAG_SINGLEMATCH for i in kept], kept, compile_it)
+                if db is None:
+                    missing.add(drop)
+                else:
+                    variant = variants[drop] = (db, hyperscan.Scratch(db))
+                    scanned[0] = 0 if compile_it else scanned[0]
+        if variant is None:
+            variant = variants[max((k for k in variants if k <= drop), key=len)]
         return scan_first(variant[0], variant[1], buf, lo, hi)
 
     def every(buf: bytes, lo: int, hi: int) -> Hits:
