@@ -22,6 +22,7 @@ bounded by the block size whatever the input.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import re
@@ -97,6 +98,8 @@ class PatternSet:
     classes: tuple[int, ...]
     caseless: tuple[bool, ...]
     literals: tuple[tuple[str, ...], ...]
+    # The patterns the gate may leave out for the rest of a region once seen (recurring_patterns).
+    recurring: frozenset[int] = frozenset()
 
     def of(self, cls: int) -> list[str]:
         return [p for p, c in zip(self.patterns, self.classes, strict=False) if c == cls]
@@ -127,15 +130,16 @@ def pattern_set() -> PatternSet:
         cls = _catalog_class(sig.role, sig.cause, sig.priority)
         if cls is not None:
             by_class[cls].extend(sig.patterns)
-    inputs = json.dumps([GATE_MEANING, GATE_IDENTITY, ONCE_KEYWORDS, by_class, gate.fingerprint()])
+    inputs = json.dumps([GATE_MEANING, GATE_IDENTITY, ONCE_KEYWORDS, by_class, gate.fingerprint(), "recurring"])
 
     def load(data: bytes) -> PatternSet:
         rows = json.loads(data)
         return PatternSet(tuple(r[0] for r in rows), tuple(r[1] for r in rows), tuple(r[2] for r in rows),
-                          tuple(tuple(r[3]) for r in rows))
+                          tuple(tuple(r[3]) for r in rows), frozenset(i for i, r in enumerate(rows) if r[4]))
 
     def dump(ps: PatternSet) -> bytes:
-        return json.dumps(list(zip(ps.patterns, ps.classes, ps.caseless, ps.literals, strict=False))).encode()
+        flags = [i in ps.recurring for i in range(len(ps.patterns))]
+        return json.dumps(list(zip(ps.patterns, ps.classes, ps.caseless, ps.literals, flags, strict=False))).encode()
 
     return _disk_cached(f"gate-{_digest(inputs)}.json", load, lambda: _build_pattern_set(by_class), dump)
 
@@ -159,8 +163,9 @@ def _build_pattern_set(by_class: dict[int, list[str]]) -> PatternSet:
         for literal in cover([p for p in dict.fromkeys(by_class[cls]) if p not in structural]):
             add(re.escape(literal), cls, True, (literal,))
     keys = list(rows)
-    return PatternSet(tuple(k[0] for k in keys), tuple(rows[k][0] for k in keys), tuple(k[1] for k in keys),
-                      tuple(rows[k][1] for k in keys))
+    ps = PatternSet(tuple(k[0] for k in keys), tuple(rows[k][0] for k in keys), tuple(k[1] for k in keys),
+                    tuple(rows[k][1] for k in keys))
+    return dataclasses.replace(ps, recurring=recurring_patterns(ps))
 
 
 def _keyword_literals(pattern: str) -> tuple[str, ...]:
@@ -291,7 +296,8 @@ def recurring_patterns(ps: PatternSet) -> frozenset[int]:
     ONCE class, and each IDENTITY pattern that recurs on ordinary lines (two or more lines of
     gate.BACKGROUND: init, nRanks, channel lines). Those fire line after line in a long log;
     leaving them out makes the scan faster, not different. Chosen from samples, not named, so
-    they follow the catalog and the parsers."""
+    they follow the catalog and the parsers. Worked out with the gate (pattern_set) and kept
+    with it on disk: compiling the patterns here takes longer than a small diagnosis."""
     from .gate import BACKGROUND
 
     background = [x for x in BACKGROUND.splitlines() if x.strip()]
@@ -387,7 +393,7 @@ def _hyperscan(ps: PatternSet) -> Prefilter | None:
         learn_db.scan(memoryview(buf)[lo:hi], match_event_handler=on_match, scratch=learn_scratch)
         return ends
 
-    return Prefilter("hyperscan", ps.classes, first, every, learn, first_without, recurring_patterns(ps))
+    return Prefilter("hyperscan", ps.classes, first, every, learn, first_without, ps.recurring)
 
 
 def _re2(ps: PatternSet) -> Prefilter | None:
