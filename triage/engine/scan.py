@@ -280,9 +280,10 @@ def hyperscan_db(hyperscan: object, patterns: list[str], flags: list[int], ids: 
     return _disk_cached(name, lambda data: hs.loadb(data, hs.HS_MODE_BLOCK), build, hs.dumpb)
 
 
-# Most variants of the gate (patterns left out) held in one process; past that, the largest
-# one that leaves out no more than asked is used (same picks, slower).
-MAX_GATE_VARIANTS = 16
+# Most variants of the gate (patterns left out) held in one process (~1.5 MB each with its
+# scratch); past that, the largest one that leaves out no more than asked is used (same
+# picks, slower).
+MAX_GATE_VARIANTS = 8
 # A variant not on disk yet is compiled only when the gate has scanned this many bytes since
 # the last one was: compiling one (~60 ms) costs as much as it saves over a few hundred MB, so
 # a small or middling bundle uses the variants at hand (on disk from an earlier diagnosis,
@@ -363,6 +364,8 @@ def _hyperscan(ps: PatternSet) -> Prefilter | None:
                 db = hyperscan_db(hyperscan, [ps.patterns[i] for i in kept],
                                   [flags[i] | hyperscan.HS_FLAG_SINGLEMATCH for i in kept], kept, compile_it)
                 if db is None:
+                    if len(missing) >= MAX_GATE_VARIANTS * 64:
+                        missing.clear()
                     missing.add(drop)
                 else:
                     variant = variants[drop] = (db, hyperscan.Scratch(db))
