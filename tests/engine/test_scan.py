@@ -170,3 +170,53 @@ def test_line_after_an_over_long_line_is_not_glued_to_it(engine):
     data = b"first line\n" + b"A" * (200 * 1024) + b"\n" + b"node-a:1:1 [0] NCCL INFO Using network Socket\n"
     out = dict(LineScanner(io.BytesIO(data), engine=prefilter(prefer=engine), head_lines=0, tail_lines=0, block_bytes=64 * 1024))
     assert out.get(3) == b"node-a:1:1 [0] NCCL INFO Using network Socket", (out.get(3) or b"")[:80]
+
+
+def test_gate_leaving_out_patterns_seen_in_a_region_picks_the_same_lines(monkeypatch):
+    """The Hyperscan gate leaves out, for the rest of a region, the patterns the scanner reads no
+    more of there (recurring identity lines, the ONCE class, a flooding WARN once sampled): the
+    picks must be those of the whole gate, and the smaller gates must really be used."""
+    import dataclasses
+
+    from triage.engine import scan as scan_module
+    from triage.engine.scan import Floods
+
+    monkeypatch.setattr(scan_module, "GATE_COMPILE_EVERY", 0)  # compile variants at once
+    sizes: list[int] = []
+    real_db = scan_module.hyperscan_db
+
+    def recording_db(hs, patterns, flags, ids=None, compile_it=True):
+        if ids is not None:
+            sizes.append(len(patterns))
+        return real_db(hs, patterns, flags, ids, compile_it)
+
+    monkeypatch.setattr(scan_module, "hyperscan_db", recording_db)
+    engine = prefilter(prefer="hyperscan")
+    assert engine.first_without is not None and engine.recurring
+    drops: list[frozenset[int]] = []
+
+    def recording(buf, lo, hi, drop):
+        drops.append(drop)
+        return engine.first_without(buf, lo, hi, drop)
+
+    body = []
+    for step in range(6000):  # ~1.3 MB: ten windows and more in one region
+        body.append(COLL.replace("1a2", f"{step:x}"))
+        body.append(f"node-01:1:1 [0] NCCL INFO Channel {step % 16:02d}/0 : 0[0] -> 1[1] via P2P/CUMEM")
+        if step % 5 == 0:
+            body.append(f"node-01:1:2 [0] misc/socket.cc:{500 + step % 7} NCCL WARN Call to connect returned Connection "
+                        "refused, retrying")
+        if step == 5000:  # late and rare: a new identity pattern, a fault
+            body.append("node-01:1:1 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to ib0")
+            body.append("node-01:1:1 [0] NCCL WARN Cuda failure 'out of memory'")
+    data = ("\n".join(body) + "\n").encode()
+    picks = {}
+    for name, gate in (("whole", dataclasses.replace(engine, first_without=None)),
+                       ("less", dataclasses.replace(engine, first_without=recording))):
+        floods = Floods()
+        picks[name] = [list(LineScanner(io.BytesIO(data), engine=gate, floods=floods)) for _ in range(2)]
+    assert picks["less"] == picks["whole"]
+    assert any(drops), "the gate never left a pattern out"
+    assert sizes and min(sizes) < len(engine.classes), "no smaller gate was used"
+    texts = {raw for run in picks["whole"] for _, raw in run}
+    assert any(b"set by environment" in t for t in texts) and any(b"Cuda failure" in t for t in texts)

@@ -22,6 +22,7 @@ bounded by the block size whatever the input.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import re
@@ -56,6 +57,7 @@ MAX_KEPT_LINE = 64 * 1024
 HEAD_LINES = 30
 TAIL_LINES = 30
 MAX_LEARNED_KEYS = 200_000
+MAX_REMEMBERED_LINES = 8192
 CONTEXT_BEFORE = 4
 _NCCL_RECORD = re.compile(rb"NCCL (?:WARN|INFO|TRACE) ")
 
@@ -96,6 +98,8 @@ class PatternSet:
     classes: tuple[int, ...]
     caseless: tuple[bool, ...]
     literals: tuple[tuple[str, ...], ...]
+    # The patterns the gate may leave out for the rest of a region once seen (recurring_patterns).
+    recurring: frozenset[int] = frozenset()
 
     def of(self, cls: int) -> list[str]:
         return [p for p, c in zip(self.patterns, self.classes, strict=False) if c == cls]
@@ -126,15 +130,16 @@ def pattern_set() -> PatternSet:
         cls = _catalog_class(sig.role, sig.cause, sig.priority)
         if cls is not None:
             by_class[cls].extend(sig.patterns)
-    inputs = json.dumps([GATE_MEANING, GATE_IDENTITY, ONCE_KEYWORDS, by_class, gate.fingerprint()])
+    inputs = json.dumps([GATE_MEANING, GATE_IDENTITY, ONCE_KEYWORDS, by_class, gate.fingerprint(), "recurring"])
 
     def load(data: bytes) -> PatternSet:
         rows = json.loads(data)
         return PatternSet(tuple(r[0] for r in rows), tuple(r[1] for r in rows), tuple(r[2] for r in rows),
-                          tuple(tuple(r[3]) for r in rows))
+                          tuple(tuple(r[3]) for r in rows), frozenset(i for i, r in enumerate(rows) if r[4]))
 
     def dump(ps: PatternSet) -> bytes:
-        return json.dumps(list(zip(ps.patterns, ps.classes, ps.caseless, ps.literals, strict=False))).encode()
+        flags = [i in ps.recurring for i in range(len(ps.patterns))]
+        return json.dumps(list(zip(ps.patterns, ps.classes, ps.caseless, ps.literals, flags, strict=False))).encode()
 
     return _disk_cached(f"gate-{_digest(inputs)}.json", load, lambda: _build_pattern_set(by_class), dump)
 
@@ -158,8 +163,9 @@ def _build_pattern_set(by_class: dict[int, list[str]]) -> PatternSet:
         for literal in cover([p for p in dict.fromkeys(by_class[cls]) if p not in structural]):
             add(re.escape(literal), cls, True, (literal,))
     keys = list(rows)
-    return PatternSet(tuple(k[0] for k in keys), tuple(rows[k][0] for k in keys), tuple(k[1] for k in keys),
-                      tuple(rows[k][1] for k in keys))
+    ps = PatternSet(tuple(k[0] for k in keys), tuple(rows[k][0] for k in keys), tuple(k[1] for k in keys),
+                    tuple(rows[k][1] for k in keys))
+    return dataclasses.replace(ps, recurring=recurring_patterns(ps))
 
 
 def _keyword_literals(pattern: str) -> tuple[str, ...]:
@@ -190,6 +196,12 @@ class Prefilter:
     first: Callable[[bytes, int, int], dict[int, int]]
     every: Callable[[bytes, int, int], Hits]
     learn: Callable[[bytes, int, int], list[int]]
+    # `first_without(buf, lo, hi, drop)`: `first` less the patterns of `drop` (see _gate), for
+    # an engine that can leave patterns out (None: it cannot, `first` is used). `recurring`:
+    # the IDENTITY and ONCE patterns it may leave out (droppable_groups); a flooding MEANING
+    # pattern may always be.
+    first_without: Callable[[bytes, int, int, frozenset[int]], dict[int, int]] | None = None
+    recurring: frozenset[int] = frozenset()
 
 
 def _digest(text: str) -> str:
@@ -206,24 +218,37 @@ def _disk_cached(name: str, load: Callable[[bytes], T], build: Callable[[], T], 
     unreadable file is built again, a cache that cannot be written is only a missed saving. A
     state directory that is not private is never read nor written (the service refuses to
     start on it: triage.settings)."""
-    try:
-        directory: Path | None = statedir.state_dir()
-    except (statedir.UnsafeStateDir, OSError) as e:
-        _warn_once(str(e))
-        directory = None
-    if directory is not None:
-        data = statedir.read_private(directory, name)
-        payload = statedir.unpack(name, data) if data is not None else None
-        if payload is not None:
-            try:
-                return load(payload)
-            except Exception:  # noqa: BLE001 - stale or unreadable: build it
-                pass
+    directory = _state_dir()
+    loaded = _disk_load(directory, name, load)
+    if loaded is not None:
+        return loaded
     value = build()
     if directory is not None:
         with contextlib.suppress(OSError):
             statedir.write_private(directory, name, statedir.pack(name, dump(value)))
     return value
+
+
+def _state_dir() -> Path | None:
+    try:
+        return statedir.state_dir()
+    except (statedir.UnsafeStateDir, OSError) as e:
+        _warn_once(str(e))
+        return None
+
+
+def _disk_load(directory: Path | None, name: str, load: Callable[[bytes], T]) -> T | None:
+    """What _disk_cached keeps under `name`, or None when it is absent, stale or unreadable."""
+    if directory is None:
+        return None
+    data = statedir.read_private(directory, name)
+    payload = statedir.unpack(name, data) if data is not None else None
+    if payload is not None:
+        try:
+            return load(payload)
+        except Exception:  # noqa: BLE001 - stale or unreadable: build it
+            pass
+    return None
 
 
 @cache
@@ -233,19 +258,61 @@ def _warn_once(message: str) -> None:
     logging.getLogger(__name__).warning("compiled patterns not cached: %s", message)
 
 
-def hyperscan_db(hyperscan: object, patterns: list[str], flags: list[int]) -> Any:
+def hyperscan_db(hyperscan: object, patterns: list[str], flags: list[int], ids: list[int] | None = None,
+                 compile_it: bool = True) -> Any:
     """A compiled Hyperscan database, kept on disk by content hash: compiling the catalog takes
-    longer than scanning a large log, and the result never changes for the same patterns."""
+    longer than scanning a large log, and the result never changes for the same patterns.
+    `ids`: what a match of each pattern reports (default: its index). `compile_it` False: the
+    one on disk, or None."""
     hs: Any = hyperscan  # the module
+    pattern_ids = list(range(len(patterns))) if ids is None else ids
 
     def build() -> Any:
         db = hs.Database()
-        db.compile(expressions=[p.encode() for p in patterns], ids=list(range(len(patterns))), elements=len(patterns),
-                   flags=flags)
+        db.compile(expressions=[p.encode() for p in patterns], ids=pattern_ids, elements=len(patterns), flags=flags)
         return db
 
-    key = _digest("\x00".join(patterns) + repr(flags) + getattr(hs, "__version__", ""))
-    return _disk_cached(f"hs-{key}.db", lambda data: hs.loadb(data, hs.HS_MODE_BLOCK), build, hs.dumpb)
+    key = _digest("\x00".join(patterns) + repr(flags) + ("" if ids is None else repr(ids))
+                  + getattr(hs, "__version__", ""))
+    name = f"hs-{key}.db"
+    if not compile_it:
+        return _disk_load(_state_dir(), name, lambda data: hs.loadb(data, hs.HS_MODE_BLOCK))
+    return _disk_cached(name, lambda data: hs.loadb(data, hs.HS_MODE_BLOCK), build, hs.dumpb)
+
+
+# Most variants of the gate (patterns left out) held in one process (~1.5 MB each with its
+# scratch); past that, the largest one that leaves out no more than asked is used (same
+# picks, slower).
+MAX_GATE_VARIANTS = 8
+# A variant not on disk yet is compiled only when the gate has scanned this many bytes since
+# the last one was: compiling one (~60 ms) costs as much as it saves over a few hundred MB, so
+# a small or middling bundle uses the variants at hand (on disk from an earlier diagnosis,
+# or none: the whole gate) and only a large one pays for new ones.
+GATE_COMPILE_EVERY = 256 * 1024 * 1024
+
+
+def recurring_patterns(ps: PatternSet) -> frozenset[int]:
+    """The IDENTITY and ONCE patterns the gate may leave out for the rest of a region once
+    they have been seen in it, because the scanner reads no more of them there (_gate): the
+    ONCE class, and each IDENTITY pattern that recurs on ordinary lines (two or more lines of
+    gate.BACKGROUND: init, nRanks, channel lines). Those fire line after line in a long log;
+    leaving them out makes the scan faster, not different. Chosen from samples, not named, so
+    they follow the catalog and the parsers. Worked out with the gate (pattern_set) and kept
+    with it on disk: compiling the patterns here takes longer than a small diagnosis."""
+    from .gate import BACKGROUND
+
+    background = [x for x in BACKGROUND.splitlines() if x.strip()]
+    out = {i for i, c in enumerate(ps.classes) if c == ONCE}
+    for i, (pattern, cls, caseless) in enumerate(zip(ps.patterns, ps.classes, ps.caseless, strict=False)):
+        if cls != IDENTITY:
+            continue
+        try:
+            compiled = re.compile(pattern, re.IGNORECASE if caseless else 0)
+        except re.error:
+            continue
+        if sum(1 for line in background if compiled.search(line)) >= 2:  # noqa: PLR2004
+            out.add(i)
+    return frozenset(out)
 
 
 def _hyperscan(ps: PatternSet) -> Prefilter | None:
@@ -268,14 +335,44 @@ def _hyperscan(ps: PatternSet) -> Prefilter | None:
         return None
 
     def first(buf: bytes, lo: int, hi: int) -> dict[int, int]:
+        return scan_first(first_db, first_scratch, buf, lo, hi)
+
+    def scan_first(db: Any, scratch: Any, buf: bytes, lo: int, hi: int) -> dict[int, int]:
         found: dict[int, int] = {}
         base = lo - 1
 
         def on_match(pid: int, _from: int, to: int, _flags: int, _ctx: object) -> None:
             found[pid] = base + to if to else lo
 
-        first_db.scan(memoryview(buf)[lo:hi], match_event_handler=on_match, scratch=first_scratch)
+        db.scan(memoryview(buf)[lo:hi], match_event_handler=on_match, scratch=scratch)
         return found
+
+    variants: dict[frozenset[int], tuple[Any, Any]] = {frozenset(): (first_db, first_scratch)}
+    missing: set[frozenset[int]] = set()  # neither held nor on disk
+    scanned = [0]  # bytes scanned since a variant was last compiled
+
+    def first_without(buf: bytes, lo: int, hi: int, drop: frozenset[int]) -> dict[int, int]:
+        # The gate less the patterns of `drop` (the ids stay those of the whole gate): held,
+        # else on disk, else compiled if the bytes scanned since the last compile pay for it
+        # (GATE_COMPILE_EVERY), else the largest variant held that leaves out less.
+        scanned[0] += hi - lo
+        variant = variants.get(drop)
+        if variant is None and len(variants) < MAX_GATE_VARIANTS:
+            compile_it = scanned[0] >= GATE_COMPILE_EVERY
+            if compile_it or drop not in missing:
+                kept = [i for i in range(len(ps.patterns)) if i not in drop]
+                db = hyperscan_db(hyperscan, [ps.patterns[i] for i in kept],
+                                  [flags[i] | hyperscan.HS_FLAG_SINGLEMATCH for i in kept], kept, compile_it)
+                if db is None:
+                    if len(missing) >= MAX_GATE_VARIANTS * 64:
+                        missing.clear()
+                    missing.add(drop)
+                else:
+                    variant = variants[drop] = (db, hyperscan.Scratch(db))
+                    scanned[0] = 0 if compile_it else scanned[0]
+        if variant is None:
+            variant = variants[max((k for k in variants if k <= drop), key=len)]
+        return scan_first(variant[0], variant[1], buf, lo, hi)
 
     def every(buf: bytes, lo: int, hi: int) -> Hits:
         hits: Hits = []
@@ -299,7 +396,7 @@ def _hyperscan(ps: PatternSet) -> Prefilter | None:
         learn_db.scan(memoryview(buf)[lo:hi], match_event_handler=on_match, scratch=learn_scratch)
         return ends
 
-    return Prefilter("hyperscan", ps.classes, first, every, learn)
+    return Prefilter("hyperscan", ps.classes, first, every, learn, first_without, ps.recurring)
 
 
 def _re2(ps: PatternSet) -> Prefilter | None:
@@ -490,9 +587,18 @@ class Learner:
     def __init__(self, limit: int = MAX_LEARNED_KEYS) -> None:
         self.seen: set[bytes] = set()
         self.limit = limit
+        # Lines met before, as they were: a line NCCL prints again unchanged (a channel line of
+        # each new communicator) has the same key, found without working it out again.
+        self.lines: set[bytes] = set()
 
     def __call__(self, raw: bytes) -> bool:
-        key = identity_key(raw)
+        line = bytes(raw)
+        if line in self.lines:
+            return False
+        if len(self.lines) >= MAX_REMEMBERED_LINES:
+            self.lines.clear()
+        self.lines.add(line)
+        key = identity_key(line)
         if key in self.seen or len(self.seen) >= self.limit:
             return False
         self.seen.add(key)
@@ -719,10 +825,17 @@ class LineScanner:
         sampled: dict[int, int] = {}  # flooding pattern -> its first line in this region
         region: dict[int, int] = {}  # MEANING pattern -> windows of this region it is in
         whole: list[tuple[int, int, int]] = []  # (pattern, its windows before, lines) read whole
+        # Patterns the rest of the region needs no more: only the first line of an IDENTITY
+        # pattern, of the ONCE class and of a flooding MEANING pattern in a region is read. The
+        # gate leaves them out from then on (Prefilter.first_without): the same picks, faster.
+        drop: frozenset[int] = frozenset()
+        first_without = engine.first_without
+        recurring = engine.recurring
         start = lo
         while start < hi:
             end = hi if hi - start <= WINDOW_BYTES else (buf.find(b"\n", start + WINDOW_BYTES - 1, hi) + 1 or hi)
-            found = engine.first(buf, start, end)
+            found = engine.first(buf, start, end) if not drop or first_without is None else first_without(
+                buf, start, end, drop)
             present: list[int] = []
             for pid, pos in found.items():
                 cls = classes[pid]
@@ -749,6 +862,12 @@ class LineScanner:
                 floods.seen(present)
                 for pid in present:
                     region[pid] = region.get(pid, 0) + 1
+            if first_without is not None and found:
+                more = {pid for pid in found if pid in sampled or (pid in recurring and classes[pid] == IDENTITY)}
+                if once:
+                    more.update(pid for pid in recurring if classes[pid] == ONCE)
+                if not more <= drop:
+                    drop = drop.union(more)
             start = end
         meaning.extend(sampled.values())
         if whole:
