@@ -110,6 +110,8 @@ def leave_one_source_out(real: list[Path]) -> list[dict[str, Any]]:
             text = "\n".join((c / "log.txt").read_text(errors="replace") for c in cases)
             seen = {sig.id for sig in CATALOG if any(s.strip() and s.strip() in text for s in sig.samples)}
             reduced = CatalogMatcher(tuple(sig for sig in CATALOG if sig.id not in seen))
+            # What the switched-off entries would have read in each case: the lines a miss lost.
+            off_matcher = CatalogMatcher(tuple(sig for sig in CATALOG if sig.id in seen)) if seen else None
             reader.matcher = lambda prefer=None, m=reduced: m  # type: ignore[assignment]
             readings.matcher = reader.matcher  # type: ignore[assignment]
             rules_off = {rule for rule, where in support.items() if where == {source}}
@@ -118,10 +120,19 @@ def leave_one_source_out(real: list[Path]) -> list[dict[str, Any]]:
             for case in cases:
                 meta = json.loads((case / "meta.json").read_text())
                 got, conf, result = engine_verdict(case / "log.txt")
+                log = (case / "log.txt").read_text(errors="replace")
+                lost: set[str] = set()
+                if off_matcher is not None:
+                    for line in log.splitlines():
+                        lost.update(sig.id for sig in off_matcher.matches(line)
+                                    if sig.role in ("fault", "symptom") and sig.cause)
+                kw = keyword_verdict(log)
                 out.append({"source": source, "case": case.name, "entries_off": len(seen),
-                            "rules_off": sorted(rules_off),
+                            "rules_off": sorted(rules_off), "label": meta["primary_cause"],
                             "engine": got, "rule": (result["findings"][0]["rule"] if result["findings"] else None),
-                            "ok": score_case(got, conf, meta["acceptable"])})
+                            "ok": score_case(got, conf, meta["acceptable"]),
+                            "keyword_ok": score_case(kw, "high", meta["acceptable"]),
+                            "keyword_label": kw == meta["primary_cause"], "entries_lost": sorted(lost)})
     finally:
         reader.matcher = original
         readings.matcher = original  # type: ignore[assignment]
@@ -143,6 +154,40 @@ def prf(pairs: list[tuple[str, str]]) -> dict[str, tuple[float, float, float, in
         f = 2 * p * r / (p + r) if p + r else 0.0
         out[cause] = (p, r, f, support)
     return out
+
+
+def print_loso(loso: list[dict[str, Any]], verbose: bool) -> None:
+    ok = sum(r["ok"] for r in loso)
+    print(f"\nleave-one-source-out (catalog entries whose samples are in the left-out logs, and rules only "
+          f"that project's cases need, switched off): "
+          f"acceptable {ok}/{len(loso)} ({ok / len(loso):.0%})")
+    by_source: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in loso:
+        by_source[r["source"]].append(r)
+    for source, items in by_source.items():
+        misses = [f"{r['case']} -> {r['engine']}" for r in items if not r["ok"]]
+        off = items[0]["rules_off"]
+        print(f"  {source:22s} {sum(r['ok'] for r in items)}/{len(items)}  entries off {items[0]['entries_off']:3d}"
+              f"  rules off {len(off)}{' (' + ', '.join(off) + ')' if off else ''}"
+              f"{'  missed: ' + ', '.join(misses) if misses else ''}")
+    if verbose:
+        print("\n  LOSO misses and the switched-off fault/symptom entries that read their lines:")
+        for r in loso:
+            if not r["ok"]:
+                lost = ", ".join(r["entries_lost"]) or "-"
+                print(f"    {r['case']:26s} -> {r['engine']} ({r['rule']}); lost: {lost}")
+    # The unseen measurement's floor is the keyword table on every cause: the same per label here.
+    print("\n  LOSO per labelled cause: engine acceptable / label  |  keyword acceptable / label  | cases")
+    by_label: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in loso:
+        by_label[r["label"]].append(r)
+    for cause, items in sorted(by_label.items()):
+        e_ok = sum(r["ok"] for r in items)
+        e_lab = sum(r["engine"] == cause for r in items)
+        k_ok = sum(r["keyword_ok"] for r in items)
+        k_lab = sum(r["keyword_label"] for r in items)
+        flag = "  <- below keyword" if e_ok < k_ok or e_lab < k_lab else ""
+        print(f"    {cause:30s} {e_ok:2d} / {e_lab:2d}  |  {k_ok:2d} / {k_lab:2d}  | {len(items)}{flag}")
 
 
 def main() -> int:
@@ -239,19 +284,7 @@ def main() -> int:
     loso: list[dict[str, Any]] = []
     if not args.no_loso:
         loso = leave_one_source_out(real)
-        ok = sum(r["ok"] for r in loso)
-        print(f"\nleave-one-source-out (catalog entries whose samples are in the left-out logs, and rules only "
-              f"that project's cases need, switched off): "
-              f"acceptable {ok}/{len(loso)} ({ok / len(loso):.0%})")
-        by_source: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for r in loso:
-            by_source[r["source"]].append(r)
-        for source, items in by_source.items():
-            misses = [f"{r['case']} -> {r['engine']}" for r in items if not r["ok"]]
-            off = items[0]["rules_off"]
-            print(f"  {source:22s} {sum(r['ok'] for r in items)}/{len(items)}  entries off {items[0]['entries_off']:3d}"
-                  f"  rules off {len(off)}{' (' + ', '.join(off) + ')' if off else ''}"
-                  f"{'  missed: ' + ', '.join(misses) if misses else ''}")
+        print_loso(loso, args.verbose)
     if args.json:
         args.json.write_text(json.dumps({"real": rows, "healthy": healthy_rows, "scenarios": scen_pairs, "loso": loso},
                                         indent=1))
