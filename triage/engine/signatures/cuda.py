@@ -510,7 +510,7 @@ RUNTIME: tuple[Signature, ...] = (
         + "\n$ TORCH_CUDA_ARCH_LIST=\"8.0;9.0\" pip install --no-build-isolation <extension>",
         bare=True,
         extra_samples=(
-            "zlabs-trainer: Test CUDA failure common.cu:253 'no kernel image is available for "
+            "gpu-node-05: Test CUDA failure common.cu:1047 'no kernel image is available for "
             "execution on the device'",
         ),
     ),
@@ -530,8 +530,8 @@ RUNTIME: tuple[Signature, ...] = (
         "Xid 48/63/64/94/95 in the kernel log. " + FIX_HARDWARE,
         bare=True,
         extra_samples=(
-            "[E ProcessGroupNCCL.cpp:916] [Rank 1] NCCL watchdog thread terminated with exception: "
-            "CUDA error: uncorrectable ECC error encountered",
+            "[rank5]:[E1205 03:14:07.512000000 ProcessGroupNCCL.cpp:1595] [PG ID 0 PG GUID 0(default_pg) Rank 5] "
+            "Process group watchdog thread terminated with exception: CUDA error: uncorrectable ECC error encountered",
             "  what():  CUDA error: uncorrectable ECC error encountered",
         ),
     ),
@@ -553,7 +553,7 @@ RUNTIME: tuple[Signature, ...] = (
         "GPU peer access not supported between two devices",
         FIX_P2P, bare=True,
         extra_samples=(
-            "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:307 'peer access is not "
+            "Failed: Cuda error /sgl-kernel/csrc/allreduce/custom_all_reduce.cuh:412 'peer access is not "
             "supported between these two devices'",
         ),
     ),

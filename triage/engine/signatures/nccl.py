@@ -913,7 +913,8 @@ _SOCKET: tuple[Signature, ...] = (
             "force sockets everywhere:\n$ ibv_devinfo   # on each node\n$ export NCCL_IB_DISABLE=1   # same on all nodes"
         ),
         origin="NCCL src/misc/socket.cc 2.18-2.28 (socketFinalizeAccept)",
-        samples=("user:16901:16967 [2] misc/socket.cc:441 NCCL WARN socketFinalizeAccept: wrong type 4 != 3",),
+        samples=("gpu-a:4242:4300 [1] misc/socket.cc:442 NCCL WARN socketFinalizeAccept: wrong type 3 != 4",
+                 "gpu-b:5120:5177 [0] misc/socket.cc:534 NCCL WARN socketFinalizeAccept from 10.0.0.7<48211>: wrong type 4 != 3"),
         priority=70,
     ),
     Signature(
@@ -2348,7 +2349,7 @@ _PROXY: tuple[Signature, ...] = (
         fix="The proxy thread failed {op} for rank {from_rank} with ncclResult_t {retcode} (2 system/network, 3 internal, 6 remote peer gone). The WARN before this line names the real error.",
         origin="NCCL src/proxy.cc 2.14-2.30",
         samples=(
-            "user:16901:16967 [2] proxy.cc:1519 NCCL WARN [Proxy Service 2] Failed to execute operation Connect from rank 2, retcode 3",
+            "gpu-a:4242:4300 [3] proxy.cc:1905 NCCL WARN [Proxy Service 3] Failed to execute operation Connect from rank 3, retcode 3",
             "[rank9]:gpu:1:2 [1] proxy.cc:1496 NCCL WARN [Proxy Service 9] Failed to execute operation Connect from rank 9, retcode 6",
         ),
         priority=55,

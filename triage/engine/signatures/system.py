@@ -362,8 +362,8 @@ PCIE: tuple[Signature, ...] = (
         "end with the GPU falling off the bus.\n" + _AER_FIX,
         "Linux drivers/pci/pcie/aer.c 'PCIe Bus Error: severity=Corrected, type=%s, (%s)' and "
         "'AER: Corrected error received: %s'",
-        ("[  +0.000005] pcieport 0000:00:03.0: PCIe Bus Error: severity=Corrected, type=Data Link Layer, (Transmitter ID)",
-         "[  +0.000213] pcieport 0000:00:03.0: AER: Corrected error received: 0000:00:03.0"),
+        ("[ 8123.456789] pcieport 0000:40:01.1: PCIe Bus Error: severity=Corrected, type=Physical Layer, (Receiver ID)",
+         "[Tue Dec  1 10:00:00 2026] pcieport 0000:40:01.1: AER: Multiple Corrected error received: 0000:41:00.0"),
         extract=r"(?P<device_bdf>[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7])(?:: (?:AER|PCIe))",
     ),
     _sig(

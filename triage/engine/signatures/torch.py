@@ -980,7 +980,7 @@ SIGNATURES: tuple[Signature, ...] = (
         samples=(
             "torch.distributed.DistNetworkError: The client socket has timed out after 600000ms while trying to connect to (10.0.0.1, 29500).",
             "[E728 15:01:59.561275187 socket.cpp:1028] [c10d] The client socket has timed out after 600000ms while trying to connect to (127.0.0.1, 48315).",
-            "RuntimeError: connect() timed out. Original timeout was 60000 ms.",
+            "RuntimeError: connect() timed out. Original timeout was 1800000 ms.",
             "[W1202 14:00:00.000000000 TCPStore.cpp:358] [c10d] TCP client failed to connect/validate to host 10.0.0.1:29500 - timed out (try=3, timeout=600000ms): The client socket has timed out after 600000ms while trying to connect to (10.0.0.1, 29500).",
         ),
         priority=75,
@@ -1744,7 +1744,8 @@ SIGNATURES: tuple[Signature, ...] = (
             "$ nc -zv <rdzv_host> 29400"
         ),
         origin="torch/distributed/elastic/rendezvous/c10d_rendezvous_backend.py, 1.9-2.13",
-        samples=('    "message": "RendezvousConnectionError: The connection to the C10d store has failed. See inner exception for details.",',),
+        samples=("torch.distributed.elastic.rendezvous.api.RendezvousConnectionError: The connection to the C10d store has failed. See inner exception for details.",
+                 "torch.distributed.elastic.rendezvous.api.RendezvousConnectionError: The connection to etcd has failed. See inner exception for details."),
         priority=70,
     ),
     Signature(
