@@ -1439,7 +1439,59 @@ NVML: tuple[Signature, ...] = (
             "$ lspci -vvv -s {bus_id} | grep -E 'LnkSta|UESta|CESta'"
         ),
         origin=_NVML_ORIGIN + "; nvidia-smi 'Unable to determine the device handle for GPU<bdf>: Unknown Error'",
-        samples=("Unable to determine the device handle for GPU0000:03:00.0: Unknown Error",),
+        samples=("Unable to determine the device handle for GPU0000:3B:00.0: Unknown Error",),
+        priority=80,
+    ),
+    # nvidia-smi prints the same line for whatever nvmlDeviceGetHandleByIndex returned; the
+    # nvmlErrorString texts below are the GPU (or its power / firmware) not answering, while
+    # permissions or a missing driver are the setup (next entry).
+    Signature(
+        id="cuda.nvml.device_handle_gpu_state",
+        patterns=(r"(?i)Unable to determine the device handle for (?:GPU|gpu)\s*\S+: (?:Timeout|Interrupt Request "
+                  r"Issue|Insufficient External Power|GPU requires restart|Corrupted infoROM)",),
+        cause="hardware_fault",
+        role="fault",
+        confidence="medium",
+        title="nvidia-smi cannot reach a GPU (it times out, has no power, needs a reset, or its infoROM is bad)",
+        extract=r"device handle for (?:GPU|gpu)\s*(?P<bus_id>[0-9A-Fa-f:.]+): (?P<err>[^.]+)",
+        fix=(
+            "nvidia-smi could not open GPU {bus_id} ({err}): the GPU does not answer the driver (timeout or "
+            "interrupt problem), an external power cable is missing or loose, it needs a reset after an "
+            "uncontained error, or its infoROM is corrupted. Drain the node, check the kernel log and the "
+            "power, reset or reboot, and RMA if it recurs:\n"
+            "$ dmesg -T | grep -E 'NVRM|Xid|AER'\n"
+            "$ nvidia-smi -r -i {bus_id}   # with no process on the GPU; else reboot"
+        ),
+        origin=_NVML_ORIGIN + ("; nvidia-smi 'Unable to determine the device handle for GPU<bdf>: <nvmlErrorString>' "
+                               "with NVML_ERROR_TIMEOUT 'Timeout', IRQ_ISSUE 'Interrupt Request Issue', "
+                               "INSUFFICIENT_POWER 'Insufficient External Power', RESET_REQUIRED 'GPU requires "
+                               "restart', CORRUPTED_INFOROM 'Corrupted infoROM'"),
+        samples=("Unable to determine the device handle for GPU 00000000:B1:00.0: Timeout",
+                 "Unable to determine the device handle for gpu 0000:41:00.0: Insufficient External Power",
+                 "Unable to determine the device handle for GPU0000:DB:00.0: GPU requires restart"),
+        priority=80,
+    ),
+    Signature(
+        id="cuda.nvml.device_handle_setup",
+        patterns=(r"(?i)Unable to determine the device handle for (?:GPU|gpu)\s*\S+: (?:Insufficient Permissions|"
+                  r"Driver Not Loaded|The operating system has blocked the request)",),
+        cause="other",
+        role="fault",
+        confidence="medium",
+        title="nvidia-smi may not open a GPU (permissions, driver not loaded, blocked by the OS)",
+        extract=r"device handle for (?:GPU|gpu)\s*(?P<bus_id>[0-9A-Fa-f:.]+): (?P<err>[^.]+)",
+        fix=(
+            "nvidia-smi was refused GPU {bus_id} ({err}): the process lacks access to its /dev/nvidia* node "
+            "(a container or cgroup without the device), the driver is not loaded for it, or the OS blocked "
+            "the request. Check the device nodes and the container's GPU options:\n"
+            "$ ls -la /dev/nvidia*; lsmod | grep nvidia\n"
+            "$ docker run --gpus all ...   # or the runtime's device list"
+        ),
+        origin=_NVML_ORIGIN + ("; nvidia-smi 'Unable to determine the device handle for GPU<bdf>: <nvmlErrorString>' "
+                               "with NVML_ERROR_NO_PERMISSION 'Insufficient Permissions', DRIVER_NOT_LOADED 'Driver "
+                               "Not Loaded', OPERATING_SYSTEM 'The operating system has blocked the request.'"),
+        samples=("Unable to determine the device handle for GPU 00000000:07:00.0: Insufficient Permissions",
+                 "Unable to determine the device handle for GPU0000:87:00.0: The operating system has blocked the request."),
         priority=80,
     ),
     Signature(

@@ -1860,6 +1860,37 @@ _P2P: tuple[Signature, ...] = (
         samples=("gpu:1:1 [0] transport/nvls.cc:208 NCCL WARN Failed to bind NVLink SHARP (NVLS) Multicast memory of size 1073741824 : CUDA error 2 'out of memory'.",),
         priority=82,
     ),
+    # Before 2.28 the same multicast calls (cuMulticastCreate/AddDevice/BindMem, the handle import,
+    # cuMemMap of the multicast buffer) failed through CUCHECK, which says only `Cuda failure`: the
+    # file is what ties the line to NVLS. The CUDA text alone reads as a generic API error.
+    Signature(
+        id="nccl.nvls.cuda_failure",
+        patterns=(r"nvls\.cc:\d+(?: \(\w+\))? NCCL WARN Cuda failure ",),
+        extract=r"Cuda failure (?:(?P<code>\d+) )?'(?P<err>[^']*)'",
+        cause="other",
+        role="fault",
+        confidence="medium",
+        title="NVLS multicast setup failed in a CUDA call (NVSwitch / Fabric Manager state)",
+        fix=(
+            "A CUDA driver call of NCCL's NVLink SHARP (NVLS) transport failed ('{err}'): creating, joining, "
+            "binding or mapping the multicast object. On NVSwitch systems this is usually the Fabric Manager or "
+            "NVSwitch state (Fabric Manager restarted while processes held GPU resources, a driver / Fabric "
+            "Manager version skew), in a VM or container multicast may be unavailable; NVLS buffers are also "
+            "large. Check the fabric (a reboot of the node usually clears it), or run without NVLS:\n"
+            "$ systemctl status nvidia-fabricmanager; nvidia-smi -q | grep -A3 -i fabric\n"
+            "$ export NCCL_NVLS_ENABLE=0"
+        ),
+        origin=("NCCL src/transport/nvls.cc CUCHECK (src/include/cudawrap.h `Cuda failure '%s'` 2.17-2.18, "
+                "`Cuda failure %d '%s'` 2.19-2.30, location `file:line (func)` 2.30) around cuMulticastCreate, "
+                "cuMulticastAddDevice, cuMemImportFromShareableHandle, cuMulticastBindMem, cuMemMap; 2.28+ word the "
+                "bind failure themselves (nccl.nvls.bind_failed)"),
+        samples=(
+            "gpu-a:2193:2261 [3] transport/nvls.cc:93 NCCL WARN Cuda failure 'operation not supported'",
+            "gpu-b:1:2 [0] transport/nvls.cc:60 (nvlsGroupCreate) NCCL WARN Cuda failure 801 'operation not supported'",
+            "gpu-c:4410:4470 [5] transport/nvls.cc:114 NCCL WARN Cuda failure 1 'invalid argument'",
+        ),
+        priority=80,
+    ),
     Signature(
         id="nccl.nvls.same_device",
         patterns=(r"NCCL_NVLS_ENABLE has been set to \S+ and communicator has multiple ranks using the same NVML device",),
@@ -3828,8 +3859,10 @@ _INFO: tuple[Signature, ...] = (
     Signature(
         id="nccl.socket.stray_connection",
         patterns=(
-            r"socketFinalizeAccept(?: from \S+)?: (?:handshake receive from \S+ failed|socket magic mismatch)"
-            r".*discarding peer connection",
+            r"socketFinalizeAccept(?: from \S+)?: (?:handshake receive from \S+ failed|socket magic mismatch|"
+            r"wrong socket type \(peer \d+ != expected \d+).*discarding peer connection",
+            r"socketFinalizeAccept: didn't receive a valid magic from \S+",
+            r"socketFinalizeAccept: peer \S+ closed before magic handshake, discarding",
         ),
         cause=None,
         role="context",
@@ -3838,8 +3871,15 @@ _INFO: tuple[Signature, ...] = (
         fix=("A connection reached NCCL's listening socket without NCCL's handshake or with another magic (a port "
              "scanner, a health check, a process of another job or NCCL build). NCCL discarded it and kept "
              "listening; if ranks then failed to connect, look for two jobs sharing a port or hosts."),
-        origin="NCCL src/misc/socket.cc socketFinalizeAccept INFO (2.27-2.30; a WARN 'wrong magic' before)",
-        samples=(_I + "socketFinalizeAccept from 10.0.0.9<41234>: socket magic mismatch (peer 0x0000000000000000 != expected 0x3c1e2d4b5a697887), discarding peer connection",),
+        origin=("NCCL src/misc/socket.cc socketFinalizeAccept INFO: `didn't receive a valid magic from %s` 2.27-2.29 "
+                "(src/os/linux.cc ncclOsSocketResetAccept 2.29); `handshake receive from %s failed`, `peer %s closed "
+                "before magic handshake`, `socket magic mismatch (...)`, `wrong socket type (peer %d != expected %d -- "
+                "peer connected to wrong NCCL socket)`, each `discarding ...`, 2.30; WARNs 'wrong magic' / 'wrong type' "
+                "that failed the connection before"),
+        samples=(_I + "socketFinalizeAccept from 10.0.0.9<41234>: socket magic mismatch (peer 0x0000000000000000 != expected 0x3c1e2d4b5a697887), discarding peer connection",
+                 _I + "socketFinalizeAccept from 10.0.0.9<41236>: wrong socket type (peer 2 != expected 5 -- peer connected to wrong NCCL socket), discarding peer connection",
+                 _I + "socketFinalizeAccept: didn't receive a valid magic from 10.0.0.9<50112>",
+                 _I + "socketFinalizeAccept: peer 10.0.0.9<50114> closed before magic handshake, discarding"),
         priority=30,
     ),
     Signature(
