@@ -138,6 +138,9 @@ _SAMPLE_WRAPPERS = (
     "0: RuntimeError: Triton Error [CUDA]: {text}",
     "THCudaCheck FAIL file=/pytorch/torch/csrc/cuda/Module.cpp line=59 error={num} : {text}",
 )
+# An API-misuse text behind NCCL's `Cuda failure` is NCCL's own call, which nccl.cuda.failure reads
+# (as other): those entries show the text behind the other wrappers only.
+_API_SAMPLE_WRAPPERS = tuple(w for w in _SAMPLE_WRAPPERS if "NCCL WARN" not in w)
 
 
 def _runtime(
@@ -156,6 +159,7 @@ def _runtime(
     extra_samples: tuple[str, ...] = (),
     origin_note: str = "",
     outranked_by: tuple[str, ...] = (),
+    wrappers: tuple[str, ...] = _SAMPLE_WRAPPERS,
 ) -> Signature:
     """One `cudaError_t` (and its CUresult twin) as a catalog entry.
 
@@ -173,7 +177,7 @@ def _runtime(
     samples: list[str] = []
     tail = f": {texts[0]}" if texts else ""
     for i, text in enumerate(texts):
-        wrapper = _SAMPLE_WRAPPERS[(number + i) % len(_SAMPLE_WRAPPERS)]
+        wrapper = wrappers[(number + i) % len(wrappers)]
         samples.append(wrapper.format(r=(number + i) % 8, num=number, text=text, name=shown))
     for name in names:
         if name.startswith("CUDA_ERROR"):
@@ -216,7 +220,7 @@ def _api(slug: str, names: tuple[str, ...], number: int, text: str, title: str,
     """An API-misuse error: the rank's own code (rank_crash), a generic fix."""
     fix = (note + "\n" if note else "") + FIX_API
     return _runtime(slug, names, number, (text,), "rank_crash", "fault", confidence, priority,
-                    title, fix)
+                    title, fix, wrappers=_API_SAMPLE_WRAPPERS)
 
 
 RUNTIME: tuple[Signature, ...] = (
@@ -382,7 +386,7 @@ RUNTIME: tuple[Signature, ...] = (
     _runtime(
         "incompatible_driver_context", ("cudaErrorIncompatibleDriverContext",), 49,
         ("incompatible driver context",), "rank_crash", "fault", "low", 40,
-        "CUDA runtime used with an incompatible driver-API context", FIX_API,
+        "CUDA runtime used with an incompatible driver-API context", FIX_API, wrappers=_API_SAMPLE_WRAPPERS,
     ),
     _api("missing_configuration", ("cudaErrorMissingConfiguration",), 52,
          "__global__ function call is not configured", "CUDA kernel call not configured"),
@@ -481,7 +485,7 @@ RUNTIME: tuple[Signature, ...] = (
         "CUDA invalid device context",
         "A CUDA call ran without a valid context (after a fork, after the context was destroyed "
         "by an earlier error, or from a thread that never set the device). Look for an earlier "
-        "error on this rank; if none:\n" + FIX_API,
+        "error on this rank; if none:\n" + FIX_API, wrappers=_API_SAMPLE_WRAPPERS,
     ),
     _runtime(
         "context_already_current", ("CUDA_ERROR_CONTEXT_ALREADY_CURRENT",), 202,

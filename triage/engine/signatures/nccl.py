@@ -1568,7 +1568,11 @@ _CUDA: tuple[Signature, ...] = (
             "VM-0-16:392:494 [2] enqueue.cc:54 NCCL WARN Cuda failure 'invalid configuration argument'",
             "[rank1]:Cuda failure 304 'OS call failed or operation not supported on this OS'",
         ),
-        priority=30,
+        # Above the cuda.rt.* API-misuse texts (rank_crash, <= 40): behind NCCL's CUDACHECK the call
+        # that was refused is NCCL's own, not the rank's code (the reason the nccl.cuda.* twins of
+        # 'invalid argument' and 'invalid resource handle' read `other`). Texts that name a cause
+        # of their own (memory, driver, architecture, ECC, devices, peer access) rank higher and win.
+        priority=41,
     ),
     Signature(
         id="nccl.cuda.alloc_failed",
@@ -3917,9 +3921,6 @@ SIGNATURES: tuple[Signature, ...] = _IB + _SOCKET + _SHM + _CUDA + _P2P + _NETPL
 # Entries whose sample another entry reads (schema.py `alone_differs`): why the verdict on
 # that sample is not this entry's cause.
 SIGNATURES = alone_differs(SIGNATURES, {
-    "nccl.cuda.failure": (
-        "A catch-all for any 'Cuda failure' WARN: where the quoted text is a known cudaError_t string, that cuda.rt.* entry reads the line and its cause wins."
-    ),
     "nccl.result.remote_error": (
         "The ncclResult_t text as c10d wraps it; torch.nccl.error_remote reads the wrapped line (a peer failed first: its own crash) and is the more specific reading."
     ),
