@@ -1,7 +1,7 @@
 """Verdict accuracy: per-cause precision, recall and F1 over the real corpus, the healthy logs
 and the synthetic scenarios, against a 20-line first-match keyword table in the same run.
 
-    python bench/accuracy.py [--shared ../shared] [--no-scenarios] [--no-loso] [--json out.json]
+    python bench/accuracy.py [--shared ../shared] [--no-scenarios] [--no-loso] [--ablate] [--json out.json]
 
 A real case counts as *acceptable* when findings[0].cause is in its meta.json `acceptable`
 (or it has no finding / only a low one and `unknown` is acceptable), and as *label* when it
@@ -13,7 +13,14 @@ word for word in that group's logs is switched off (as if those logs had never b
 writing the catalog), and so is every cause rule whose only support is that group's cases (the
 rule's findings are dropped: a rule no other project's log and no synthetic scenario needs was
 written for that project); the group's cases are then diagnosed again. It measures how much
-the verdicts lean on wording and rules drawn from the corpus.
+the verdicts lean on wording and rules drawn from the corpus. It only sees samples copied from a
+log: an entry written from the program's format string is never switched off.
+
+Decisive-entry ablation (--ablate): for each case, the catalog entries that read the verdict's
+evidence lines are switched off and the case is diagnosed again. An unseen log often words the
+decisive message differently or comes from a version the entry does not cover; the verdict then
+stands only where the engine has a second route to the cause (a sibling entry of the family, a
+cause rule over roles and ranks).
 """
 from __future__ import annotations
 
@@ -156,6 +163,55 @@ def prf(pairs: list[tuple[str, str]]) -> dict[str, tuple[float, float, float, in
     return out
 
 
+def ablate_decisive(real: list[Path]) -> list[dict[str, Any]]:
+    """For each case, switch off the catalog entries that read the verdict's evidence lines and
+    diagnose it again: does the engine have a second way to an acceptable cause (a sibling entry
+    of the family, a rule over roles and ranks)? It does not depend on how samples are worded,
+    so it keeps measuring where LOSO has nothing left to switch off."""
+    from triage.engine import reader
+    from triage.engine.signatures import CATALOG, readings
+    from triage.engine.signatures.matcher import CatalogMatcher, matcher
+
+    full = matcher()
+    original = reader.matcher
+    out = []
+    try:
+        for case in real:
+            meta = json.loads((case / "meta.json").read_text())
+            findings = diagnose(case / "log.txt").to_dict()["findings"]
+            if not findings:
+                continue
+            decisive = set()
+            for ev in findings[0]["evidence"]:
+                read = full.best(ev["text"])
+                if read is not None and read.sig.role in ("fault", "symptom") and read.sig.cause:
+                    decisive.add(read.sig.id)
+            if not decisive:
+                continue
+            reduced = CatalogMatcher(tuple(sig for sig in CATALOG if sig.id not in decisive))
+            reader.matcher = lambda prefer=None, m=reduced: m  # type: ignore[assignment]
+            readings.matcher = reader.matcher  # type: ignore[assignment]
+            got, conf, result = engine_verdict(case / "log.txt")
+            out.append({"case": case.name, "entries_off": sorted(decisive), "engine": got, "confidence": conf,
+                        "rule": (result["findings"][0]["rule"] if result["findings"] else None),
+                        "ok": score_case(got, conf, meta["acceptable"])})
+    finally:
+        reader.matcher = original
+        readings.matcher = original  # type: ignore[assignment]
+    return out
+
+
+def print_ablation(rows: list[dict[str, Any]], verbose: bool) -> None:
+    ok = sum(r["ok"] for r in rows)
+    print(f"\ndecisive-entry ablation (the entries that read the verdict's evidence switched off, case by case): "
+          f"acceptable {ok}/{len(rows)} ({ok / len(rows):.0%}) of the cases whose verdict a catalog entry reads")
+    if verbose:
+        for r in rows:
+            if not r["ok"]:
+                print(f"    {r['case']:26s} -> {r['engine']}/{r['confidence']} ({r['rule']}) without "
+                      f"{', '.join(r['entries_off'])}")
+
+
 def print_loso(loso: list[dict[str, Any]], verbose: bool) -> None:
     ok = sum(r["ok"] for r in loso)
     print(f"\nleave-one-source-out (catalog entries whose samples are in the left-out logs, and rules only "
@@ -197,6 +253,8 @@ def main() -> int:
     parser.add_argument("--json", type=Path)
     parser.add_argument("-v", "--verbose", action="store_true")
     parser.add_argument("--no-loso", action="store_true", help="skip the leave-one-source-out run")
+    parser.add_argument("--ablate", action="store_true",
+                        help="also switch off, case by case, the catalog entries that read the verdict's evidence")
     args = parser.parse_args()
     shared = args.shared or next(p for p in (REPO.parent / "shared", Path("/work/shared")) if (p / "corpus").is_dir())
     real = sorted(p for p in (shared / "corpus" / "real").iterdir() if (p / "meta.json").is_file())
@@ -285,8 +343,13 @@ def main() -> int:
     if not args.no_loso:
         loso = leave_one_source_out(real)
         print_loso(loso, args.verbose)
+    ablation: list[dict[str, Any]] = []
+    if args.ablate:
+        ablation = ablate_decisive(real)
+        print_ablation(ablation, args.verbose)
     if args.json:
-        args.json.write_text(json.dumps({"real": rows, "healthy": healthy_rows, "scenarios": scen_pairs, "loso": loso},
+        args.json.write_text(json.dumps({"real": rows, "healthy": healthy_rows, "scenarios": scen_pairs, "loso": loso,
+                                         "ablation": ablation},
                                         indent=1))
     return 0
 
