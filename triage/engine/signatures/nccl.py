@@ -3549,6 +3549,44 @@ _RESULT: tuple[Signature, ...] = (
         priority=25,
     ),
     # ---------------------------------------------------------------- catch-all
+    # A WARN the catalog has no entry for (another NCCL version's wording) still says which part of
+    # NCCL failed: its network transports tag their messages `NET/IB :`, `NET/Socket :`,
+    # `Bootstrap :`, and the shared-memory transport names its /dev/shm segment. Read at `low` and
+    # only where the run failed; any entry that knows the message outranks these.
+    Signature(
+        id="nccl.net.warn_family",
+        patterns=(r"NCCL WARN (?:NET/(?:IB|Socket|MLX5|Plugin)|Bootstrap|Net) ?: ?\S",),
+        extract=r"NCCL WARN (?P<message>.+)$",
+        cause="network",
+        role="fault",
+        confidence="low",
+        title="NCCL's network transport warned (a message the catalog does not know)",
+        fix=("NCCL's network or bootstrap code reported: {message}. Check the interface and the fabric every node "
+             "uses:\n" + _SOCKET_CHECK),
+        origin=("NCCL src/transport/net_ib*.cc, net_socket.cc, src/bootstrap.cc, src/misc/socket.cc WARN(\"NET/IB : "
+                "...\"), WARN(\"NET/Socket : ...\"), WARN(\"Bootstrap : ...\"), WARN(\"Net : ...\") 2.4-2.30"),
+        samples=("gpu-a:4242:4300 [0] transport/net_ib.cc:612 NCCL WARN NET/IB : mlx5_3:1 link went down during setup",
+                 "gpu-a:4242:4242 [0] bootstrap.cc:301 NCCL WARN Bootstrap : peer handshake did not complete"),
+        priority=15,
+        survivable=True,
+    ),
+    Signature(
+        id="nccl.shm.warn_family",
+        patterns=(r"NCCL WARN .*(?:/dev/shm/|shared memory (?:segment|file|mapping) )",),
+        extract=r"NCCL WARN (?P<message>.+)$",
+        cause="shm_exhausted",
+        role="fault",
+        confidence="low",
+        title="NCCL's shared-memory transport warned about a /dev/shm segment (a message the catalog does not know)",
+        fix=("NCCL reported: {message}. Its shared-memory transport keeps one file per peer pair in /dev/shm; "
+             "check that it is large enough and writable in every container:\n"
+             "$ df -h /dev/shm   # docker: --shm-size=16g or --ipc=host; k8s: an emptyDir with medium: Memory"),
+        origin=("NCCL src/misc/shmutils.cc, src/os/linux.cc WARN texts naming the segment (`Error while %s shared "
+                "memory segment %s`, `failed to extend %s`, `failed to create shared memory file %s`) 2.12-2.30"),
+        samples=("gpu-a:4242:4300 [2] misc/shmutils.cc:90 NCCL WARN Error: could not lock /dev/shm/nccl-a1B2c3 (size 9637888)",),
+        priority=15,
+        survivable=True,
+    ),
     Signature(
         id="nccl.warn.generic",
         patterns=(r"NCCL WARN ",),
