@@ -16,8 +16,9 @@ written for that project); the group's cases are then diagnosed again. It measur
 the verdicts lean on wording and rules drawn from the corpus. It only sees samples copied from a
 log: an entry written from the program's format string is never switched off.
 
-Decisive-entry ablation (--ablate): for each case, the catalog entries that read the verdict's
-evidence lines are switched off and the case is diagnosed again. An unseen log often words the
+Decisive-entry ablation (--ablate): for each case, the catalog entry behind the verdict (the
+catalog finding's own, or the one reading the verdict's first evidence line) is switched off and
+the case is diagnosed again. An unseen log often words the
 decisive message differently or comes from a version the entry does not cover; the verdict then
 stands only where the engine has a second route to the cause (a sibling entry of the family, a
 cause rule over roles and ranks).
@@ -164,10 +165,10 @@ def prf(pairs: list[tuple[str, str]]) -> dict[str, tuple[float, float, float, in
 
 
 def ablate_decisive(real: list[Path]) -> list[dict[str, Any]]:
-    """For each case, switch off the catalog entries that read the verdict's evidence lines and
-    diagnose it again: does the engine have a second way to an acceptable cause (a sibling entry
-    of the family, a rule over roles and ranks)? It does not depend on how samples are worded,
-    so it keeps measuring where LOSO has nothing left to switch off."""
+    """For each case, switch off the catalog entry behind the verdict and diagnose it again: does
+    the engine have a second way to an acceptable cause (a sibling entry of the family, a rule over
+    roles and ranks)? It does not depend on how samples are worded, so it keeps measuring where
+    LOSO has nothing left to switch off."""
     from triage.engine import reader
     from triage.engine.signatures import CATALOG, readings
     from triage.engine.signatures.matcher import CatalogMatcher, matcher
@@ -181,9 +182,14 @@ def ablate_decisive(real: list[Path]) -> list[dict[str, Any]]:
             findings = diagnose(case / "log.txt").to_dict()["findings"]
             if not findings:
                 continue
+            # The entry behind the verdict: the catalog finding's own, else the one that reads the
+            # verdict's first evidence line. Other entries stay: they are the second routes.
+            top = findings[0]
             decisive = set()
-            for ev in findings[0]["evidence"]:
-                read = full.best(ev["text"])
+            if top["rule"].startswith("signature."):
+                decisive.add(top["rule"].removeprefix("signature."))
+            elif top["evidence"]:
+                read = full.best(top["evidence"][0]["text"])
                 if read is not None and read.sig.role in ("fault", "symptom") and read.sig.cause:
                     decisive.add(read.sig.id)
             if not decisive:
@@ -203,7 +209,7 @@ def ablate_decisive(real: list[Path]) -> list[dict[str, Any]]:
 
 def print_ablation(rows: list[dict[str, Any]], verbose: bool) -> None:
     ok = sum(r["ok"] for r in rows)
-    print(f"\ndecisive-entry ablation (the entries that read the verdict's evidence switched off, case by case): "
+    print(f"\ndecisive-entry ablation (the catalog entry behind the verdict switched off, case by case): "
           f"acceptable {ok}/{len(rows)} ({ok / len(rows):.0%}) of the cases whose verdict a catalog entry reads")
     if verbose:
         for r in rows:
@@ -254,7 +260,7 @@ def main() -> int:
     parser.add_argument("-v", "--verbose", action="store_true")
     parser.add_argument("--no-loso", action="store_true", help="skip the leave-one-source-out run")
     parser.add_argument("--ablate", action="store_true",
-                        help="also switch off, case by case, the catalog entries that read the verdict's evidence")
+                        help="also switch off, case by case, the catalog entry behind the verdict")
     args = parser.parse_args()
     shared = args.shared or next(p for p in (REPO.parent / "shared", Path("/work/shared")) if (p / "corpus").is_dir())
     real = sorted(p for p in (shared / "corpus" / "real").iterdir() if (p / "meta.json").is_file())
