@@ -1,7 +1,7 @@
 """Verdict accuracy: per-cause precision, recall and F1 over the real corpus, the healthy logs
 and the synthetic scenarios, against a 20-line first-match keyword table in the same run.
 
-    python bench/accuracy.py [--shared ../shared] [--no-scenarios] [--no-loso] [--json out.json]
+    python bench/accuracy.py [--shared ../shared] [--no-scenarios] [--no-loso] [--ablate] [--json out.json]
 
 A real case counts as *acceptable* when findings[0].cause is in its meta.json `acceptable`
 (or it has no finding / only a low one and `unknown` is acceptable), and as *label* when it
@@ -13,7 +13,15 @@ word for word in that group's logs is switched off (as if those logs had never b
 writing the catalog), and so is every cause rule whose only support is that group's cases (the
 rule's findings are dropped: a rule no other project's log and no synthetic scenario needs was
 written for that project); the group's cases are then diagnosed again. It measures how much
-the verdicts lean on wording and rules drawn from the corpus.
+the verdicts lean on wording and rules drawn from the corpus. It only sees samples copied from a
+log: an entry written from the program's format string is never switched off.
+
+Decisive-entry ablation (--ablate): for each case, the catalog entry behind the verdict (the
+catalog finding's own, or the one reading the verdict's first evidence line) is switched off and
+the case is diagnosed again. An unseen log often words the
+decisive message differently or comes from a version the entry does not cover; the verdict then
+stands only where the engine has a second route to the cause (a sibling entry of the family, a
+cause rule over roles and ranks).
 """
 from __future__ import annotations
 
@@ -110,6 +118,8 @@ def leave_one_source_out(real: list[Path]) -> list[dict[str, Any]]:
             text = "\n".join((c / "log.txt").read_text(errors="replace") for c in cases)
             seen = {sig.id for sig in CATALOG if any(s.strip() and s.strip() in text for s in sig.samples)}
             reduced = CatalogMatcher(tuple(sig for sig in CATALOG if sig.id not in seen))
+            # What the switched-off entries would have read in each case: the lines a miss lost.
+            off_matcher = CatalogMatcher(tuple(sig for sig in CATALOG if sig.id in seen)) if seen else None
             reader.matcher = lambda prefer=None, m=reduced: m  # type: ignore[assignment]
             readings.matcher = reader.matcher  # type: ignore[assignment]
             rules_off = {rule for rule, where in support.items() if where == {source}}
@@ -118,10 +128,19 @@ def leave_one_source_out(real: list[Path]) -> list[dict[str, Any]]:
             for case in cases:
                 meta = json.loads((case / "meta.json").read_text())
                 got, conf, result = engine_verdict(case / "log.txt")
+                log = (case / "log.txt").read_text(errors="replace")
+                lost: set[str] = set()
+                if off_matcher is not None:
+                    for line in log.splitlines():
+                        lost.update(sig.id for sig in off_matcher.matches(line)
+                                    if sig.role in ("fault", "symptom") and sig.cause)
+                kw = keyword_verdict(log)
                 out.append({"source": source, "case": case.name, "entries_off": len(seen),
-                            "rules_off": sorted(rules_off),
+                            "rules_off": sorted(rules_off), "label": meta["primary_cause"],
                             "engine": got, "rule": (result["findings"][0]["rule"] if result["findings"] else None),
-                            "ok": score_case(got, conf, meta["acceptable"])})
+                            "ok": score_case(got, conf, meta["acceptable"]),
+                            "keyword_ok": score_case(kw, "high", meta["acceptable"]),
+                            "keyword_label": kw == meta["primary_cause"], "entries_lost": sorted(lost)})
     finally:
         reader.matcher = original
         readings.matcher = original  # type: ignore[assignment]
@@ -145,6 +164,94 @@ def prf(pairs: list[tuple[str, str]]) -> dict[str, tuple[float, float, float, in
     return out
 
 
+def ablate_decisive(real: list[Path]) -> list[dict[str, Any]]:
+    """For each case, switch off the catalog entry behind the verdict and diagnose it again: does
+    the engine have a second way to an acceptable cause (a sibling entry of the family, a rule over
+    roles and ranks)? It does not depend on how samples are worded, so it keeps measuring where
+    LOSO has nothing left to switch off."""
+    from triage.engine import reader
+    from triage.engine.signatures import CATALOG, readings
+    from triage.engine.signatures.matcher import CatalogMatcher, matcher
+
+    full = matcher()
+    original = reader.matcher
+    out = []
+    try:
+        for case in real:
+            meta = json.loads((case / "meta.json").read_text())
+            findings = diagnose(case / "log.txt").to_dict()["findings"]
+            if not findings:
+                continue
+            # The entry behind the verdict: the catalog finding's own, else the one that reads the
+            # verdict's first evidence line. Other entries stay: they are the second routes.
+            top = findings[0]
+            decisive = set()
+            if top["rule"].startswith("signature."):
+                decisive.add(top["rule"].removeprefix("signature."))
+            elif top["evidence"]:
+                read = full.best(top["evidence"][0]["text"])
+                if read is not None and read.sig.role in ("fault", "symptom") and read.sig.cause:
+                    decisive.add(read.sig.id)
+            if not decisive:
+                continue
+            reduced = CatalogMatcher(tuple(sig for sig in CATALOG if sig.id not in decisive))
+            reader.matcher = lambda prefer=None, m=reduced: m  # type: ignore[assignment]
+            readings.matcher = reader.matcher  # type: ignore[assignment]
+            got, conf, result = engine_verdict(case / "log.txt")
+            out.append({"case": case.name, "entries_off": sorted(decisive), "engine": got, "confidence": conf,
+                        "rule": (result["findings"][0]["rule"] if result["findings"] else None),
+                        "ok": score_case(got, conf, meta["acceptable"])})
+    finally:
+        reader.matcher = original
+        readings.matcher = original  # type: ignore[assignment]
+    return out
+
+
+def print_ablation(rows: list[dict[str, Any]], verbose: bool) -> None:
+    ok = sum(r["ok"] for r in rows)
+    print(f"\ndecisive-entry ablation (the catalog entry behind the verdict switched off, case by case): "
+          f"acceptable {ok}/{len(rows)} ({ok / len(rows):.0%}) of the cases whose verdict a catalog entry reads")
+    if verbose:
+        for r in rows:
+            if not r["ok"]:
+                print(f"    {r['case']:26s} -> {r['engine']}/{r['confidence']} ({r['rule']}) without "
+                      f"{', '.join(r['entries_off'])}")
+
+
+def print_loso(loso: list[dict[str, Any]], verbose: bool) -> None:
+    ok = sum(r["ok"] for r in loso)
+    print(f"\nleave-one-source-out (catalog entries whose samples are in the left-out logs, and rules only "
+          f"that project's cases need, switched off): "
+          f"acceptable {ok}/{len(loso)} ({ok / len(loso):.0%})")
+    by_source: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in loso:
+        by_source[r["source"]].append(r)
+    for source, items in by_source.items():
+        misses = [f"{r['case']} -> {r['engine']}" for r in items if not r["ok"]]
+        off = items[0]["rules_off"]
+        print(f"  {source:22s} {sum(r['ok'] for r in items)}/{len(items)}  entries off {items[0]['entries_off']:3d}"
+              f"  rules off {len(off)}{' (' + ', '.join(off) + ')' if off else ''}"
+              f"{'  missed: ' + ', '.join(misses) if misses else ''}")
+    if verbose:
+        print("\n  LOSO misses and the switched-off fault/symptom entries that read their lines:")
+        for r in loso:
+            if not r["ok"]:
+                lost = ", ".join(r["entries_lost"]) or "-"
+                print(f"    {r['case']:26s} -> {r['engine']} ({r['rule']}); lost: {lost}")
+    # The unseen measurement's floor is the keyword table on every cause: the same per label here.
+    print("\n  LOSO per labelled cause: engine acceptable / label  |  keyword acceptable / label  | cases")
+    by_label: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in loso:
+        by_label[r["label"]].append(r)
+    for cause, items in sorted(by_label.items()):
+        e_ok = sum(r["ok"] for r in items)
+        e_lab = sum(r["engine"] == cause for r in items)
+        k_ok = sum(r["keyword_ok"] for r in items)
+        k_lab = sum(r["keyword_label"] for r in items)
+        flag = "  <- below keyword" if e_ok < k_ok or e_lab < k_lab else ""
+        print(f"    {cause:30s} {e_ok:2d} / {e_lab:2d}  |  {k_ok:2d} / {k_lab:2d}  | {len(items)}{flag}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--shared", type=Path, default=None)
@@ -152,6 +259,8 @@ def main() -> int:
     parser.add_argument("--json", type=Path)
     parser.add_argument("-v", "--verbose", action="store_true")
     parser.add_argument("--no-loso", action="store_true", help="skip the leave-one-source-out run")
+    parser.add_argument("--ablate", action="store_true",
+                        help="also switch off, case by case, the catalog entry behind the verdict")
     args = parser.parse_args()
     shared = args.shared or next(p for p in (REPO.parent / "shared", Path("/work/shared")) if (p / "corpus").is_dir())
     real = sorted(p for p in (shared / "corpus" / "real").iterdir() if (p / "meta.json").is_file())
@@ -239,21 +348,14 @@ def main() -> int:
     loso: list[dict[str, Any]] = []
     if not args.no_loso:
         loso = leave_one_source_out(real)
-        ok = sum(r["ok"] for r in loso)
-        print(f"\nleave-one-source-out (catalog entries whose samples are in the left-out logs, and rules only "
-              f"that project's cases need, switched off): "
-              f"acceptable {ok}/{len(loso)} ({ok / len(loso):.0%})")
-        by_source: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for r in loso:
-            by_source[r["source"]].append(r)
-        for source, items in by_source.items():
-            misses = [f"{r['case']} -> {r['engine']}" for r in items if not r["ok"]]
-            off = items[0]["rules_off"]
-            print(f"  {source:22s} {sum(r['ok'] for r in items)}/{len(items)}  entries off {items[0]['entries_off']:3d}"
-                  f"  rules off {len(off)}{' (' + ', '.join(off) + ')' if off else ''}"
-                  f"{'  missed: ' + ', '.join(misses) if misses else ''}")
+        print_loso(loso, args.verbose)
+    ablation: list[dict[str, Any]] = []
+    if args.ablate:
+        ablation = ablate_decisive(real)
+        print_ablation(ablation, args.verbose)
     if args.json:
-        args.json.write_text(json.dumps({"real": rows, "healthy": healthy_rows, "scenarios": scen_pairs, "loso": loso},
+        args.json.write_text(json.dumps({"real": rows, "healthy": healthy_rows, "scenarios": scen_pairs, "loso": loso,
+                                         "ablation": ablation},
                                         indent=1))
     return 0
 

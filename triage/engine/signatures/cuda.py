@@ -138,6 +138,9 @@ _SAMPLE_WRAPPERS = (
     "0: RuntimeError: Triton Error [CUDA]: {text}",
     "THCudaCheck FAIL file=/pytorch/torch/csrc/cuda/Module.cpp line=59 error={num} : {text}",
 )
+# An API-misuse text behind NCCL's `Cuda failure` is NCCL's own call, which nccl.cuda.failure reads
+# (as other): those entries show the text behind the other wrappers only.
+_API_SAMPLE_WRAPPERS = tuple(w for w in _SAMPLE_WRAPPERS if "NCCL WARN" not in w)
 
 
 def _runtime(
@@ -156,6 +159,7 @@ def _runtime(
     extra_samples: tuple[str, ...] = (),
     origin_note: str = "",
     outranked_by: tuple[str, ...] = (),
+    wrappers: tuple[str, ...] = _SAMPLE_WRAPPERS,
 ) -> Signature:
     """One `cudaError_t` (and its CUresult twin) as a catalog entry.
 
@@ -173,7 +177,7 @@ def _runtime(
     samples: list[str] = []
     tail = f": {texts[0]}" if texts else ""
     for i, text in enumerate(texts):
-        wrapper = _SAMPLE_WRAPPERS[(number + i) % len(_SAMPLE_WRAPPERS)]
+        wrapper = wrappers[(number + i) % len(wrappers)]
         samples.append(wrapper.format(r=(number + i) % 8, num=number, text=text, name=shown))
     for name in names:
         if name.startswith("CUDA_ERROR"):
@@ -216,7 +220,7 @@ def _api(slug: str, names: tuple[str, ...], number: int, text: str, title: str,
     """An API-misuse error: the rank's own code (rank_crash), a generic fix."""
     fix = (note + "\n" if note else "") + FIX_API
     return _runtime(slug, names, number, (text,), "rank_crash", "fault", confidence, priority,
-                    title, fix)
+                    title, fix, wrappers=_API_SAMPLE_WRAPPERS)
 
 
 RUNTIME: tuple[Signature, ...] = (
@@ -382,7 +386,7 @@ RUNTIME: tuple[Signature, ...] = (
     _runtime(
         "incompatible_driver_context", ("cudaErrorIncompatibleDriverContext",), 49,
         ("incompatible driver context",), "rank_crash", "fault", "low", 40,
-        "CUDA runtime used with an incompatible driver-API context", FIX_API,
+        "CUDA runtime used with an incompatible driver-API context", FIX_API, wrappers=_API_SAMPLE_WRAPPERS,
     ),
     _api("missing_configuration", ("cudaErrorMissingConfiguration",), 52,
          "__global__ function call is not configured", "CUDA kernel call not configured"),
@@ -481,7 +485,7 @@ RUNTIME: tuple[Signature, ...] = (
         "CUDA invalid device context",
         "A CUDA call ran without a valid context (after a fork, after the context was destroyed "
         "by an earlier error, or from a thread that never set the device). Look for an earlier "
-        "error on this rank; if none:\n" + FIX_API,
+        "error on this rank; if none:\n" + FIX_API, wrappers=_API_SAMPLE_WRAPPERS,
     ),
     _runtime(
         "context_already_current", ("CUDA_ERROR_CONTEXT_ALREADY_CURRENT",), 202,
@@ -510,7 +514,7 @@ RUNTIME: tuple[Signature, ...] = (
         + "\n$ TORCH_CUDA_ARCH_LIST=\"8.0;9.0\" pip install --no-build-isolation <extension>",
         bare=True,
         extra_samples=(
-            "zlabs-trainer: Test CUDA failure common.cu:253 'no kernel image is available for "
+            "gpu-node-05: Test CUDA failure common.cu:1047 'no kernel image is available for "
             "execution on the device'",
         ),
     ),
@@ -530,8 +534,8 @@ RUNTIME: tuple[Signature, ...] = (
         "Xid 48/63/64/94/95 in the kernel log. " + FIX_HARDWARE,
         bare=True,
         extra_samples=(
-            "[E ProcessGroupNCCL.cpp:916] [Rank 1] NCCL watchdog thread terminated with exception: "
-            "CUDA error: uncorrectable ECC error encountered",
+            "[rank5]:[E1205 03:14:07.512000000 ProcessGroupNCCL.cpp:1595] [PG ID 0 PG GUID 0(default_pg) Rank 5] "
+            "Process group watchdog thread terminated with exception: CUDA error: uncorrectable ECC error encountered",
             "  what():  CUDA error: uncorrectable ECC error encountered",
         ),
     ),
@@ -553,7 +557,7 @@ RUNTIME: tuple[Signature, ...] = (
         "GPU peer access not supported between two devices",
         FIX_P2P, bare=True,
         extra_samples=(
-            "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:307 'peer access is not "
+            "Failed: Cuda error /sgl-kernel/csrc/allreduce/custom_all_reduce.cuh:412 'peer access is not "
             "supported between these two devices'",
         ),
     ),
@@ -1439,7 +1443,59 @@ NVML: tuple[Signature, ...] = (
             "$ lspci -vvv -s {bus_id} | grep -E 'LnkSta|UESta|CESta'"
         ),
         origin=_NVML_ORIGIN + "; nvidia-smi 'Unable to determine the device handle for GPU<bdf>: Unknown Error'",
-        samples=("Unable to determine the device handle for GPU0000:03:00.0: Unknown Error",),
+        samples=("Unable to determine the device handle for GPU0000:3B:00.0: Unknown Error",),
+        priority=80,
+    ),
+    # nvidia-smi prints the same line for whatever nvmlDeviceGetHandleByIndex returned; the
+    # nvmlErrorString texts below are the GPU (or its power / firmware) not answering, while
+    # permissions or a missing driver are the setup (next entry).
+    Signature(
+        id="cuda.nvml.device_handle_gpu_state",
+        patterns=(r"(?i)Unable to determine the device handle for (?:GPU|gpu)\s*\S+: (?:Timeout|Interrupt Request "
+                  r"Issue|Insufficient External Power|GPU requires restart|Corrupted infoROM)",),
+        cause="hardware_fault",
+        role="fault",
+        confidence="medium",
+        title="nvidia-smi cannot reach a GPU (it times out, has no power, needs a reset, or its infoROM is bad)",
+        extract=r"device handle for (?:GPU|gpu)\s*(?P<bus_id>[0-9A-Fa-f:.]+): (?P<err>[^.]+)",
+        fix=(
+            "nvidia-smi could not open GPU {bus_id} ({err}): the GPU does not answer the driver (timeout or "
+            "interrupt problem), an external power cable is missing or loose, it needs a reset after an "
+            "uncontained error, or its infoROM is corrupted. Drain the node, check the kernel log and the "
+            "power, reset or reboot, and RMA if it recurs:\n"
+            "$ dmesg -T | grep -E 'NVRM|Xid|AER'\n"
+            "$ nvidia-smi -r -i {bus_id}   # with no process on the GPU; else reboot"
+        ),
+        origin=_NVML_ORIGIN + ("; nvidia-smi 'Unable to determine the device handle for GPU<bdf>: <nvmlErrorString>' "
+                               "with NVML_ERROR_TIMEOUT 'Timeout', IRQ_ISSUE 'Interrupt Request Issue', "
+                               "INSUFFICIENT_POWER 'Insufficient External Power', RESET_REQUIRED 'GPU requires "
+                               "restart', CORRUPTED_INFOROM 'Corrupted infoROM'"),
+        samples=("Unable to determine the device handle for GPU 00000000:B1:00.0: Timeout",
+                 "Unable to determine the device handle for gpu 0000:41:00.0: Insufficient External Power",
+                 "Unable to determine the device handle for GPU0000:DB:00.0: GPU requires restart"),
+        priority=80,
+    ),
+    Signature(
+        id="cuda.nvml.device_handle_setup",
+        patterns=(r"(?i)Unable to determine the device handle for (?:GPU|gpu)\s*\S+: (?:Insufficient Permissions|"
+                  r"Driver Not Loaded|The operating system has blocked the request)",),
+        cause="other",
+        role="fault",
+        confidence="medium",
+        title="nvidia-smi may not open a GPU (permissions, driver not loaded, blocked by the OS)",
+        extract=r"device handle for (?:GPU|gpu)\s*(?P<bus_id>[0-9A-Fa-f:.]+): (?P<err>[^.]+)",
+        fix=(
+            "nvidia-smi was refused GPU {bus_id} ({err}): the process lacks access to its /dev/nvidia* node "
+            "(a container or cgroup without the device), the driver is not loaded for it, or the OS blocked "
+            "the request. Check the device nodes and the container's GPU options:\n"
+            "$ ls -la /dev/nvidia*; lsmod | grep nvidia\n"
+            "$ docker run --gpus all ...   # or the runtime's device list"
+        ),
+        origin=_NVML_ORIGIN + ("; nvidia-smi 'Unable to determine the device handle for GPU<bdf>: <nvmlErrorString>' "
+                               "with NVML_ERROR_NO_PERMISSION 'Insufficient Permissions', DRIVER_NOT_LOADED 'Driver "
+                               "Not Loaded', OPERATING_SYSTEM 'The operating system has blocked the request.'"),
+        samples=("Unable to determine the device handle for GPU 00000000:07:00.0: Insufficient Permissions",
+                 "Unable to determine the device handle for GPU0000:87:00.0: The operating system has blocked the request."),
         priority=80,
     ),
     Signature(

@@ -328,7 +328,7 @@ SIGNATURES: tuple[Signature, ...] = (
         fix="The traceback that follows is this worker's own error; classify it (OOM, NCCL, CUDA, config).",
         origin="vllm v1/executor/multiproc_executor.py (0.8-0.34), worker/worker_base.py (0.4-0.7)",
         samples=(
-            "ERROR 04-22 15:53:33 worker_base.py:153] Error executing method init_device. This might cause deadlock in distributed execution.",
+            "ERROR 05-14 02:10:45 worker_base.py:145] Error executing method load_model. This might cause deadlock in distributed execution.",
             "ERROR 07-18 19:52:10 [multiproc_executor.py:1223] WorkerProc hit an exception.",
         ),
         priority=35,
@@ -469,7 +469,8 @@ SIGNATURES: tuple[Signature, ...] = (
         ),
         origin="vllm distributed/device_communicators/pynccl_wrapper.py (pynccl.py in 0.4.x), 0.4-0.34",
         samples=(
-            "ERROR 04-22 15:53:32 pynccl.py:44] Failed to load NCCL library from libnccl.so.2 .It is expected if you are not running on NVIDIA/AMD GPUs.",
+            "ERROR 11-20 09:12:44 [pynccl_wrapper.py:388] Failed to load NCCL library from /usr/lib/x86_64-linux-gnu/libnccl.so.2. It is expected if you are not running on NVIDIA/AMD GPUs.Otherwise, the nccl library might not exist, be corrupted or it does not support the current platform Linux-5.15.0-x86_64-with-glibc2.35.",
+            "[2026-12-01 10:00:00 TP1] Failed to load NCCL library from libnccl.so.2 . It is expected if you are not running on NVIDIA/AMD GPUs.",
             "NameError: name 'ncclGetVersion' is not defined",
         ),
         priority=70,
@@ -488,7 +489,7 @@ SIGNATURES: tuple[Signature, ...] = (
             "--disable-custom-all-reduce   # vLLM / SGLang flag"
         ),
         origin="vllm csrc/custom_all_reduce.cuh CUDACHECK (also vendored by sglang), 0.3-0.34",
-        samples=("Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:307 'peer access is not supported between these two devices'",),
+        samples=("Failed: Cuda error /tmp/vllm/csrc/custom_all_reduce.cuh:330 'peer access is not supported between these two devices'",),
         priority=85,
     ),
     Signature(

@@ -913,7 +913,8 @@ _SOCKET: tuple[Signature, ...] = (
             "force sockets everywhere:\n$ ibv_devinfo   # on each node\n$ export NCCL_IB_DISABLE=1   # same on all nodes"
         ),
         origin="NCCL src/misc/socket.cc 2.18-2.28 (socketFinalizeAccept)",
-        samples=("user:16901:16967 [2] misc/socket.cc:441 NCCL WARN socketFinalizeAccept: wrong type 4 != 3",),
+        samples=("gpu-a:4242:4300 [1] misc/socket.cc:442 NCCL WARN socketFinalizeAccept: wrong type 3 != 4",
+                 "gpu-b:5120:5177 [0] misc/socket.cc:534 NCCL WARN socketFinalizeAccept from 10.0.0.7<48211>: wrong type 4 != 3"),
         priority=70,
     ),
     Signature(
@@ -1567,7 +1568,11 @@ _CUDA: tuple[Signature, ...] = (
             "VM-0-16:392:494 [2] enqueue.cc:54 NCCL WARN Cuda failure 'invalid configuration argument'",
             "[rank1]:Cuda failure 304 'OS call failed or operation not supported on this OS'",
         ),
-        priority=30,
+        # Above the cuda.rt.* API-misuse texts (rank_crash, <= 40): behind NCCL's CUDACHECK the call
+        # that was refused is NCCL's own, not the rank's code (the reason the nccl.cuda.* twins of
+        # 'invalid argument' and 'invalid resource handle' read `other`). Texts that name a cause
+        # of their own (memory, driver, architecture, ECC, devices, peer access) rank higher and win.
+        priority=41,
     ),
     Signature(
         id="nccl.cuda.alloc_failed",
@@ -1858,6 +1863,37 @@ _P2P: tuple[Signature, ...] = (
         origin="NCCL src/transport/nvls.cc 2.28-2.30; cause hardware_fault because NCCL's own text blames the Fabric Manager or NVSwitches (the NVLink fabric), not the application",
         samples=("gpu:1:1 [0] transport/nvls.cc:208 NCCL WARN Failed to bind NVLink SHARP (NVLS) Multicast memory of size 1073741824 : CUDA error 2 'out of memory'.",),
         priority=82,
+    ),
+    # Before 2.28 the same multicast calls (cuMulticastCreate/AddDevice/BindMem, the handle import,
+    # cuMemMap of the multicast buffer) failed through CUCHECK, which says only `Cuda failure`: the
+    # file is what ties the line to NVLS. The CUDA text alone reads as a generic API error.
+    Signature(
+        id="nccl.nvls.cuda_failure",
+        patterns=(r"nvls\.cc:\d+(?: \(\w+\))? NCCL WARN Cuda failure ",),
+        extract=r"Cuda failure (?:(?P<code>\d+) )?'(?P<err>[^']*)'",
+        cause="other",
+        role="fault",
+        confidence="medium",
+        title="NVLS multicast setup failed in a CUDA call (NVSwitch / Fabric Manager state)",
+        fix=(
+            "A CUDA driver call of NCCL's NVLink SHARP (NVLS) transport failed ('{err}'): creating, joining, "
+            "binding or mapping the multicast object. On NVSwitch systems this is usually the Fabric Manager or "
+            "NVSwitch state (Fabric Manager restarted while processes held GPU resources, a driver / Fabric "
+            "Manager version skew), in a VM or container multicast may be unavailable; NVLS buffers are also "
+            "large. Check the fabric (a reboot of the node usually clears it), or run without NVLS:\n"
+            "$ systemctl status nvidia-fabricmanager; nvidia-smi -q | grep -A3 -i fabric\n"
+            "$ export NCCL_NVLS_ENABLE=0"
+        ),
+        origin=("NCCL src/transport/nvls.cc CUCHECK (src/include/cudawrap.h `Cuda failure '%s'` 2.17-2.18, "
+                "`Cuda failure %d '%s'` 2.19-2.30, location `file:line (func)` 2.30) around cuMulticastCreate, "
+                "cuMulticastAddDevice, cuMemImportFromShareableHandle, cuMulticastBindMem, cuMemMap; 2.28+ word the "
+                "bind failure themselves (nccl.nvls.bind_failed)"),
+        samples=(
+            "gpu-a:2193:2261 [3] transport/nvls.cc:93 NCCL WARN Cuda failure 'operation not supported'",
+            "gpu-b:1:2 [0] transport/nvls.cc:60 (nvlsGroupCreate) NCCL WARN Cuda failure 801 'operation not supported'",
+            "gpu-c:4410:4470 [5] transport/nvls.cc:114 NCCL WARN Cuda failure 1 'invalid argument'",
+        ),
+        priority=80,
     ),
     Signature(
         id="nccl.nvls.same_device",
@@ -2348,7 +2384,7 @@ _PROXY: tuple[Signature, ...] = (
         fix="The proxy thread failed {op} for rank {from_rank} with ncclResult_t {retcode} (2 system/network, 3 internal, 6 remote peer gone). The WARN before this line names the real error.",
         origin="NCCL src/proxy.cc 2.14-2.30",
         samples=(
-            "user:16901:16967 [2] proxy.cc:1519 NCCL WARN [Proxy Service 2] Failed to execute operation Connect from rank 2, retcode 3",
+            "gpu-a:4242:4300 [3] proxy.cc:1905 NCCL WARN [Proxy Service 3] Failed to execute operation Connect from rank 3, retcode 3",
             "[rank9]:gpu:1:2 [1] proxy.cc:1496 NCCL WARN [Proxy Service 9] Failed to execute operation Connect from rank 9, retcode 6",
         ),
         priority=55,
@@ -3513,6 +3549,44 @@ _RESULT: tuple[Signature, ...] = (
         priority=25,
     ),
     # ---------------------------------------------------------------- catch-all
+    # A WARN the catalog has no entry for (another NCCL version's wording) still says which part of
+    # NCCL failed: its network transports tag their messages `NET/IB :`, `NET/Socket :`,
+    # `Bootstrap :`, and the shared-memory transport names its /dev/shm segment. Read at `low` and
+    # only where the run failed; any entry that knows the message outranks these.
+    Signature(
+        id="nccl.net.warn_family",
+        patterns=(r"NCCL WARN (?:NET/(?:IB|Socket|MLX5|Plugin)|Bootstrap|Net) ?: ?\S",),
+        extract=r"NCCL WARN (?P<message>.+)$",
+        cause="network",
+        role="fault",
+        confidence="low",
+        title="NCCL's network transport warned (a message the catalog does not know)",
+        fix=("NCCL's network or bootstrap code reported: {message}. Check the interface and the fabric every node "
+             "uses:\n" + _SOCKET_CHECK),
+        origin=("NCCL src/transport/net_ib*.cc, net_socket.cc, src/bootstrap.cc, src/misc/socket.cc WARN(\"NET/IB : "
+                "...\"), WARN(\"NET/Socket : ...\"), WARN(\"Bootstrap : ...\"), WARN(\"Net : ...\") 2.4-2.30"),
+        samples=("gpu-a:4242:4300 [0] transport/net_ib.cc:612 NCCL WARN NET/IB : mlx5_3:1 link went down during setup",
+                 "gpu-a:4242:4242 [0] bootstrap.cc:301 NCCL WARN Bootstrap : peer handshake did not complete"),
+        priority=15,
+        survivable=True,
+    ),
+    Signature(
+        id="nccl.shm.warn_family",
+        patterns=(r"NCCL WARN .*(?:/dev/shm/|shared memory (?:segment|file|mapping) )",),
+        extract=r"NCCL WARN (?P<message>.+)$",
+        cause="shm_exhausted",
+        role="fault",
+        confidence="low",
+        title="NCCL's shared-memory transport warned about a /dev/shm segment (a message the catalog does not know)",
+        fix=("NCCL reported: {message}. Its shared-memory transport keeps one file per peer pair in /dev/shm; "
+             "check that it is large enough and writable in every container:\n"
+             "$ df -h /dev/shm   # docker: --shm-size=16g or --ipc=host; k8s: an emptyDir with medium: Memory"),
+        origin=("NCCL src/misc/shmutils.cc, src/os/linux.cc WARN texts naming the segment (`Error while %s shared "
+                "memory segment %s`, `failed to extend %s`, `failed to create shared memory file %s`) 2.12-2.30"),
+        samples=("gpu-a:4242:4300 [2] misc/shmutils.cc:90 NCCL WARN Error: could not lock /dev/shm/nccl-a1B2c3 (size 9637888)",),
+        priority=15,
+        survivable=True,
+    ),
     Signature(
         id="nccl.warn.generic",
         patterns=(r"NCCL WARN ",),
@@ -3827,8 +3901,10 @@ _INFO: tuple[Signature, ...] = (
     Signature(
         id="nccl.socket.stray_connection",
         patterns=(
-            r"socketFinalizeAccept(?: from \S+)?: (?:handshake receive from \S+ failed|socket magic mismatch)"
-            r".*discarding peer connection",
+            r"socketFinalizeAccept(?: from \S+)?: (?:handshake receive from \S+ failed|socket magic mismatch|"
+            r"wrong socket type \(peer \d+ != expected \d+).*discarding peer connection",
+            r"socketFinalizeAccept: didn't receive a valid magic from \S+",
+            r"socketFinalizeAccept: peer \S+ closed before magic handshake, discarding",
         ),
         cause=None,
         role="context",
@@ -3837,8 +3913,15 @@ _INFO: tuple[Signature, ...] = (
         fix=("A connection reached NCCL's listening socket without NCCL's handshake or with another magic (a port "
              "scanner, a health check, a process of another job or NCCL build). NCCL discarded it and kept "
              "listening; if ranks then failed to connect, look for two jobs sharing a port or hosts."),
-        origin="NCCL src/misc/socket.cc socketFinalizeAccept INFO (2.27-2.30; a WARN 'wrong magic' before)",
-        samples=(_I + "socketFinalizeAccept from 10.0.0.9<41234>: socket magic mismatch (peer 0x0000000000000000 != expected 0x3c1e2d4b5a697887), discarding peer connection",),
+        origin=("NCCL src/misc/socket.cc socketFinalizeAccept INFO: `didn't receive a valid magic from %s` 2.27-2.29 "
+                "(src/os/linux.cc ncclOsSocketResetAccept 2.29); `handshake receive from %s failed`, `peer %s closed "
+                "before magic handshake`, `socket magic mismatch (...)`, `wrong socket type (peer %d != expected %d -- "
+                "peer connected to wrong NCCL socket)`, each `discarding ...`, 2.30; WARNs 'wrong magic' / 'wrong type' "
+                "that failed the connection before"),
+        samples=(_I + "socketFinalizeAccept from 10.0.0.9<41234>: socket magic mismatch (peer 0x0000000000000000 != expected 0x3c1e2d4b5a697887), discarding peer connection",
+                 _I + "socketFinalizeAccept from 10.0.0.9<41236>: wrong socket type (peer 2 != expected 5 -- peer connected to wrong NCCL socket), discarding peer connection",
+                 _I + "socketFinalizeAccept: didn't receive a valid magic from 10.0.0.9<50112>",
+                 _I + "socketFinalizeAccept: peer 10.0.0.9<50114> closed before magic handshake, discarding"),
         priority=30,
     ),
     Signature(
@@ -3876,9 +3959,6 @@ SIGNATURES: tuple[Signature, ...] = _IB + _SOCKET + _SHM + _CUDA + _P2P + _NETPL
 # Entries whose sample another entry reads (schema.py `alone_differs`): why the verdict on
 # that sample is not this entry's cause.
 SIGNATURES = alone_differs(SIGNATURES, {
-    "nccl.cuda.failure": (
-        "A catch-all for any 'Cuda failure' WARN: where the quoted text is a known cudaError_t string, that cuda.rt.* entry reads the line and its cause wins."
-    ),
     "nccl.result.remote_error": (
         "The ncclResult_t text as c10d wraps it; torch.nccl.error_remote reads the wrapped line (a peer failed first: its own crash) and is the more specific reading."
     ),

@@ -41,7 +41,7 @@ def _cuda(name: str, text: str, cause: str, confidence: str, title: str, fix: st
         fix=fix,
         origin=f"{_ORIGIN_CUDA}; {error}",
         samples=(
-            f"zlabs-trainer: Test CUDA failure common.cu:253 '{sample}'",
+            f"gpu-node-02: Test CUDA failure common.cu:253 '{sample}'",
             f"[1,3]<stdout>:gpu-node-07: Test CUDA failure common.cu:894 '{sample}'",
             f"           8             2   float     sumgpu-a: Test CUDA failure common.cu:253 '{sample}'",
         ),

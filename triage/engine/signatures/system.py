@@ -362,8 +362,8 @@ PCIE: tuple[Signature, ...] = (
         "end with the GPU falling off the bus.\n" + _AER_FIX,
         "Linux drivers/pci/pcie/aer.c 'PCIe Bus Error: severity=Corrected, type=%s, (%s)' and "
         "'AER: Corrected error received: %s'",
-        ("[  +0.000005] pcieport 0000:00:03.0: PCIe Bus Error: severity=Corrected, type=Data Link Layer, (Transmitter ID)",
-         "[  +0.000213] pcieport 0000:00:03.0: AER: Corrected error received: 0000:00:03.0"),
+        ("[ 8123.456789] pcieport 0000:40:01.1: PCIe Bus Error: severity=Corrected, type=Physical Layer, (Receiver ID)",
+         "[Tue Dec  1 10:00:00 2026] pcieport 0000:40:01.1: AER: Multiple Corrected error received: 0000:41:00.0"),
         extract=r"(?P<device_bdf>[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7])(?:: (?:AER|PCIe))",
     ),
     _sig(
@@ -1044,6 +1044,51 @@ ERRNO: tuple[Signature, ...] = (
     ),
 )
 
+# The dynamic loader (glibc dlerror(), as Python's ImportError / OSError and ctypes carry it, and
+# ldd) naming a CUDA or NCCL library: the program was built for libraries this node lacks or has
+# in another version. libcuda.so (the driver) and NCCL's optional plugins (libnccl-net.so, ...)
+# are left out: a missing driver is a node without GPUs, a missing plugin is NCCL's normal path.
+_CUDA_LIBS = r"lib(?:nccl|cudart|cublas|cublasLt|cudnn\w*|cufft|curand|cusparse|cusolver|nvrtc|nvJitLink|cupti)\.so"
+_LOADER_FIX = (
+    "The process was built against CUDA / NCCL libraries that this node does not have, or has in another "
+    "version (a framework wheel for another CUDA, LD_LIBRARY_PATH pointing at a system NCCL or CUDA older "
+    "than the one it was built with, or a container without the CUDA toolkit libraries). Compare what the "
+    "program needs with what it loads, on every node:\n"
+    "$ python -c 'import torch; print(torch.__version__, torch.version.cuda, torch.cuda.nccl.version())'\n"
+    "$ echo $LD_LIBRARY_PATH; ldconfig -p | grep -E 'libnccl|libcudart'\n"
+    "$ ldd $(python -c 'import torch, os; print(os.path.join(os.path.dirname(torch.__file__), \"lib\", "
+    "\"libtorch_cuda.so\"))') | grep -E 'nccl|cuda|not found'"
+)
+LOADER: tuple[Signature, ...] = (
+    _sig(
+        "loader.cuda_library_missing",
+        (_CUDA_LIBS + r"(?:\.\d+)*: cannot open shared object file", r"(?:^|\s)" + _CUDA_LIBS + r"(?:\.\d+)* => not found",
+         r"ldd: \S*" + _CUDA_LIBS + r"(?:\.\d+)*: No such file or directory"),
+        "version_mismatch", "fault", "medium", 65,
+        "A CUDA or NCCL library the program needs is not found on this node",
+        _LOADER_FIX,
+        "glibc elf/dl-load.c `%s: cannot open shared object file: %s` (dlerror, in Python's ImportError/OSError "
+        "and ctypes.CDLL); ldd `\t%s => not found` and `ldd: %s: No such file or directory`",
+        ("ImportError: libcudart.so.11.0: cannot open shared object file: No such file or directory",
+         "OSError: libnccl.so.2: cannot open shared object file: No such file or directory",
+         "\tlibcublasLt.so.12 => not found"),
+    ),
+    _sig(
+        "loader.cuda_library_mismatch",
+        (r"undefined symbol: (?:nccl|cuda|cublas|cudnn|nvrtc|cusparse|cufft|curand)[A-Z]\w*",
+         r"version `(?:libcudart\.so\.\d+|libnvrtc\.so\.\d+|libcublas(?:Lt)?\.so\.\d+|libcudnn\w*\.so\.\d+)' not found"),
+        "version_mismatch", "fault", "medium", 65,
+        "A CUDA or NCCL library of another version than the program was built for was loaded",
+        _LOADER_FIX,
+        "glibc elf/dl-lookup.c `%s: undefined symbol: %s`, elf/dl-version.c `%s: version `%s' not found (required "
+        "by %s)` (dlerror, in Python's ImportError/OSError)",
+        ("ImportError: /opt/conda/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so: undefined symbol: ncclCommRegister",
+         "OSError: /usr/local/lib/libcustom_ops.so: undefined symbol: cudaGraphInstantiateWithFlags, version libcudart.so.12",
+         "ImportError: /usr/lib/x86_64-linux-gnu/libcudart.so.11.0: version `libcudart.so.12' not found (required by "
+         "/opt/venv/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so)"),
+    ),
+)
+
 # Scary-looking lines of healthy nodes.
 HARMLESS: tuple[Signature, ...] = (
     _sig(
@@ -1081,7 +1126,7 @@ HARMLESS: tuple[Signature, ...] = (
     ),
 )
 
-SIGNATURES: tuple[Signature, ...] = OOM + SHM + PCIE + NVIDIA + NIC + CRASH + ERRNO + HARMLESS
+SIGNATURES: tuple[Signature, ...] = OOM + SHM + PCIE + NVIDIA + NIC + CRASH + ERRNO + LOADER + HARMLESS
 
 # Entries whose sample another entry reads (schema.py `alone_differs`): why the verdict on
 # that sample is not this entry's cause.

@@ -980,7 +980,7 @@ SIGNATURES: tuple[Signature, ...] = (
         samples=(
             "torch.distributed.DistNetworkError: The client socket has timed out after 600000ms while trying to connect to (10.0.0.1, 29500).",
             "[E728 15:01:59.561275187 socket.cpp:1028] [c10d] The client socket has timed out after 600000ms while trying to connect to (127.0.0.1, 48315).",
-            "RuntimeError: connect() timed out. Original timeout was 60000 ms.",
+            "RuntimeError: connect() timed out. Original timeout was 1800000 ms.",
             "[W1202 14:00:00.000000000 TCPStore.cpp:358] [c10d] TCP client failed to connect/validate to host 10.0.0.1:29500 - timed out (try=3, timeout=600000ms): The client socket has timed out after 600000ms while trying to connect to (10.0.0.1, 29500).",
         ),
         priority=75,
@@ -1389,6 +1389,28 @@ SIGNATURES: tuple[Signature, ...] = (
         priority=80,
     ),
     Signature(
+        id="torch.gloo.loopback_fallback",
+        patterns=(r"Using the loopback address as fallback\. ?(?:\S+ )?Manually set the network interface to bind to",
+                  r"Unable to resolve hostname to a \(local\) address\. ?(?:\S+ )?Using the loopback address"),
+        cause="network",
+        role="fault",
+        confidence="low",
+        title="Gloo bound to the loopback address (the host name does not resolve to a local address)",
+        fix=("The Gloo process group (also used by vLLM/SGLang and DeepSpeed for CPU groups) could not resolve this "
+             "host's name to one of its addresses and listens on 127.0.0.1: fine on one node, but ranks on other "
+             "nodes then cannot connect (connectFullMesh fails or hangs). Name the data interface, or fix /etc/hosts:\n"
+             "$ export GLOO_SOCKET_IFNAME=eth0   # the interface the nodes reach each other on\n"
+             "$ getent hosts $(hostname); ip -br addr"),
+        origin=("torch/csrc/distributed/c10d/ProcessGroupGloo.cpp createDefaultDevice TORCH_WARN_ONCE 'Unable to "
+                "resolve hostname to a (local) address. Using the loopback address as fallback. Manually set the "
+                "network interface to bind to with GLOO_SOCKET_IFNAME.' (1.x-2.13; read from libtorch_cpu.so 2.13)"),
+        samples=("[rank1]:[W1205 10:00:00.000000000 ProcessGroupGloo.cpp:515] Warning: Unable to resolve hostname to a "
+                 "(local) address. Using the loopback address as fallback. Manually set the network interface to bind "
+                 "to with GLOO_SOCKET_IFNAME. (function operator())",),
+        priority=60,
+        survivable=True,
+    ),
+    Signature(
         id="torch.store.server_socket_failed",
         patterns=(r"The server socket (?:on \S+ )?has failed to (?:bind|listen|accept a connection)",
                   r"The server socket cannot be initialized on \S+", r"Failed to listen on socket initialized from fd \d+"),
@@ -1744,7 +1766,8 @@ SIGNATURES: tuple[Signature, ...] = (
             "$ nc -zv <rdzv_host> 29400"
         ),
         origin="torch/distributed/elastic/rendezvous/c10d_rendezvous_backend.py, 1.9-2.13",
-        samples=('    "message": "RendezvousConnectionError: The connection to the C10d store has failed. See inner exception for details.",',),
+        samples=("torch.distributed.elastic.rendezvous.api.RendezvousConnectionError: The connection to the C10d store has failed. See inner exception for details.",
+                 "torch.distributed.elastic.rendezvous.api.RendezvousConnectionError: The connection to etcd has failed. See inner exception for details."),
         priority=70,
     ),
     Signature(
