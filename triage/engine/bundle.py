@@ -417,13 +417,15 @@ def _iter_path(path: Path | Blob, label: str, budget: Budget) -> Iterator[Member
         yield from _iter_stream(handle, display, budget, depth=0, outer_is_single=not label, size=path.stat().st_size)
 
 
-def dir_files(root: Path) -> Iterator[tuple[Path, str]]:
-    """(path, path relative to root) of every file under a folder, in reading order."""
+def dir_files(root: Path) -> Iterator[tuple[str, str]]:
+    """(path, path relative to root with '/') of every file under a folder, in reading order.
+    Plain strings: a Path object per file cost more than reading a rank's small log."""
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         dirnames.sort()
+        rel = Path(os.path.relpath(dirpath, root)).as_posix()
+        prefix = "" if rel == "." else rel + "/"
         for fname in sorted(filenames):
-            full = Path(dirpath) / fname
-            yield full, full.relative_to(root).as_posix()
+            yield os.path.join(dirpath, fname), prefix + fname
 
 
 def _iter_dir(root: Path, label: str, budget: Budget) -> Iterator[Member]:
@@ -431,7 +433,7 @@ def _iter_dir(root: Path, label: str, budget: Budget) -> Iterator[Member]:
         yield from iter_dir_file(full, _join(label, rel), budget)
 
 
-def iter_dir_file(full: Path, name: str, budget: Budget) -> Iterator[Member]:
+def iter_dir_file(full: str | Path, name: str, budget: Budget) -> Iterator[Member]:
     """The members of one file of a folder bundle (a problem note when it cannot be read)."""
     try:
         st = os.lstat(full)

@@ -51,6 +51,10 @@ class Facts:
     local_offsets: dict[str, set[int]] = field(default_factory=dict)
     # kind -> (its number of events, them sorted): see kind().
     _sorted: dict[str, tuple[int, list[Event]]] = field(default_factory=dict, repr=False, compare=False)
+    # all_last_words() once the facts are built (build_facts sets `built`): the rules ask for
+    # it again and again, and it is a pass over every source (16,384 in a fleet bundle).
+    built: bool = field(default=False, repr=False, compare=False)
+    _words: dict[int, tuple[Evidence, datetime | None]] | None = field(default=None, repr=False, compare=False)
 
     def global_rank(self, host: str | None, local_rank: int) -> int | None:
         if host is None:
@@ -68,6 +72,8 @@ class Facts:
 
     def all_last_words(self) -> dict[int, tuple[Evidence, datetime | None]]:
         """`last_words` of every rank, in one pass over the sources."""
+        if self._words is not None:
+            return self._words
         best: dict[int, tuple[tuple[Any, ...], Evidence, datetime | None]] = {}
         for src in self.sources:
             own = src.file_origin.rank
@@ -83,7 +89,10 @@ class Facts:
                 key = (when is not None, when or datetime.min, own == who)
                 if who not in best or key > best[who][0]:
                     best[who] = (key, Evidence(src.name, line, text), when)
-        return {who: (ev, when) for who, (_key, ev, when) in best.items()}
+        words = {who: (ev, when) for who, (_key, ev, when) in best.items()}
+        if self.built:
+            self._words = words
+        return words
 
     def meaning_of(self, ev: Event) -> Event | None:
         return self.meaning.get((ev.source, ev.line))
@@ -139,6 +148,7 @@ def build_facts(collected: Collected, problems: list[str]) -> Facts:
             facts.meaning[(ev.source, ev.line)] = ev
     _collect_versions(facts)
     _rank_table(facts)
+    facts.built = True
     return facts
 
 

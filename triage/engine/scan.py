@@ -758,6 +758,19 @@ class LineScanner:
     def _line_start(self, buf: bytes, lo: int, pos: int) -> int:
         return max(buf.rfind(b"\n", lo, pos) + 1, lo)
 
+    def _context_before(self, buf: bytes, lo: int, ls: int, starts: set[int]) -> None:
+        """Up to CONTEXT_BEFORE line starts before the line at `ls`, not past an NCCL debug
+        line: a frame or a failure record's head is never one (a rank's last INFO lines
+        before its watchdog's report were 3 of the ~15 lines parsed per rank file)."""
+        for _ in range(CONTEXT_BEFORE):
+            if ls <= lo:
+                break
+            end = ls - 1
+            ls = self._line_start(buf, lo, end)
+            if _NCCL_RECORD.search(buf, ls, end):
+                break
+            starts.add(ls)
+
     def _select(
         self, buf: bytes, lo: int, hi: int, line_base: int, bring_first: bool = False
     ) -> tuple[list[tuple[int, bytes]], int]:
@@ -775,13 +788,8 @@ class LineScanner:
             # A few lines before: a traceback's last frame and its source line, the head of a
             # torchrun failure record ('[1]:', time, host, rank) before its exitcode line. An
             # NCCL debug line is a record of its own (its trail lines are hits themselves).
-            if _NCCL_RECORD.search(buf, ls, buf.find(b"\n", ls, hi)):
-                continue
-            for _ in range(CONTEXT_BEFORE):
-                if ls <= lo:
-                    break
-                ls = self._line_start(buf, lo, ls - 1)
-                starts.add(ls)
+            if not _NCCL_RECORD.search(buf, ls, buf.find(b"\n", ls, hi)):
+                self._context_before(buf, lo, ls, starts)
         if once:
             # The first catch-all line of the region, the same line whatever the engine.
             starts.add(self._line_start(buf, lo, min(once)))
