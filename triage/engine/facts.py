@@ -588,21 +588,16 @@ def _prefixed_last_times(facts: Facts, ranks: dict[int, RankInfo]) -> None:
             info.last_time = when
 
 
-def _rank_table(facts: Facts) -> None:
-    ranks: dict[int, RankInfo] = {}
-    for (host, pid), rank in facts.host_pid_rank.items():
-        info = ranks.setdefault(rank, RankInfo(rank=rank))
-        info.host = info.host or host
-        info.pid = info.pid or pid
-    for ev in facts.events:
-        if ev.kind == "nccl_init" and ev.rank is not None and ev.data["nranks"] == facts.world_size:
-            info = ranks.setdefault(ev.rank, RankInfo(rank=ev.rank))
-            info.device = ev.data["cuda_dev"]
-            info.bus_id = ev.data["bus_id"]
+def _rank_events(facts: Facts, ranks: dict[int, RankInfo]) -> None:
+    """What each rank's events say of it: host, pid, device, sources, first and last times and
+    reading order, its last line, the lowest sequence number its watchdog reported."""
+    last_event: dict[int, Event] = {}  # rank -> its event last in reading order (its Evidence made once)
     for ev in facts.events:
         if ev.rank is None:
             continue
-        info = ranks.setdefault(ev.rank, RankInfo(rank=ev.rank))
+        info = ranks.get(ev.rank)
+        if info is None:
+            info = ranks[ev.rank] = RankInfo(rank=ev.rank)
         info.host = info.host or ev.host
         if info.pid is None and ev.pid is not None and ev.kind not in ("process_exit", "elastic_failure"):
             info.pid = ev.pid
@@ -617,9 +612,25 @@ def _rank_table(facts: Facts) -> None:
             info.first_order = ev.order
         if info.last_order is None or ev.order >= info.last_order:
             info.last_order = ev.order
-            info.last_line = Evidence(ev.source, ev.line, ev.text)
-        if ev.kind in ("watchdog_progress", "fr_status") and ev.seq is not None:
+            last_event[ev.rank] = ev
+        if ev.seq is not None and ev.kind in ("watchdog_progress", "fr_status"):
             info.last_seq = ev.seq if info.last_seq is None else min(info.last_seq, ev.seq)
+    for r, ev in last_event.items():
+        ranks[r].last_line = Evidence(ev.source, ev.line, ev.text)
+
+
+def _rank_table(facts: Facts) -> None:
+    ranks: dict[int, RankInfo] = {}
+    for (host, pid), rank in facts.host_pid_rank.items():
+        info = ranks.setdefault(rank, RankInfo(rank=rank))
+        info.host = info.host or host
+        info.pid = info.pid or pid
+    for ev in facts.events:
+        if ev.kind == "nccl_init" and ev.rank is not None and ev.data["nranks"] == facts.world_size:
+            info = ranks.setdefault(ev.rank, RankInfo(rank=ev.rank))
+            info.device = ev.data["cuda_dev"]
+            info.bus_id = ev.data["bus_id"]
+    _rank_events(facts, ranks)
     # torchrun's failure table pairs each failed rank with its worker's pid.
     for ev in facts.events:
         if ev.kind == "elastic_failure" and ev.rank in ranks and ev.pid is not None and ranks[ev.rank].pid is None:

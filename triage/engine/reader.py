@@ -387,8 +387,11 @@ def signature_event(ctx: LineCtx, events: list[Event]) -> Event | None:
         role=sig.role,
         confidence=sig.confidence,
         priority=sig.priority,
-        groups=dict(found.groups),
     )
+    if found.groups:
+        # Only where the entry extracted something (readers take `data.get("groups") or {}`):
+        # an empty dict on each of a fleet's identity lines was 5% of what a rank kept.
+        ev.data["groups"] = dict(found.groups)
     for other in events:
         ev.host = ev.host or other.host
         ev.pid = ev.pid if ev.pid is not None else other.pid

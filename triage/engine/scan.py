@@ -680,9 +680,10 @@ class LineScanner:
         self._line_base += n_lines
         return picks
 
-    def _learn(self, buf: bytes, start: int, hi: int) -> set[int]:
+    def _learn(self, buf: bytes, start: int, hi: int, judged: frozenset[int] | set[int] = frozenset()) -> set[int]:
         """Line starts of new identity lines from `start` on, window by window, until a window
-        teaches nothing new."""
+        teaches nothing new. Lines in `judged` were put to the learner already: it would call
+        them known now, so they are not keyed again."""
         found: set[int] = set()
         learner, learn = self.learner, self.engine.learn
         while start < hi:
@@ -696,7 +697,7 @@ class LineScanner:
                 if ls == last:
                     continue
                 last = ls
-                if learner(buf[ls : buf.find(b"\n", ls, end)]):
+                if ls not in judged and learner(buf[ls : buf.find(b"\n", ls, end)]):
                     found.add(ls)
                     new += 1
             self.stats.learned += new
@@ -794,13 +795,15 @@ class LineScanner:
             # The first catch-all line of the region, the same line whatever the engine.
             starts.add(self._line_start(buf, lo, min(once)))
         first_new = -1
+        judged: set[int] = set()
         for pos in sorted(identity):
             ls = self._line_start(buf, lo, pos)
+            judged.add(ls)
             if self.learner(buf[ls : buf.find(b"\n", ls, hi)]):
                 starts.add(ls)
                 first_new = ls if first_new < 0 else min(first_new, ls)
         if first_new >= 0:
-            starts |= self._learn(buf, buf.find(b"\n", first_new, hi) + 1, hi)
+            starts |= self._learn(buf, buf.find(b"\n", first_new, hi) + 1, hi, judged)
         head: set[int] = set()
         if line_base < self.head_lines:
             pos = lo
