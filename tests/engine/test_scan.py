@@ -170,3 +170,30 @@ def test_line_after_an_over_long_line_is_not_glued_to_it(engine):
     data = b"first line\n" + b"A" * (200 * 1024) + b"\n" + b"node-a:1:1 [0] NCCL INFO Using network Socket\n"
     out = dict(LineScanner(io.BytesIO(data), engine=prefilter(prefer=engine), head_lines=0, tail_lines=0, block_bytes=64 * 1024))
     assert out.get(3) == b"node-a:1:1 [0] NCCL INFO Using network Socket", (out.get(3) or b"")[:80]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_context_before_a_failure_line_stops_at_an_nccl_line(engine):
+    # The lines before a failure line come with it (a traceback's frames, a failure record's
+    # head), but never from behind an NCCL debug line: such a line is a record of its own, and
+    # a rank's last INFO lines before its watchdog's report were most of what a rank file parsed.
+    lines = [
+        "head line",
+        "quiet a",
+        "Traceback (most recent call last):",
+        '  File "train.py", line 212, in <module>',  # 4
+        "    loss.backward()",  # 5
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.",  # 6
+        "quiet b",  # 7
+        "quiet c",  # 8
+        COLL.replace("1a2", "1a5"),  # 9
+        COLL.replace("1a2", "1a6"),  # 10
+        "[E1201 14:42:12.123456 ProcessGroupNCCL.cpp:616] [Rank 3] Watchdog caught collective operation timeout: "
+        "WorkNCCL(SeqNum=5, OpType=ALLREDUCE, NumelIn=4, NumelOut=4, Timeout(ms)=600000) ran for 600031 "
+        "milliseconds before timing out.",  # 11
+        "quiet d",
+        "last words",
+    ]
+    out = dict(scan(lines, engine, head_lines=1, tail_lines=1))
+    assert {4, 5, 6, 11} <= set(out), sorted(out)
+    assert not {7, 8, 9, 10} & set(out), sorted(out)
