@@ -167,7 +167,7 @@ class CountingReader(io.RawIOBase):
         try:
             if plain:
                 n = cast(io.RawIOBase, self._inner).readinto(buffer) or 0
-                self.count(n)
+                self._count(n)
                 return n
             data = read(len(buffer))
         except (*DECOMPRESS_ERRORS, OSError) as exc:
@@ -180,12 +180,11 @@ class CountingReader(io.RawIOBase):
         if not data:
             return 0
         n = len(data)
-        self.count(n)
+        self._count(n)
         buffer[:n] = data
         return n
 
-    def count(self, n: int) -> None:
-        """Count `n` bytes read against the member's and the bundle's limits."""
+    def _count(self, n: int) -> None:
         self.read_bytes += n
         self._budget.total_bytes += n
         limits = self._budget.limits
@@ -463,23 +462,32 @@ def _small_plain(handle: BinaryIO) -> bytes | None:
     mark, NUL or pickle), read whole in one call; None (the handle rewound): read it the usual
     way. A bundle of 16,384 rank logs of a few KB each spent more in the layers of counting,
     NUL folding and buffering than in reading them."""
-    data = handle.read(HEAD_BUFFER + 1)
-    head = data[:512]
-    if (len(data) > HEAD_BUFFER or sniff_kind(head) != "plain" or _is_empty_tar(data, len(data))
-            or b"\x00" in data or data.startswith((UTF8_BOM, b"\xff\xfe", b"\xfe\xff")) or _PICKLE.match(head)):
-        handle.seek(0)
+    data: bytes | None
+    try:
+        data = handle.read(HEAD_BUFFER + 1)
+    except OSError:  # the stream path meets it again and notes it as it does for any file
+        data = None
+    if data is None or not _plain_text(data):
+        with contextlib.suppress(OSError):
+            handle.seek(0)
         return None
     return data
 
 
+def _plain_text(data: bytes) -> bool:
+    head = data[:512]
+    return not (len(data) > HEAD_BUFFER or sniff_kind(head) != "plain" or _is_empty_tar(data, len(data))
+                or b"\x00" in data or data.startswith((UTF8_BOM, b"\xff\xfe", b"\xfe\xff")) or _PICKLE.match(head))
+
+
 def _whole_member(data: bytes, name: str, budget: Budget) -> Iterator[Member]:
-    """The member of a small plain file read whole, counted as the stream path counts it (which
-    reads such a file whole with its first peek)."""
+    """The member of a small plain file read whole, counted as the stream path counts it: when
+    the reader reads it (a limit it passes stops the reading where it would have)."""
     budget.members += 1
     if budget.members > budget.limits.max_members:
         raise LimitExceeded(f"more than {budget.limits.max_members} files")
-    CountingReader(io.BytesIO(data), budget, name).count(len(data))
-    yield Member(name=name, stream=io.BufferedReader(io.BytesIO(data), buffer_size=HEAD_BUFFER), size=len(data))
+    counted = CountingReader(io.BytesIO(data), budget, name)
+    yield Member(name=name, stream=io.BufferedReader(counted, buffer_size=HEAD_BUFFER), size=len(data))
 
 
 def _guarded(members: Iterator[Member], name: str, budget: Budget) -> Iterator[Member]:
