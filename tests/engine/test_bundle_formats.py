@@ -221,3 +221,28 @@ def test_a_stored_bundle_that_cannot_be_read_is_named_by_its_label_not_its_serve
     with pytest.raises(BundleError) as caught:
         diagnose([("rank0.log", missing)])
     assert str(caught.value) == "rank0.log: no such file or directory"
+
+
+def test_small_plain_files_read_whole_are_counted_as_streams_are(tmp_path: Path):
+    # A small plain file of a folder is read whole in one call (bundle._small_plain); a larger
+    # one, or one with a byte-order mark, goes the stream way. Both give the same bytes and
+    # counts, and the bundle's byte limit stops the reading at the same read.
+    from triage.engine.bundle import Budget, LimitExceeded, Limits, iter_members
+
+    small, large = b"node-1:1:1 [0] NCCL INFO hello\n" * 3, b"x" * 70_000 + b"\n"
+    (tmp_path / "a.log").write_bytes(small)
+    (tmp_path / "b.log").write_bytes(b"\xef\xbb\xbf" + small)
+    (tmp_path / "c.log").write_bytes(large)
+    budget = Budget(Limits())
+    read = {m.name: m.stream.read() for m in iter_members(tmp_path, budget)}
+    assert read == {"a.log": small, "b.log": small, "c.log": large}
+    assert (budget.members, budget.total_bytes) == (3, 2 * len(small) + 3 + len(large))
+    for second in (small, b"\xef\xbb\xbf" + small):  # read whole, read as a stream
+        folder = tmp_path / f"limit{len(second)}"
+        folder.mkdir()
+        (folder / "a.log").write_bytes(small)
+        (folder / "b.log").write_bytes(second)
+        members = iter_members(folder, Budget(Limits(max_total_bytes=len(small) + 10)))
+        assert next(members).stream.read() == small
+        with pytest.raises(LimitExceeded, match="bundle larger than"):
+            next(members).stream.read()

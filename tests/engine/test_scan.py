@@ -220,3 +220,30 @@ def test_gate_leaving_out_patterns_seen_in_a_region_picks_the_same_lines(monkeyp
     assert sizes and min(sizes) < len(engine.classes), "no smaller gate was used"
     texts = {raw for run in picks["whole"] for _, raw in run}
     assert any(b"set by environment" in t for t in texts) and any(b"Cuda failure" in t for t in texts)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_context_before_a_failure_line_stops_at_an_nccl_line(engine):
+    # The lines before a failure line come with it (a traceback's frames, a failure record's
+    # head), but never from behind an NCCL debug line: such a line is a record of its own, and
+    # a rank's last INFO lines before its watchdog's report were most of what a rank file parsed.
+    lines = [
+        "head line",
+        "quiet a",
+        "Traceback (most recent call last):",
+        '  File "train.py", line 212, in <module>',  # 4
+        "    loss.backward()",  # 5
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.",  # 6
+        "quiet b",  # 7
+        "quiet c",  # 8
+        COLL.replace("1a2", "1a5"),  # 9
+        COLL.replace("1a2", "1a6"),  # 10
+        "[E1201 14:42:12.123456 ProcessGroupNCCL.cpp:616] [Rank 3] Watchdog caught collective operation timeout: "
+        "WorkNCCL(SeqNum=5, OpType=ALLREDUCE, NumelIn=4, NumelOut=4, Timeout(ms)=600000) ran for 600031 "
+        "milliseconds before timing out.",  # 11
+        "quiet d",
+        "last words",
+    ]
+    out = dict(scan(lines, engine, head_lines=1, tail_lines=1))
+    assert {4, 5, 6, 11} <= set(out), sorted(out)
+    assert not {7, 8, 9, 10} & set(out), sorted(out)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import io
 from collections import Counter
+from collections.abc import Callable
 
 import pytest
 
@@ -210,3 +211,32 @@ def test_no_cover_literal_contains_another():
     for cls in (MEANING,):
         lits = [lit[0] for lit, c, caseless in zip(ps.literals, ps.classes, ps.caseless, strict=False) if c == cls and caseless]
         assert not [(a, b) for a in lits for b in lits if a != b and a in b][:5]
+
+
+def test_substring_test_matches_in(monkeypatch: pytest.MonkeyPatch):
+    # text.holds is StringZilla's SIMD search where the wheel is installed (the head checks of
+    # every file use it), `in` without it: the same answers, found and not found, at the edges.
+    import sys
+
+    from triage.engine import text
+
+    monkeypatch.setitem(sys.modules, "stringzilla", None)  # the wheel missing
+    for holds in (text.holds, text._substring_test()):
+        _same_as_in(holds)
+
+
+def _same_as_in(holds: Callable[[bytes, bytes], bool]) -> None:
+    import random
+
+    rng = random.Random(7)
+    data = bytes(rng.choice(b"ab=\n ") for _ in range(5000))
+    found = missed = 0
+    for _ in range(2000):
+        start = rng.randrange(0, 5000)
+        needle = data[start : start + rng.randrange(0, 12)] if rng.random() < 0.5 else bytes(
+            rng.choice(b"ab=\n c") for _ in range(rng.randrange(1, 8)))
+        assert holds(data, needle) == (needle in data), needle
+        found += needle in data
+        missed += needle not in data
+    assert found and missed
+    assert holds(b"", b"") and not holds(b"", b"x") and holds(data, data) and not holds(data, data + b"a")

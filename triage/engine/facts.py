@@ -51,6 +51,10 @@ class Facts:
     local_offsets: dict[str, set[int]] = field(default_factory=dict)
     # kind -> (its number of events, them sorted): see kind().
     _sorted: dict[str, tuple[int, list[Event]]] = field(default_factory=dict, repr=False, compare=False)
+    # all_last_words() once the facts are built (build_facts sets `built`): the rules ask for
+    # it again and again, and it is a pass over every source (16,384 in a fleet bundle).
+    built: bool = field(default=False, repr=False, compare=False)
+    _words: dict[int, tuple[Evidence, datetime | None]] | None = field(default=None, repr=False, compare=False)
 
     def global_rank(self, host: str | None, local_rank: int) -> int | None:
         if host is None:
@@ -68,6 +72,8 @@ class Facts:
 
     def all_last_words(self) -> dict[int, tuple[Evidence, datetime | None]]:
         """`last_words` of every rank, in one pass over the sources."""
+        if self._words is not None:
+            return self._words
         best: dict[int, tuple[tuple[Any, ...], Evidence, datetime | None]] = {}
         for src in self.sources:
             own = src.file_origin.rank
@@ -83,7 +89,10 @@ class Facts:
                 key = (when is not None, when or datetime.min, own == who)
                 if who not in best or key > best[who][0]:
                     best[who] = (key, Evidence(src.name, line, text), when)
-        return {who: (ev, when) for who, (_key, ev, when) in best.items()}
+        words = {who: (ev, when) for who, (_key, ev, when) in best.items()}
+        if self.built:
+            self._words = words
+        return words
 
     def meaning_of(self, ev: Event) -> Event | None:
         return self.meaning.get((ev.source, ev.line))
@@ -139,6 +148,7 @@ def build_facts(collected: Collected, problems: list[str]) -> Facts:
             facts.meaning[(ev.source, ev.line)] = ev
     _collect_versions(facts)
     _rank_table(facts)
+    facts.built = True
     return facts
 
 
@@ -586,21 +596,16 @@ def _prefixed_last_times(facts: Facts, ranks: dict[int, RankInfo]) -> None:
             info.last_time = when
 
 
-def _rank_table(facts: Facts) -> None:
-    ranks: dict[int, RankInfo] = {}
-    for (host, pid), rank in facts.host_pid_rank.items():
-        info = ranks.setdefault(rank, RankInfo(rank=rank))
-        info.host = info.host or host
-        info.pid = info.pid or pid
-    for ev in facts.events:
-        if ev.kind == "nccl_init" and ev.rank is not None and ev.data["nranks"] == facts.world_size:
-            info = ranks.setdefault(ev.rank, RankInfo(rank=ev.rank))
-            info.device = ev.data["cuda_dev"]
-            info.bus_id = ev.data["bus_id"]
+def _rank_events(facts: Facts, ranks: dict[int, RankInfo]) -> None:
+    """What each rank's events say of it: host, pid, device, sources, first and last times and
+    reading order, its last line, the lowest sequence number its watchdog reported."""
+    last_event: dict[int, Event] = {}  # rank -> its event last in reading order (its Evidence made once)
     for ev in facts.events:
         if ev.rank is None:
             continue
-        info = ranks.setdefault(ev.rank, RankInfo(rank=ev.rank))
+        info = ranks.get(ev.rank)
+        if info is None:
+            info = ranks[ev.rank] = RankInfo(rank=ev.rank)
         info.host = info.host or ev.host
         if info.pid is None and ev.pid is not None and ev.kind not in ("process_exit", "elastic_failure"):
             info.pid = ev.pid
@@ -615,9 +620,25 @@ def _rank_table(facts: Facts) -> None:
             info.first_order = ev.order
         if info.last_order is None or ev.order >= info.last_order:
             info.last_order = ev.order
-            info.last_line = Evidence(ev.source, ev.line, ev.text)
-        if ev.kind in ("watchdog_progress", "fr_status") and ev.seq is not None:
+            last_event[ev.rank] = ev
+        if ev.seq is not None and ev.kind in ("watchdog_progress", "fr_status"):
             info.last_seq = ev.seq if info.last_seq is None else min(info.last_seq, ev.seq)
+    for r, ev in last_event.items():
+        ranks[r].last_line = Evidence(ev.source, ev.line, ev.text)
+
+
+def _rank_table(facts: Facts) -> None:
+    ranks: dict[int, RankInfo] = {}
+    for (host, pid), rank in facts.host_pid_rank.items():
+        info = ranks.setdefault(rank, RankInfo(rank=rank))
+        info.host = info.host or host
+        info.pid = info.pid or pid
+    for ev in facts.events:
+        if ev.kind == "nccl_init" and ev.rank is not None and ev.data["nranks"] == facts.world_size:
+            info = ranks.setdefault(ev.rank, RankInfo(rank=ev.rank))
+            info.device = ev.data["cuda_dev"]
+            info.bus_id = ev.data["bus_id"]
+    _rank_events(facts, ranks)
     # torchrun's failure table pairs each failed rank with its worker's pid.
     for ev in facts.events:
         if ev.kind == "elastic_failure" and ev.rank in ranks and ev.pid is not None and ranks[ev.rank].pid is None:

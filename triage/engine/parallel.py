@@ -66,7 +66,7 @@ def default_workers() -> int:
 
 @dataclass
 class _Unit:
-    path: Path
+    path: str
     name: str  # member name, as the serial reading names it
     size: int
 

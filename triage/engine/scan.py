@@ -786,9 +786,10 @@ class LineScanner:
         self._line_base += n_lines
         return picks
 
-    def _learn(self, buf: bytes, start: int, hi: int) -> set[int]:
+    def _learn(self, buf: bytes, start: int, hi: int, judged: frozenset[int] | set[int] = frozenset()) -> set[int]:
         """Line starts of new identity lines from `start` on, window by window, until a window
-        teaches nothing new."""
+        teaches nothing new. Lines in `judged` were put to the learner already: it would call
+        them known now, so they are not keyed again."""
         found: set[int] = set()
         learner, learn = self.learner, self.engine.learn
         while start < hi:
@@ -802,7 +803,7 @@ class LineScanner:
                 if ls == last:
                     continue
                 last = ls
-                if learner(buf[ls : buf.find(b"\n", ls, end)]):
+                if ls not in judged and learner(buf[ls : buf.find(b"\n", ls, end)]):
                     found.add(ls)
                     new += 1
             self.stats.learned += new
@@ -877,6 +878,19 @@ class LineScanner:
     def _line_start(self, buf: bytes, lo: int, pos: int) -> int:
         return max(buf.rfind(b"\n", lo, pos) + 1, lo)
 
+    def _context_before(self, buf: bytes, lo: int, ls: int, starts: set[int]) -> None:
+        """Up to CONTEXT_BEFORE line starts before the line at `ls`, not past an NCCL debug
+        line: a frame or a failure record's head is never one (a rank's last INFO lines
+        before its watchdog's report were 3 of the ~15 lines parsed per rank file)."""
+        for _ in range(CONTEXT_BEFORE):
+            if ls <= lo:
+                break
+            end = ls - 1
+            ls = self._line_start(buf, lo, end)
+            if _NCCL_RECORD.search(buf, ls, end):
+                break
+            starts.add(ls)
+
     def _select(
         self, buf: bytes, lo: int, hi: int, line_base: int, bring_first: bool = False
     ) -> tuple[list[tuple[int, bytes]], int]:
@@ -894,24 +908,21 @@ class LineScanner:
             # A few lines before: a traceback's last frame and its source line, the head of a
             # torchrun failure record ('[1]:', time, host, rank) before its exitcode line. An
             # NCCL debug line is a record of its own (its trail lines are hits themselves).
-            if _NCCL_RECORD.search(buf, ls, buf.find(b"\n", ls, hi)):
-                continue
-            for _ in range(CONTEXT_BEFORE):
-                if ls <= lo:
-                    break
-                ls = self._line_start(buf, lo, ls - 1)
-                starts.add(ls)
+            if not _NCCL_RECORD.search(buf, ls, buf.find(b"\n", ls, hi)):
+                self._context_before(buf, lo, ls, starts)
         if once:
             # The first catch-all line of the region, the same line whatever the engine.
             starts.add(self._line_start(buf, lo, min(once)))
         first_new = -1
+        judged: set[int] = set()
         for pos in sorted(identity):
             ls = self._line_start(buf, lo, pos)
+            judged.add(ls)
             if self.learner(buf[ls : buf.find(b"\n", ls, hi)]):
                 starts.add(ls)
                 first_new = ls if first_new < 0 else min(first_new, ls)
         if first_new >= 0:
-            starts |= self._learn(buf, buf.find(b"\n", first_new, hi) + 1, hi)
+            starts |= self._learn(buf, buf.find(b"\n", first_new, hi) + 1, hi, judged)
         head: set[int] = set()
         if line_base < self.head_lines:
             pos = lo

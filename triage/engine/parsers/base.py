@@ -35,7 +35,7 @@ class LineCtx:
             pid=o.pid,
             time=self.time,
             order=self.order,
-            data=dict(data),
+            data=data,  # the call's own keyword dict: nobody else holds it
         )
 
 

@@ -97,7 +97,7 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
         # Interned: every line of a process names its host, and every rank of a host the same
         # one; a job of thousands of ranks keeps one copy of it, not one per event.
         ctx.origin.host = intern(m["host"])
-        ctx.origin.pid = int(m["pid"])
+        ctx.origin.pid = _pid(m["pid"])
         dev = int(m["dev"]) if m["dev"] is not None else None
         level, msg, loc, func = m["lvl"], m["msg"], m["loc"], m["func"]
     else:
@@ -180,6 +180,21 @@ def _parse_message(ctx: LineCtx, level: str, msg: str, loc: str | None) -> list[
     if "Bootstrap" in msg and "Using" in msg:
         return [ctx.event("nccl_bootstrap", message=msg)]
     return [ctx.event("nccl_info", message=msg)]
+
+
+# One int per process id: each of a process's lines names it, and a number above 256 is a new
+# object each time it is read (28 bytes on every event of a fleet's ranks).
+_PIDS: dict[str, int] = {}
+_MAX_PIDS = 65536
+
+
+def _pid(text: str) -> int:
+    pid = _PIDS.get(text)
+    if pid is None:
+        if len(_PIDS) >= _MAX_PIDS:
+            _PIDS.clear()
+        pid = _PIDS[text] = int(text)
+    return pid
 
 
 def _interned(text: str | None) -> str | None:
