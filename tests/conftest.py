@@ -24,6 +24,26 @@ def _shared_folder() -> Path:
     return beside if beside.is_dir() else Path("/work/shared")
 
 
+# Session fixtures too costly to make once per xdist worker (seven real torchrun jobs): every
+# test that uses one runs in the same worker, whatever file it is in.
+WORKER_SHARED_FIXTURES = ("gloo_runs",)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """`make test` runs the suite in xdist workers with `--dist loadgroup`: each file's tests go
+    to one worker, so module fixtures (a Slurm cluster, a browser, real gloo jobs) are made once
+    and a file's tests keep their order; files that share a costly session fixture share a
+    worker. Without xdist the marks change nothing."""
+    if not config.pluginmanager.hasplugin("xdist"):
+        return
+    for item in items:
+        if item.get_closest_marker("xdist_group") is not None:
+            continue
+        shared = [name for name in WORKER_SHARED_FIXTURES if name in getattr(item, "fixturenames", ())]
+        item.add_marker(pytest.mark.xdist_group(shared[0] if shared else item.nodeid.split("::", 1)[0]))
+
+
 SHARED = _shared_folder()
 CORPUS = SHARED / "corpus" / "real"
 # Real logs whose cause is known (their meta.json): the raw material of dashboard tests.
