@@ -64,7 +64,7 @@ TEST_WORKERS ?= 2
 # (chromium fonts-dejavu-core; slurmctld slurmd slurm-client munge) when missing; services starts
 # the installed redis-server and PostgreSQL cluster (pg_ctlcluster).
 test: dev-venv lint services chromium slurm
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 bench: dev-venv services chromium
 	$(PY) bench/parse.py
