@@ -55,11 +55,16 @@ slurm:
 lint: dev-venv
 	$(PY) -m ruff check . && $(PY) -m mypy
 
+# The suite runs in TEST_WORKERS xdist processes (CI's machine has 2 cores; `make test
+# TEST_WORKERS=auto` takes one per core), each file's tests in one worker (tests/conftest.py
+# groups them), each worker with its own test database.
+TEST_WORKERS ?= 2
+
 # Steps that need root (README "make test"): chromium and slurm apt-get install Debian packages
 # (chromium fonts-dejavu-core; slurmctld slurmd slurm-client munge) when missing; services starts
 # the installed redis-server and PostgreSQL cluster (pg_ctlcluster).
 test: dev-venv lint services chromium slurm
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 bench: dev-venv services chromium
 	$(PY) bench/parse.py

@@ -24,6 +24,38 @@ def _shared_folder() -> Path:
     return beside if beside.is_dir() else Path("/work/shared")
 
 
+# `make test` runs the suite in xdist workers with `--dist loadfile`: each file's tests go to one
+# worker, so module fixtures (a Slurm cluster, a browser, real gloo jobs) are made once and a
+# file's tests keep their order. Files that share a session fixture too costly to make once per
+# worker share a worker too (file -> the file whose worker it joins).
+SHARE_A_WORKER = {
+    # gloo_runs (tests/scenarios/conftest.py): seven real torchrun jobs, about a minute.
+    "tests/scenarios/test_gloo.py": "tests/scenarios/test_engine_on_scenarios.py",
+    # slow_bundle (tests/api/conftest.py): a 65 MB scale bundle, seconds to build.
+    "tests/api/test_outages.py": "tests/api/test_worker.py",
+}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """--dist loadfile with the files of SHARE_A_WORKER joined (xdist's own xdist_group marks
+    cannot be used: xdist 3.8 renames the node id in a way pytest 9.2 no longer reads)."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    gone = sorted(p for pair in SHARE_A_WORKER.items() for p in pair if not (REPO / p).is_file())
+    if gone:
+        raise pytest.UsageError(f"tests/conftest.py SHARE_A_WORKER names files that are not there: {gone}")
+
+    class SharedFileScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = super()._split_scope(nodeid)
+            return SHARE_A_WORKER.get(path, path)
+
+    return SharedFileScheduling(config, log)
+
+
 SHARED = _shared_folder()
 CORPUS = SHARED / "corpus" / "real"
 # Real logs whose cause is known (their meta.json): the raw material of dashboard tests.
