@@ -54,3 +54,19 @@ def test_rendezvous_run(gloo_runs):
     text = bundle_text(run.bundle)
     assert "DistStoreError: Timed out after" in text
     assert "2/3 clients joined." in text
+
+
+def test_a_run_whose_launcher_crashed_is_told_from_a_failed_run():
+    # torchrun raises its failure report after failed workers; a traceback without it is its own
+    # crash (it read an error file mid-write), and the run is made again, not kept as the scenario.
+    from triage.scenarios.gloo import _launcher_crashed
+
+    failed = ("[default1]:Traceback (most recent call last):\n[default1]:ValueError: loss is NaN\n"
+              "Traceback (most recent call last):\n  File \"run.py\", line 9\n"
+              "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n")
+    crashed = ("Traceback (most recent call last):\n  File \"torch/distributed/elastic/multiprocessing/"
+               "errors/__init__.py\", line 123, in __post_init__\n"
+               "json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)\n")
+    assert not _launcher_crashed(failed)
+    assert _launcher_crashed(crashed)
+    assert not _launcher_crashed("")
