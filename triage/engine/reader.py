@@ -313,19 +313,7 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
             out.order += 1
             ctx = LineCtx(source=info.name, lineno=lineno, text=text, body=body, origin=origin, time=when,
                           order=out.order)
-            events = ALWAYS[0](ctx, state)
-            for parse in EXCLUSIVE:
-                found = parse(ctx, state)
-                if found:
-                    events.extend(found)
-                    break
-            for parse in _ALWAYS_AFTER:
-                events.extend(parse(ctx, state))
-            # An exception CPython reported as ignored (in __del__, at shutdown) means nothing.
-            ignored = events and any(e.kind == "exception_ignored" for e in events)
-            meaning = None if ignored else signature_event(ctx, events)
-            if meaning is not None:
-                events.append(meaning)
+            events, meaning = read_line(ctx, state)
             if events and origin.rank is None and "Rank " in body:
                 # ProcessGroupNCCL's log prefix: '[Rank N]' (before 2.2) or '[PG 0 Rank N]' /
                 # '[PG ID 0 PG GUID 0(default_pg) Rank N]' name the global rank (the default
@@ -359,6 +347,38 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
     out.events.extend(flush_source(state, info))
     if (kernel_hits and "dmesg" in info.name.lower()) or kernel_hits > KERNEL_LOG_MIN_HITS:
         info.kind = "kernel_log"
+
+
+def read_line(ctx: LineCtx, state: SourceState) -> tuple[list[Event], Event | None]:
+    """The format parsers' events of one line, and what the catalog says it means (also among
+    the events)."""
+    events = ALWAYS[0](ctx, state)
+    for parse in EXCLUSIVE:
+        found = parse(ctx, state)
+        if found:
+            events.extend(found)
+            break
+    for parse in _ALWAYS_AFTER:
+        events.extend(parse(ctx, state))
+    # An exception CPython reported as ignored (in __del__, at shutdown) means nothing.
+    ignored = events and any(e.kind == "exception_ignored" for e in events)
+    meaning = None if ignored else signature_event(ctx, events)
+    if meaning is not None:
+        events.append(meaning)
+    return events, meaning
+
+
+def read_recorded(name: str, lines: list[str], origin: Origin, when: Any) -> list[Event]:
+    """Lines a program recorded outside a log (torchelastic's error file: the exception's
+    message, the traceback it was raised with), read as the same lines in a log would be."""
+    state = SourceState(name=name)
+    events: list[Event] = []
+    for lineno, text in enumerate(lines, 1):
+        if text.strip():
+            ctx = LineCtx(source=name, lineno=lineno, text=text, body=text, origin=Origin(**vars(origin)),
+                          time=when, order=0)
+            events.extend(read_line(ctx, state)[0])
+    return events
 
 
 _ALWAYS_AFTER = ALWAYS[1:]
