@@ -20,7 +20,8 @@ from .parsers import ALWAYS, EXCLUSIVE
 from .parsers.base import LineCtx, SourceState
 from .scan import HEAD_LINES, TAIL_LINES, Floods, LineScanner, Prefilter
 from .signatures.matcher import matcher
-from .signatures.schema import CATCH_ALL_PRIORITY
+from .signatures.raised_in import raised_in
+from .signatures.schema import CATCH_ALL_PRIORITY, Signature
 from .structured import (
     MAX_JSON_BYTES,
     MAX_SAMPLES,
@@ -393,11 +394,21 @@ def signature_event(ctx: LineCtx, events: list[Event]) -> Event | None:
         # A few entries hold the whole line ('No devices were found', a shell's 'Killed'):
         # behind a launcher's prefix they are read from the rest of the line.
         found = matcher().best(ctx.body)
+    if found is None or found.sig.priority <= CATCH_ALL_PRIORITY:
+        # No specific entry reads the line: an exception raised in a module the catalog knows
+        # is read by where it was raised (signatures/raised_in.py).
+        exc = next((e for e in events if e.kind == "exception" and e.data.get("frame")), None)
+        sig = raised_in(str(exc.message), str(exc.data["frame"])) if exc is not None else None
+        if sig is not None:
+            return _meaning(ctx, sig, {}, events)
     if found is None:
         return None
-    sig = found.sig
-    if sig.role == "context" and sig.cause is None and sig.priority <= CATCH_ALL_PRIORITY:
+    if found.sig.role == "context" and found.sig.cause is None and found.sig.priority <= CATCH_ALL_PRIORITY:
         return None  # a catch-all with nothing to say (an unknown WARN stays a format event)
+    return _meaning(ctx, found.sig, dict(found.groups), events)
+
+
+def _meaning(ctx: LineCtx, sig: Signature, groups: dict[str, str], events: list[Event]) -> Event:
     ev = ctx.event(
         "signature",
         severity="error" if sig.role == "fault" else "warn" if sig.role == "symptom" else "info",
@@ -407,7 +418,7 @@ def signature_event(ctx: LineCtx, events: list[Event]) -> Event | None:
         role=sig.role,
         confidence=sig.confidence,
         priority=sig.priority,
-        groups=dict(found.groups),
+        groups=groups,
     )
     for other in events:
         ev.host = ev.host or other.host
