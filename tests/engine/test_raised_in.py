@@ -78,3 +78,12 @@ def test_an_error_file_alone_is_read_by_the_frame_it_recorded(tmp_path) -> None:
     (tmp_path / "error.json").write_text(json.dumps(doc))
     found = [(f.cause, f.rule) for f in diagnose(tmp_path).findings]
     assert found[:1] == [("rendezvous_hang", "signature.torch.raised_in.rendezvous")]
+
+
+def test_a_rank_that_crashed_in_its_own_code_comes_before_the_rendezvous_it_left(tmp_path) -> None:
+    # A module is context, not a message: a rank's own crash elsewhere stays the verdict.
+    (tmp_path / "a.log").write_text(_traceback("/work/model.py", "ZeroDivisionError: division by zero", prefix="[rank0]: "))
+    (tmp_path / "b.log").write_text(_traceback(f"{SITE}/torch/distributed/elastic/rendezvous/dynamic_rendezvous.py",
+                                               "RuntimeError: unexpected state 3"))
+    found = [(f.cause, f.rule) for f in diagnose(tmp_path).findings]
+    assert found == [("rank_crash", "rank_crash.exception"), ("rendezvous_hang", "signature.torch.raised_in.rendezvous")]

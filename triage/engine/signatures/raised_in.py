@@ -47,7 +47,9 @@ SIGNATURES: tuple[Signature, ...] = (
         raised_in=(r"torch/distributed/elastic/rendezvous/", r"torch/distributed/rendezvous\.py:",
                    r"torch/distributed/elastic/utils/distributed\.py:"),
         cause="rendezvous_hang",
-        role="fault",
+        # As the rendezvous's own errors (torch.elastic.rdzv_connection, rdzv_state_corrupt): the
+        # store may have gone with the node that hosted it, so another node's fault comes first.
+        role="symptom",
         confidence="medium",
         title="A generic error raised in torch.distributed's rendezvous (creating or joining the c10d store)",
         fix=_RDZV_FIX,
