@@ -165,3 +165,19 @@ def _found_log_only(tmp_path, message: str) -> list[tuple[str, str]]:
     (tmp_path / "only").mkdir()
     (tmp_path / "only" / "worker.log").write_text(message + "\n")
     return _found(tmp_path / "only")
+
+
+def test_an_error_file_beside_a_log_without_its_line_is_still_read(tmp_path):
+    (tmp_path / "error.json").write_text(_error_file(RECORDED[0]))
+    (tmp_path / "worker.log").write_text("node-a:10:10 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"
+                                         "epoch 3 step 120 loss 1.25\n")
+    found = [(f.cause, f.rule, {e.source for e in f.evidence}) for f in diagnose(tmp_path).findings]
+    assert found[:1] == [("oom", "oom.cuda_oom", {"error.json"})]
+
+
+def test_the_traceback_of_a_message_of_several_lines_is_read(tmp_path):
+    # traceback.format_exc() ends with the message's last line; the frames it recorded count.
+    message = "RuntimeError: unexpected state 3\nwhile joining the rendezvous"
+    where = "/usr/lib/python3/site-packages/torch/distributed/elastic/rendezvous/dynamic_rendezvous.py"
+    (tmp_path / "error.json").write_text(_error_file(message, raised_in=where))
+    assert [f.rule for f in diagnose(tmp_path).findings][:1] == ["signature.torch.raised_in.rendezvous"]

@@ -416,12 +416,13 @@ def _recorded_lines(message: str, callstack: object) -> list[str]:
     """What to read of an error file: the traceback it recorded where that ends with the
     recorded message (traceback.format_exc() names the type in full, the message by its short
     name), else the message alone."""
+    said = message.split(":", 1)[-1].strip()
+    tail = said.splitlines()[-1].strip() if said else message.strip()
     if isinstance(callstack, str):
         lines = [x for x in callstack.splitlines() if x.strip()]
-        said = message.split(":", 1)[-1].strip()
-        if lines and (lines[-1].strip().endswith(said) if said else lines[-1].strip() == message.strip()):
+        if lines and lines[-1].strip().endswith(tail):
             return lines
-    return [message]
+    return [x for x in message.splitlines() if x.strip()] or [message]
 
 
 def _add_error_files(facts: Facts) -> None:
@@ -444,8 +445,11 @@ def _add_error_files(facts: Facts) -> None:
                             data={"exc_type": exc_type, "exc_short": (exc_type or "").rsplit(".", 1)[-1] or None,
                                   "exc_message": msg.split(":", 1)[-1].strip(), "frame": None})]
             read = raised + read
-        said = str(raised[-1].data.get("exc_message") or raised[-1].text)
-        in_log = bool(said) and any(said in text for text in logged)
+        # The exception's line as a log prints it ('[rank0]: torch.OutOfMemoryError: CUDA out of
+        # memory ...' holds 'OutOfMemoryError: CUDA out of memory ...'); a bare type is no line.
+        said = str(raised[-1].data.get("exc_message") or "")
+        line = f"{raised[-1].data.get('exc_short') or ''}: {said}"
+        in_log = bool(said) and any(line in text for text in logged)
         for ev in read:
             ev.data["from_error_file"] = True
             if ev.kind == "exception" or not in_log:
