@@ -429,6 +429,8 @@ def _add_error_files(facts: Facts) -> None:
     """torchelastic's error files: the exception a worker raised and the traceback it recorded,
     read as the same lines in a log would be. Where a log in the bundle printed the exception
     itself, that line is the finding and the file's reading is kept as meaning only."""
+    if not facts.docs.elastic_errors:
+        return
     named = {name for name, _ in facts.docs.elastic_errors}
     logged = [ev.text for ev in facts.events if ev.source not in named]
     added: list[Event] = []

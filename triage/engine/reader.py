@@ -397,10 +397,11 @@ def signature_event(ctx: LineCtx, events: list[Event]) -> Event | None:
     if found is None or found.sig.priority <= CATCH_ALL_PRIORITY:
         # No specific entry reads the line: an exception raised in a module the catalog knows
         # is read by where it was raised (signatures/raised_in.py).
-        exc = next((e for e in events if e.kind == "exception" and e.data.get("frame")), None)
-        sig = raised_in(str(exc.message), str(exc.data["frame"])) if exc is not None else None
-        if sig is not None:
-            return _meaning(ctx, sig, {}, events)
+        for exc in events:
+            if exc.kind == "exception" and exc.data.get("frame"):
+                sig = raised_in(str(exc.message), str(exc.data["frame"]))
+                if sig is not None:
+                    return _meaning(ctx, sig, {}, events)
     if found is None:
         return None
     if found.sig.role == "context" and found.sig.cause is None and found.sig.priority <= CATCH_ALL_PRIORITY:

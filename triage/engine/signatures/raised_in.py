@@ -80,15 +80,21 @@ SIGNATURES: tuple[Signature, ...] = (
 
 
 @cache
-def _compiled() -> tuple[tuple[Signature, tuple[re.Pattern[str], ...], tuple[re.Pattern[str], ...]], ...]:
-    return tuple((sig, tuple(map(re.compile, sig.raised_in)), tuple(map(re.compile, sig.patterns)))
-                 for sig in SIGNATURES)
+def _compiled() -> tuple[re.Pattern[str], tuple[tuple[Signature, re.Pattern[str], re.Pattern[str]], ...]]:
+    """Any entry's place in one expression (most frames are the program's own: one search says
+    so), then each entry's places and exception types."""
+    anywhere = re.compile("|".join(p for sig in SIGNATURES for p in sig.raised_in))
+    return anywhere, tuple((sig, re.compile("|".join(sig.raised_in)), re.compile("|".join(sig.patterns)))
+                           for sig in SIGNATURES)
 
 
 def raised_in(exception: str, frame: str) -> Signature | None:
     """The entry that reads `exception` (the exception line, without any launcher prefix) by the
     file of `frame`, the traceback's last frame ('path:line in function'), if any."""
-    for sig, places, types in _compiled():
-        if any(p.search(frame) for p in places) and any(t.search(exception) for t in types):
+    anywhere, entries = _compiled()
+    if anywhere.search(frame) is None:
+        return None
+    for sig, places, types in entries:
+        if places.search(frame) and types.search(exception):
             return sig
     return None
