@@ -120,3 +120,64 @@ def test_fr_pickle_in_bundle_gives_rank_last_seq(tmp_path):
     assert not d.problems
     r1 = next(r for r in d.ranks if r.rank == 1)
     assert r1.last_seq == 11
+
+
+def _error_file(message: str, raised_in: str = "train.py") -> str:
+    """An error file as torch.distributed.elastic.multiprocessing.errors.ErrorHandler writes it:
+    the message as '{type(e).__name__}: {e}', the traceback as traceback.format_exc()."""
+    callstack = (f'Traceback (most recent call last):\n  File "{raised_in}", line 7, in main\n    step()\n'
+                 f"{message}\n")
+    return json.dumps({"message": {"message": message,
+                                   "extraInfo": {"py_callstack": callstack, "timestamp": "1735210276"}}})
+
+
+def _found(path) -> list[tuple[str, str]]:
+    return sorted((f.cause, f.rule) for f in diagnose(path).findings)
+
+
+RECORDED = [
+    "OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB",
+    "RuntimeError: connect() timed out. Original timeout was 60000 ms.",
+    "RendezvousConnectionError: The connection to the C10d store has failed. See inner exception for details.",
+]
+
+
+@pytest.mark.parametrize("message", RECORDED)
+def test_an_error_file_alone_is_read_as_the_same_line_in_a_log(tmp_path, message):
+    (tmp_path / "alone").mkdir()
+    (tmp_path / "alone" / "error.json").write_text(_error_file(message))
+    (tmp_path / "log").mkdir()
+    (tmp_path / "log" / "worker.log").write_text(message + "\n")
+    alone = _found(tmp_path / "alone")
+    assert alone and alone == _found(tmp_path / "log")
+
+
+@pytest.mark.parametrize("message", RECORDED)
+def test_the_log_line_beside_an_error_file_is_the_finding(tmp_path, message):
+    (tmp_path / "error.json").write_text(_error_file(message))
+    (tmp_path / "worker.log").write_text(message + "\n")
+    found = diagnose(tmp_path).findings
+    assert sorted((f.cause, f.rule) for f in found) == _found_log_only(tmp_path, message)
+    assert [{e.source for e in f.evidence} for f in found] == [{"worker.log"}] * len(found)
+
+
+def _found_log_only(tmp_path, message: str) -> list[tuple[str, str]]:
+    (tmp_path / "only").mkdir()
+    (tmp_path / "only" / "worker.log").write_text(message + "\n")
+    return _found(tmp_path / "only")
+
+
+def test_an_error_file_beside_a_log_without_its_line_is_still_read(tmp_path):
+    (tmp_path / "error.json").write_text(_error_file(RECORDED[0]))
+    (tmp_path / "worker.log").write_text("node-a:10:10 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n"
+                                         "epoch 3 step 120 loss 1.25\n")
+    found = [(f.cause, f.rule, {e.source for e in f.evidence}) for f in diagnose(tmp_path).findings]
+    assert found[:1] == [("oom", "oom.cuda_oom", {"error.json"})]
+
+
+def test_the_traceback_of_a_message_of_several_lines_is_read(tmp_path):
+    # traceback.format_exc() ends with the message's last line; the frames it recorded count.
+    message = "RuntimeError: unexpected state 3\nwhile joining the rendezvous"
+    where = "/usr/lib/python3/site-packages/torch/distributed/elastic/rendezvous/dynamic_rendezvous.py"
+    (tmp_path / "error.json").write_text(_error_file(message, raised_in=where))
+    assert [f.rule for f in diagnose(tmp_path).findings][:1] == ["signature.torch.raised_in.rendezvous"]

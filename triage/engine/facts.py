@@ -10,9 +10,8 @@ from typing import Any
 
 from .demux import Origin
 from .model import Event, Evidence, RankInfo
-from .parsers.base import LineCtx
 from .parsers.kernel import bus_key
-from .reader import Collected, SourceInfo, signature_event
+from .reader import Collected, SourceInfo, read_recorded
 from .signatures.readings import cuda_class, fault_class
 from .structured import StructuredDocs, elastic_error_summary, fr_summary
 
@@ -131,7 +130,7 @@ def build_facts(collected: Collected, problems: list[str]) -> Facts:
     events = collected.events
     facts = Facts(events=events, sources=collected.sources, docs=collected.docs, problems=problems)
     _fix_years(collected, facts)
-    _read_codes(facts)
+    _read_codes(events)
     _apply_manifests(facts)
     _apply_dir_hosts(facts)
     _normalise_hosts(facts)
@@ -152,11 +151,11 @@ def build_facts(collected: Collected, problems: list[str]) -> Facts:
     return facts
 
 
-def _read_codes(facts: Facts) -> None:
+def _read_codes(events: list[Event]) -> None:
     """What the catalog says the codes the parsers read mean (signatures/readings.py): a CUDA
     error's class (and its cudaError_t name where the entry gives it), an Xid's name and class.
     An Xid the catalog has as hardware or the process's own fault is an error, else a warning."""
-    for ev in facts.events:
+    for ev in events:
         if ev.kind == "cuda_error" and "error_class" not in ev.data:
             name, cls = cuda_class(str(ev.data.get("error") or ""), ev.data.get("cuda_name"))
             ev.data["cuda_name"], ev.data["error_class"] = name, cls
@@ -423,35 +422,58 @@ def _infer_from_devices(facts: Facts, mapping: dict[tuple[str, int], int]) -> No
             mapping[key] = guess
 
 
-def _add_structured_events(facts: Facts) -> None:
+def _recorded_lines(message: str, callstack: object) -> list[str]:
+    """What to read of an error file: the traceback it recorded where that ends with the
+    recorded message (traceback.format_exc() names the type in full, the message by its short
+    name), else the message alone."""
+    said = message.split(":", 1)[-1].strip()
+    tail = said.splitlines()[-1].strip() if said else message.strip()
+    if isinstance(callstack, str):
+        lines = [x for x in callstack.splitlines() if x.strip()]
+        if lines and lines[-1].strip().endswith(tail):
+            return lines
+    return [x for x in message.splitlines() if x.strip()] or [message]
+
+
+def _add_error_files(facts: Facts) -> None:
+    """torchelastic's error files: the exception a worker raised and the traceback it recorded,
+    read as the same lines in a log would be. Where a log in the bundle printed the exception
+    itself, that line is the finding and the file's reading is kept as meaning only."""
+    if not facts.docs.elastic_errors:
+        return
+    named = {name for name, _ in facts.docs.elastic_errors}
+    logged = [ev.text for ev in facts.events if ev.source not in named]
+    added: list[Event] = []
     for name, doc in facts.docs.elastic_errors:
         summary = elastic_error_summary(doc)
-        rank = None
-        src_rank = next((s.file_origin.rank for s in facts.sources if s.name == name), None)
-        if src_rank is not None:
-            rank = src_rank
+        rank = next((s.file_origin.rank for s in facts.sources if s.name == name), None)
         msg = summary["message"]
-        exc_type = msg.split(":", 1)[0] if ":" in msg else None
-        ev = Event(
-            kind="exception",
-            source=name,
-            line=1,
-            text=msg[:500],
-            severity="error",
-            message=msg[:500],
-            rank=rank,
-            time=summary["time"],
-            order=0,
-            data={"exc_type": exc_type, "exc_short": (exc_type or "").rsplit(".", 1)[-1] or None,
-                  "exc_message": msg.split(":", 1)[-1].strip(), "frame": None, "from_error_file": True},
-        )
-        facts.events.append(ev)
-        # What the catalog says the recorded message means, as it would of the same line in a log
-        # (kept as the line's meaning only: the log's own line, where there is one, is the finding).
-        meaning = signature_event(LineCtx(source=name, lineno=1, text=ev.text, body=ev.text, origin=Origin(),
-                                          time=ev.time, order=0), [ev])
-        if meaning is not None:
-            facts.meaning[(name, 1)] = meaning
+        read = read_recorded(name, _recorded_lines(msg, summary["callstack"]), Origin(rank=rank), summary["time"])
+        raised = [ev for ev in read if ev.kind == "exception"]
+        if not raised:
+            exc_type = msg.split(":", 1)[0] if ":" in msg else None
+            raised = [Event(kind="exception", source=name, line=1, text=msg[:500], severity="error",
+                            message=msg[:500], rank=rank, time=summary["time"], order=0,
+                            data={"exc_type": exc_type, "exc_short": (exc_type or "").rsplit(".", 1)[-1] or None,
+                                  "exc_message": msg.split(":", 1)[-1].strip(), "frame": None})]
+            read = raised + read
+        # The exception's line as a log prints it ('[rank0]: torch.OutOfMemoryError: CUDA out of
+        # memory ...' holds 'OutOfMemoryError: CUDA out of memory ...'); a bare type is no line.
+        said = str(raised[-1].data.get("exc_message") or "")
+        line = f"{raised[-1].data.get('exc_short') or ''}: {said}"
+        in_log = bool(said) and any(line in text for text in logged)
+        for ev in read:
+            ev.data["from_error_file"] = True
+            if ev.kind == "exception" or not in_log:
+                added.append(ev)
+            elif ev.kind == "signature":
+                facts.meaning[(ev.source, ev.line)] = ev
+    _read_codes(added)
+    facts.events.extend(added)
+
+
+def _add_structured_events(facts: Facts) -> None:
+    _add_error_files(facts)
     for name, rank, doc in facts.docs.flight_records:
         summary = fr_summary(doc)
         done = min(summary["last_completed"].values()) if summary["last_completed"] else None

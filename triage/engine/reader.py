@@ -20,7 +20,8 @@ from .parsers import ALWAYS, EXCLUSIVE
 from .parsers.base import LineCtx, SourceState
 from .scan import HEAD_LINES, TAIL_LINES, Floods, LineScanner, Prefilter
 from .signatures.matcher import matcher
-from .signatures.schema import CATCH_ALL_PRIORITY
+from .signatures.raised_in import raised_in
+from .signatures.schema import CATCH_ALL_PRIORITY, Signature
 from .structured import (
     MAX_JSON_BYTES,
     MAX_SAMPLES,
@@ -318,19 +319,7 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
             out.order += 1
             ctx = LineCtx(source=info.name, lineno=lineno, text=text, body=body, origin=origin, time=when,
                           order=out.order)
-            events = ALWAYS[0](ctx, state)
-            for parse in EXCLUSIVE:
-                found = parse(ctx, state)
-                if found:
-                    events.extend(found)
-                    break
-            for parse in _ALWAYS_AFTER:
-                events.extend(parse(ctx, state))
-            # An exception CPython reported as ignored (in __del__, at shutdown) means nothing.
-            ignored = events and any(e.kind == "exception_ignored" for e in events)
-            meaning = None if ignored else signature_event(ctx, events)
-            if meaning is not None:
-                events.append(meaning)
+            events, meaning = read_line(ctx, state)
             if events and origin.rank is None and "Rank " in body:
                 # ProcessGroupNCCL's log prefix: '[Rank N]' (before 2.2) or '[PG 0 Rank N]' /
                 # '[PG ID 0 PG GUID 0(default_pg) Rank N]' name the global rank (the default
@@ -366,6 +355,38 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
         info.kind = "kernel_log"
 
 
+def read_line(ctx: LineCtx, state: SourceState) -> tuple[list[Event], Event | None]:
+    """The format parsers' events of one line, and what the catalog says it means (also among
+    the events)."""
+    events = ALWAYS[0](ctx, state)
+    for parse in EXCLUSIVE:
+        found = parse(ctx, state)
+        if found:
+            events.extend(found)
+            break
+    for parse in _ALWAYS_AFTER:
+        events.extend(parse(ctx, state))
+    # An exception CPython reported as ignored (in __del__, at shutdown) means nothing.
+    ignored = events and any(e.kind == "exception_ignored" for e in events)
+    meaning = None if ignored else signature_event(ctx, events)
+    if meaning is not None:
+        events.append(meaning)
+    return events, meaning
+
+
+def read_recorded(name: str, lines: list[str], origin: Origin, when: Any) -> list[Event]:
+    """Lines a program recorded outside a log (torchelastic's error file: the exception's
+    message, the traceback it was raised with), read as the same lines in a log would be."""
+    state = SourceState(name=name)
+    events: list[Event] = []
+    for lineno, text in enumerate(lines, 1):
+        if text.strip():
+            ctx = LineCtx(source=name, lineno=lineno, text=text, body=text, origin=Origin(**vars(origin)),
+                          time=when, order=0)
+            events.extend(read_line(ctx, state)[0])
+    return events
+
+
 _ALWAYS_AFTER = ALWAYS[1:]
 _TORCH_RANK = re.compile(r"\[(?:PG (?:ID )?0 (?:PG GUID [^\s\]]+ )?(?:\([^)]*\) )?)?Rank (\d+)\]")
 
@@ -378,11 +399,22 @@ def signature_event(ctx: LineCtx, events: list[Event]) -> Event | None:
         # A few entries hold the whole line ('No devices were found', a shell's 'Killed'):
         # behind a launcher's prefix they are read from the rest of the line.
         found = matcher().best(ctx.body)
+    if found is None or found.sig.priority <= CATCH_ALL_PRIORITY:
+        # No specific entry reads the line: an exception raised in a module the catalog knows
+        # is read by where it was raised (signatures/raised_in.py).
+        for exc in events:
+            if exc.kind == "exception" and exc.data.get("frame"):
+                sig = raised_in(str(exc.message), str(exc.data["frame"]))
+                if sig is not None:
+                    return _meaning(ctx, sig, {}, events)
     if found is None:
         return None
-    sig = found.sig
-    if sig.role == "context" and sig.cause is None and sig.priority <= CATCH_ALL_PRIORITY:
+    if found.sig.role == "context" and found.sig.cause is None and found.sig.priority <= CATCH_ALL_PRIORITY:
         return None  # a catch-all with nothing to say (an unknown WARN stays a format event)
+    return _meaning(ctx, found.sig, dict(found.groups), events)
+
+
+def _meaning(ctx: LineCtx, sig: Signature, groups: dict[str, str], events: list[Event]) -> Event:
     ev = ctx.event(
         "signature",
         severity="error" if sig.role == "fault" else "warn" if sig.role == "symptom" else "info",
@@ -393,10 +425,10 @@ def signature_event(ctx: LineCtx, events: list[Event]) -> Event | None:
         confidence=sig.confidence,
         priority=sig.priority,
     )
-    if found.groups:
+    if groups:
         # Only where the entry extracted something (readers take `data.get("groups") or {}`):
         # an empty dict on each of a fleet's identity lines was 5% of what a rank kept.
-        ev.data["groups"] = dict(found.groups)
+        ev.data["groups"] = groups
     for other in events:
         ev.host = ev.host or other.host
         ev.pid = ev.pid if ev.pid is not None else other.pid

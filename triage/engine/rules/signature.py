@@ -10,11 +10,11 @@ from collections import defaultdict
 
 from ..facts import Facts
 from ..model import CONFIDENCE_ORDER, Event, Finding
-from ..signatures import CATALOG
+from ..signatures import CATALOG, RAISED_IN
 from ..signatures.schema import CATCH_ALL_PRIORITY, Signature
 from .common import earliest, evidence, hosts_of, later_on_same_process, normal_ends, ranks_of, upper_first, where
 
-BY_ID: dict[str, Signature] = {s.id: s for s in CATALOG}
+BY_ID: dict[str, Signature] = {s.id: s for s in CATALOG + RAISED_IN}
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 
 

@@ -4,10 +4,23 @@
 """
 from __future__ import annotations
 
-from . import crash, cuda, framework_raises, frameworks, nccl, nccltests, nvrm, system, torch, torch_dist, xid
+from . import (
+    crash,
+    cuda,
+    framework_raises,
+    frameworks,
+    nccl,
+    nccltests,
+    nvrm,
+    raised_in,
+    system,
+    torch,
+    torch_dist,
+    xid,
+)
 from .schema import CONFIDENCES, ROLES, Signature
 
-__all__ = ["CATALOG", "CONFIDENCES", "ROLES", "SOURCES", "Signature"]
+__all__ = ["CATALOG", "CONFIDENCES", "RAISED_IN", "ROLES", "SOURCES", "Signature"]
 
 SOURCES: dict[str, tuple[Signature, ...]] = {
     "nccl": nccl.SIGNATURES + nccltests.SIGNATURES,  # NCCL and its test programs (nccl-tests)
@@ -19,3 +32,6 @@ SOURCES: dict[str, tuple[Signature, ...]] = {
     "crash": crash.SIGNATURES,  # crash reporters inside a process (Open MPI, Abseil/glog, faulthandler)
 }
 CATALOG: tuple[Signature, ...] = tuple(s for group in SOURCES.values() for s in group)
+# Entries that read a generic exception by the module that raised it (raised_in.py): not line
+# readings, so not in CATALOG (the matcher and the gate never see them).
+RAISED_IN: tuple[Signature, ...] = raised_in.SIGNATURES

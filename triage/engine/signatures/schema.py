@@ -50,6 +50,11 @@ class Signature:
     - `alone_differs`: why the verdict on this entry's sample alone is not the entry's `cause`
       (a cause rule reads the same line more closely); empty for almost every entry. The
       catalog-wide tests take exactly these entries out, and say so.
+    - `raised_in`: for an entry that reads a generic exception by where it was raised
+      (signatures/raised_in.py): regular expressions on the file of the traceback's last frame.
+      Its `patterns` then match the exception line's type; it never reads a line alone (it is not
+      in `CATALOG`, so the matcher and the gate never see it), only an exception raised there whose
+      own message no specific entry reads.
     """
 
     id: str
@@ -67,6 +72,7 @@ class Signature:
     survivable: bool = False
     outranked_by: tuple[str, ...] = field(default_factory=tuple)
     alone_differs: str = ""
+    raised_in: tuple[str, ...] = field(default_factory=tuple)
 
 
 def alone_differs(sigs: tuple[Signature, ...], reasons: dict[str, str]) -> tuple[Signature, ...]:

@@ -86,6 +86,28 @@ SIGNATURES: tuple[Signature, ...] = (
         priority=70,
     ),
     Signature(
+        id="torch.elastic.rdzv_error_type",
+        # The classes say what failed whatever the message (api.py: RendezvousError "the base type
+        # for rendezvous errors", RendezvousConnectionError "the connection to a rendezvous backend
+        # has failed", RendezvousStateError "the state of a rendezvous is corrupt"); the specific
+        # messages above read their lines first. Closed, timeout and graceful exit have their own
+        # meanings (torch.py) or none.
+        patterns=(r"\bRendezvous(?:Connection|State)?Error(?::|\s*$)",),
+        cause="rendezvous_hang",
+        role="symptom",
+        confidence="medium",
+        title="The elastic rendezvous failed (its backend could not be reached or read)",
+        fix=("The elastic agent's rendezvous raised one of its own errors: the c10d/etcd backend at --rdzv-endpoint "
+             "could not be reached, or its state could not be read. The inner exception (above it in the log) says "
+             "how; check the endpoint from every node:" + _RDZV_FIX),
+        origin=f"{_RDZV}/api.py exception classes, raised by c10d_rendezvous_backend.py, etcd_rendezvous_backend.py, "
+               "etcd_rendezvous.py, dynamic_rendezvous.py (1.9-2.13)",
+        samples=("torch.distributed.elastic.rendezvous.api.RendezvousConnectionError: The connection to the c10d store "
+                 "was lost",
+                 "RendezvousError: Unexpected state of EtcdRendezvousHandler, worker needs to die."),
+        priority=45,
+    ),
+    Signature(
         id="torch.elastic.etcd_failed",
         patterns=(
             r"Timed out waiting for etcd server to be ready",
