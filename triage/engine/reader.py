@@ -404,7 +404,7 @@ def signature_event(ctx: LineCtx, events: list[Event]) -> Event | None:
         # is read by where it was raised (signatures/raised_in.py).
         for exc in events:
             if exc.kind == "exception" and exc.data.get("frame"):
-                sig = raised_in(str(exc.message), str(exc.data["frame"]))
+                sig = raised_in(str(exc.message), str(exc.data["frame"]), tuple(exc.data.get("stack") or ()))
                 if sig is not None:
                     return _meaning(ctx, sig, {}, events)
     if found is None:

@@ -1,4 +1,5 @@
-"""Python tracebacks: the exception type, its message and the last frame (where it was raised).
+"""Python tracebacks: the exception type, its message, the last frame (where it was raised) and
+the few frames above it (what called it: a library's own code often raises from the stdlib).
 
 Frames may be interleaved with other ranks' lines in a combined log; the state is per source
 and per rank prefix, and an exception line is recognised on its own even when the
@@ -24,6 +25,9 @@ _HEADER = re.compile(r"Traceback \(most recent call last\):")
 # traceback. The program goes on; it is not a crash.
 _IGNORED = re.compile(r"^\s*Exception ignored (?:in|on|while)\b")
 _IGNORED_GAP = 2  # lines from "Exception ignored in:" to the traceback it introduces
+# Frames kept per traceback, innermost last: enough to reach from a stdlib frame (json, socket)
+# up through the library code that called it, bounded whatever the traceback's depth.
+STACK_FRAMES = 12
 _FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)')
 # 'torch.distributed.DistBackendError: ...', 'RuntimeError: ...', 'torch.OutOfMemoryError: ...'
 _EXC = re.compile(
@@ -63,7 +67,7 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
     if frame_m:
         tb = tbs.setdefault(key, {"frames": [], "line": ctx.lineno})
         tb["frames"].append(f"{frame_m['file']}:{frame_m['line']} in {frame_m['func']}")
-        del tb["frames"][:-3]
+        del tb["frames"][:-STACK_FRAMES]
         return []
     if m is None or (m["msg"] is None and not tbs.get(key)):
         return []
@@ -91,6 +95,8 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
             exc_short=short,
             exc_message=msg,
             frame=frame,
+            # The frames above the last one, outermost first (only where there are such).
+            stack=tuple(tb["frames"][:-1]) if tb and len(tb["frames"]) > 1 else None,
             dist_call=call,
             had_header=tb is not None,
         )

@@ -17,6 +17,15 @@ the agents' exit barrier (a peer that failed) and checkpoint barriers alike; its
 does not say which.
 - torch/cuda/memory.py: the caching allocator's Python API (caching_allocator_alloc,
   mem_get_info, set_per_process_memory_fraction, the allocator hooks and their cudaError checks).
+- The elastic agent's worker monitoring, below its run loop (agent/server/api.py _invoke_run):
+  LocalElasticAgent._monitor_workers (agent/server/local_elastic_agent.py: the pids, pcontext.wait(0),
+  the D-state check), PContext._poll / _capture_process_failures (multiprocessing/api.py: a worker
+  that exited non-zero becomes a ProcessFailure), and ProcessFailure.__post_init__ /
+  _get_error_data / _set_no_reply_file (multiprocessing/errors/__init__.py: reading the failed
+  worker's error file; torch logs 'Failed to parse reply file' and re-raises). Read on any frame
+  of the traceback, since the last is often the stdlib's (json.load of a file the worker was
+  still writing). Only those functions: errors/__init__.py's `wrapper` (@record) is in every
+  worker's own traceback, and _invoke_run also calls the rendezvous and the exit barrier.
 """
 from __future__ import annotations
 
@@ -31,6 +40,8 @@ from .schema import Signature
 _GENERIC = (r"^(?:[A-Za-z_]\w*\.)*(?:RuntimeError|TimeoutError|ValueError|OSError|ConnectionError|"
             r"ConnectionRefusedError|ConnectionResetError|DistError|DistNetworkError|DistStoreError)(?::|$)")
 _T = "torch 1.9-2.13"
+# Any exception type: in the agent's monitoring, the place says more than the type.
+_ANY_TYPE = r"^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?::|$)"
 _RDZV_FIX = (
     "The exception's own message is generic; it was raised in torch.distributed's rendezvous, while the "
     "processes were finding each other (creating or joining the c10d store, parsing the endpoint). Check that "
@@ -76,6 +87,35 @@ SIGNATURES: tuple[Signature, ...] = (
         samples=("RuntimeError: CUDA error: 2. cudaMallocManaged",),
         literals=("error",),
     ),
+    Signature(
+        id="torch.raised_in.elastic_agent_monitor",
+        patterns=(_ANY_TYPE,),
+        raised_in=(r"torch/distributed/elastic/agent/server/\S+\.py:\d+ in _monitor_workers$",
+                   r"torch/distributed/elastic/multiprocessing/api\.py:\d+ in (?:_poll|_capture_process_failures)$",
+                   r"torch/distributed/elastic/multiprocessing/errors/__init__\.py:\d+ in "
+                   r"(?:__post_init__|_get_error_data|_set_no_reply_file)$"),
+        in_any_frame=True,
+        # The agent polls its workers and builds a failure record only for one that exited
+        # non-zero: it was relaying a worker's failure when it crashed, and its own exception
+        # (here instead of the failure report) says nothing of which worker or why. A rank's own
+        # evidence (its exception, a signal exit, its silence) comes first.
+        cause="rank_crash",
+        role="symptom",
+        confidence="low",
+        title="torchrun (the elastic agent) crashed while collecting its workers' failures",
+        fix=("torchrun itself raised while it was collecting a failed worker's exit (reading its error file, "
+             "polling the worker processes), so it printed no failure report: the worker that failed first, and "
+             "why, are in the ranks' own output. Read each rank's stderr/stdout (torchrun --log-dir, or --tee 3) "
+             "and error files for the first traceback, signal exit or rank that went silent:\n"
+             "$ ls <log-dir>/<run-id>/attempt_*/*/   # stdout.log, stderr.log, error.json per local rank\n"
+             "$ dmesg -T | grep -iE 'killed process|out of memory'   # a worker killed with no last words"),
+        origin=f"raised in torch/distributed/elastic/agent/server/local_elastic_agent.py _monitor_workers, "
+               f"multiprocessing/api.py _poll/_capture_process_failures, multiprocessing/errors/__init__.py "
+               f"ProcessFailure ({_T})",
+        samples=("json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)",
+                 "PermissionError: [Errno 13] Permission denied: '/tmp/torchelastic_x/attempt_0/0/error.json'"),
+        literals=("error",),
+    ),
 )
 
 
@@ -88,13 +128,15 @@ def _compiled() -> tuple[re.Pattern[str], tuple[tuple[Signature, re.Pattern[str]
                            for sig in SIGNATURES)
 
 
-def raised_in(exception: str, frame: str) -> Signature | None:
+def raised_in(exception: str, frame: str, stack: tuple[str, ...] = ()) -> Signature | None:
     """The entry that reads `exception` (the exception line, without any launcher prefix) by the
-    file of `frame`, the traceback's last frame ('path:line in function'), if any."""
+    file of `frame`, the traceback's last frame ('path:line in function'), or for an
+    `in_any_frame` entry by any frame of `stack` (the frames above it), if any."""
     anywhere, entries = _compiled()
-    if anywhere.search(frame) is None:
+    if anywhere.search(frame) is None and not any(anywhere.search(f) for f in stack):
         return None
     for sig, places, types in entries:
-        if places.search(frame) and types.search(exception):
+        frames = (frame, *stack) if sig.in_any_frame else (frame,)
+        if any(places.search(f) for f in frames) and types.search(exception):
             return sig
     return None

@@ -55,6 +55,9 @@ class Signature:
       Its `patterns` then match the exception line's type; it never reads a line alone (it is not
       in `CATALOG`, so the matcher and the gate never see it), only an exception raised there whose
       own message no specific entry reads.
+    - `in_any_frame`: `raised_in` is matched against every frame the traceback kept (the last
+      frame and the few that called it), not only the last: for code that reaches the exception
+      through the stdlib (a json or socket call), where the caller's frame says what was going on.
     """
 
     id: str
@@ -73,6 +76,7 @@ class Signature:
     outranked_by: tuple[str, ...] = field(default_factory=tuple)
     alone_differs: str = ""
     raised_in: tuple[str, ...] = field(default_factory=tuple)
+    in_any_frame: bool = False
 
 
 def alone_differs(sigs: tuple[Signature, ...], reasons: dict[str, str]) -> tuple[Signature, ...]:
