@@ -150,9 +150,12 @@ def _launcher_crash_bundle(root: Path) -> Path:
 
 
 def test_the_workers_evidence_comes_before_the_launchers_crash(tmp_path: Path) -> None:
+    # No failure report: rank 2 is named by its peers' gloo errors and its own silence.
     diagnosis = diagnose(_launcher_crash_bundle(tmp_path))
     verdict = diagnosis.findings[0]
-    assert verdict.cause == "rank_crash"
+    assert (verdict.cause, verdict.rule, verdict.ranks, verdict.hosts) == (
+        "rank_crash", "rank_crash.left_first", [2], ["node-a"])
+    assert (diagnosis.first_failure or {}).get("rank") == 2
     # The launcher's own exception is neither the verdict nor the first failure.
     assert verdict.rule not in ("rank_crash.exception", NEW)
     assert "JSONDecodeError" not in verdict.title

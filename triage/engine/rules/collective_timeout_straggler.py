@@ -112,9 +112,12 @@ def silent_ranks(facts: Facts, reported: list[Event]) -> list[SilentRank]:
         waiting -= set(elsewhere)
     if not waiting:
         return []
-    # Every rank something names: the rank table, and the writers of prefixed lines ('[rank2]:').
+    # Every rank something names: the rank table, the writers of prefixed lines ('[rank2]:'), and
+    # the ranks a manifest gives a file of their own (a rank killed with no last words printed
+    # no line the catalog reads, but its log is there).
     known = set(facts.ranks) | {int(w.split(":", 1)[1]) for src in facts.sources for w in src.last_by_writer
                                 if w.startswith("rank:")}
+    known |= {src.file_origin.rank for src in facts.sources if src.file_origin.rank is not None}
     world = facts.world_size
     if world is None and known and known == set(range(max(known) + 1)):
         world = max(known) + 1

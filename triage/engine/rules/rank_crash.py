@@ -6,6 +6,7 @@ import signal
 
 from ..facts import Facts
 from ..model import Event, Finding
+from .collective_timeout_straggler import failed_in_group, silent_ranks, waiting_events
 from .common import (
     downstream_exceptions,
     earliest,
@@ -217,7 +218,38 @@ def find(facts: Facts) -> list[Finding]:
             # in the logs explains it or the record names no process.
             role="inferred" if known and not explained else "symptom", culprit=None if tied else first,
         ))
-    return findings
+    return findings or _left_first(facts)
+
+
+def _left_first(facts: Facts) -> list[Finding]:
+    """No rank's own failure and no launcher record of an exit (torchrun crashed before its
+    report, or there is no launcher log): where every rank of the world but one saw its peer go
+    (what the catalog calls a symptom of a crashed rank: gloo's 'Connection closed by peer') and
+    that one printed nothing of the kind, it is the one that left first, with no last words.
+    Timeouts are the straggler rule's (a rank that stopped while the others waited)."""
+    if waiting_events(facts):
+        return []
+    lost = failed_in_group(facts)
+    silent = silent_ranks(facts, lost)
+    if len(silent) != 1 or silent[0].elsewhere:
+        return []
+    gone = silent[0]
+    label = facts.rank_label(gone.rank)
+    return [Finding(
+        cause="rank_crash", rule="rank_crash.left_first", confidence="medium",
+        title=f"{upper_first(label)} left first with no error of its own; the other ranks lost their connection to it",
+        detail=(f"{', '.join(f'Rank {r}' for r in gone.waiting)} reported that a peer closed its connection; "
+                f"{label} printed no error"
+                + (f" (its last line, {gone.last_line.source}:{gone.last_line.line}: "
+                   f"{gone.last_line.text.strip()[:200]})" if gone.last_line else "")
+                + ". A process that stops with no last words was most often killed (SIGKILL). This is inferred from "
+                  "absence."),
+        fix=FIX_SIGKILL, ranks=[gone.rank],
+        hosts=sorted({h for h in [facts.ranks[gone.rank].host if gone.rank in facts.ranks else None]
+                      + [src.file_origin.host for src in facts.sources if src.file_origin.rank == gone.rank] if h}),
+        evidence=([gone.last_line] if gone.last_line else []) + evidence(lost, 4),
+        role="inferred", culprit=None,
+    )]
 
 
 def _describe(ev: Event) -> str:
