@@ -173,6 +173,41 @@ def test_the_same_fallback_before_the_run_failed_is_a_finding(tmp_path: Path) ->
     assert p2p and p2p[0]["confidence"] == "medium"
 
 
+# SGLang's fallback warnings, written from custom_all_reduce_utils.py's format strings with SGLang's
+# logger prefix ('[%(asctime)s TP<r>] %(message)s').
+SGLANG_NO_P2P = ("[2026-12-04 10:00:02 TP1] CustomAllreduce is disabled because your platform lacks GPU P2P capability "
+                 "or P2P test failed. To silence this warning, specify disable_custom_all_reduce=True explicitly.\n")
+SGLANG_SERVING = ("[2026-12-04 10:00:09 TP1] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16, avail mem=61.20 GB\n"
+                  "[2026-12-04 10:00:31] The server is fired up and ready to roll!\n")
+RANK1_HANG = ("[rank1]:[E1204 10:12:02.123456789 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective operation "
+              "timeout: WorkNCCL(SeqNum=3, OpType=ALLREDUCE, NumelIn=8, NumelOut=8, Timeout(ms)=600000) ran for 600010 "
+              "milliseconds before timing out.\n")
+
+
+def test_sglangs_p2p_fallback_in_a_healthy_run_is_no_more_than_a_low_hint(tmp_path: Path) -> None:
+    d = diagnose(_write(tmp_path, {"server.log": SGLANG_NO_P2P + SGLANG_SERVING})).to_dict()
+    assert [(f["cause"], f["rule"], f["confidence"]) for f in d["findings"]] == [
+        ("p2p_unsupported", "signature.sglang.fallback.custom_ar_no_p2p", "low")]
+
+
+def test_sglangs_p2p_fallback_before_a_failure_leaves_the_failures_verdict(tmp_path: Path) -> None:
+    alone = diagnose(_write(tmp_path / "alone", {"server.log": RANK1_HANG})).to_dict()["findings"]
+    d = diagnose(_write(tmp_path / "both", {"server.log": SGLANG_NO_P2P + RANK1_HANG})).to_dict()["findings"]
+    assert (d[0]["cause"], d[0]["rule"], d[0]["confidence"]) == (alone[0]["cause"], alone[0]["rule"], alone[0]["confidence"])
+    assert d[0]["cause"] != "p2p_unsupported"
+    # The warning stays in the report as context for the failure: the fallback it names, at low.
+    p2p = [f for f in d if f["cause"] == "p2p_unsupported"]
+    assert [(f["rule"], f["confidence"]) for f in p2p] == [("signature.sglang.fallback.custom_ar_no_p2p", "low")]
+
+
+def test_sglang_switching_a_fast_path_off_for_its_layout_is_no_finding(tmp_path: Path) -> None:
+    lines = ("[2026-12-04 10:00:02 TP0] CustomAllreduce is disabled because this process group spans across nodes.\n"
+             "[2026-12-04 10:00:02 TP0] PyMscclpp is disabled due to an unsupported world size: 3. Supported world "
+             "sizes: [8, 16]. To silence this warning, specify disable_mscclpp=True explicitly.\n")
+    d = diagnose(_write(tmp_path, {"server.log": lines + SGLANG_SERVING})).to_dict()
+    assert d["findings"] == [] and d["first_failure"] is None
+
+
 def test_a_world_size_that_does_not_fit_the_layout_is_a_config_error_not_a_crash(tmp_path: Path) -> None:
     text = ("[rank0]: Traceback (most recent call last):\n"
             "[rank0]:   File \"pretrain.py\", line 40, in <module>\n"

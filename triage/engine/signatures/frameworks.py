@@ -448,11 +448,55 @@ SIGNATURES: tuple[Signature, ...] = (
         cause=None,
         role="harmless",
         confidence="low",
-        title="vLLM switched an optional collective fast path off for this layout or build (falls back to NCCL)",
+        title="vLLM (or SGLang) switched an optional collective fast path off for this layout or build (falls back to NCCL)",
         fix="Benign: vLLM uses NCCL or its default path instead (a world size, dtype, node span or library build the fast path does not support).",
-        origin="vllm 0.34.0 distributed/device_communicators/quick_all_reduce.py, flashinfer_*all_reduce.py, pynccl.py, pynccl_allocator.py, shm_broadcast.py, base_device_communicator.py",
+        origin=("vllm 0.34.0 distributed/device_communicators/quick_all_reduce.py, flashinfer_*all_reduce.py, pynccl.py, pynccl_allocator.py, shm_broadcast.py, base_device_communicator.py; "
+                "the quick all-reduce texts also sglang 0.5.10 srt/distributed/device_communicators/quick_all_reduce.py (taken from vLLM)"),
         samples=("WARNING 12-04 10:00:02 [quick_all_reduce.py:116] Custom quick allreduce is disabled because this process group spans across nodes.",
                  "WARNING 12-04 10:00:02 [pynccl_allocator.py:100] Failed to compile NCCL memory allocator. Symmetric memory will be disabled. This is expected if NCCL headers are not available."),
+        priority=40,
+    ),
+    # SGLang's collectives choose their path as vLLM's do (custom_all_reduce_utils.py
+    # can_use_custom_all_reduce_with_nvlink, for CustomAllreduce and CustomAllReduceV2), but print
+    # the class name: 'CustomAllreduce is disabled ...', not vLLM's 'Custom allreduce is disabled ...'.
+    Signature(
+        id="sglang.fallback.custom_ar_no_p2p",
+        patterns=(r"CustomAll[Rr]educe(?:V2)? is disabled because your platform lacks GPU P2P capability or P2P test failed",),
+        cause="p2p_unsupported",
+        role="fault",
+        confidence="low",
+        title="SGLang custom all-reduce disabled: no GPU P2P (falls back to NCCL)",
+        fix=("SGLang found no working GPU peer access between its GPUs and runs all-reduce through NCCL; on its "
+             "own this is benign. Where the run then failed or hung in NCCL, P2P between these GPUs is broken "
+             "rather than absent (IOMMU/ACS, virtualisation):\n$ nvidia-smi topo -p2p r\n"
+             "$ NCCL_P2P_DISABLE=1 <your launch command>   # confirms"),
+        survivable=True,
+        origin="sglang 0.5.10 srt/distributed/device_communicators/custom_all_reduce_utils.py can_use_custom_all_reduce_with_nvlink",
+        samples=("[2026-12-04 10:00:02 TP1] CustomAllreduce is disabled because your platform lacks GPU P2P capability or P2P test failed. To silence this warning, specify disable_custom_all_reduce=True explicitly.",
+                 "[2026-12-04 10:00:02 TP0] CustomAllReduceV2 is disabled because your platform lacks GPU P2P capability or P2P test failed. To silence this warning, specify disable_custom_all_reduce=True explicitly."),
+        priority=60,
+    ),
+    Signature(
+        id="sglang.fallback.fast_path_off",
+        patterns=(
+            r"CustomAll[Rr]educe(?:V2)? is disabled (?:because this process group spans across nodes|due to an unsupported world size"
+            r"|because it's not supported on more than two PCIe-only GPUs)",
+            r"PyMscclpp is disabled due to an unsupported (?:world size|group)",
+            r"\[AR\] Aiter custom all-reduce not available; falling back to sglang CustomAllreduce",
+        ),
+        cause=None,
+        role="harmless",
+        confidence="low",
+        title="SGLang switched an optional collective fast path off for this layout or build (falls back to NCCL)",
+        fix=("Benign: SGLang uses NCCL (or its own custom all-reduce) instead: a group spanning nodes, a world size "
+             "or rank set the fast path does not support, more than two PCIe-only GPUs, or a build without the "
+             "AMD aiter kernels."),
+        origin=("sglang 0.5.10 srt/distributed/device_communicators/custom_all_reduce_utils.py, pymscclpp.py, "
+                "custom_all_reduce.py (dispatch_custom_allreduce)"),
+        samples=("[2026-12-04 10:00:02 TP0] CustomAllreduce is disabled because this process group spans across nodes.",
+                 "[2026-12-04 10:00:02 TP2] CustomAllReduceV2 is disabled because it's not supported on more than two PCIe-only GPUs. To silence this warning, specify disable_custom_all_reduce=True explicitly.",
+                 "[2026-12-04 10:00:02 TP0] PyMscclpp is disabled due to an unsupported world size: 3. Supported world sizes: [8, 16]. To silence this warning, specify disable_mscclpp=True explicitly.",
+                 "[2026-12-04 10:00:02 TP0] [AR] Aiter custom all-reduce not available; falling back to sglang CustomAllreduce. Details: No module named 'aiter'"),
         priority=40,
     ),
     Signature(
