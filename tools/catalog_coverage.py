@@ -333,9 +333,12 @@ VLLM_ROOTS = ("vllm/distributed/", "vllm/v1/executor/", "vllm/v1/worker/gpu_work
 # files' (less the CPU, XPU, HPU and NPU communicators: not on the GPU clusters this triages).
 VLLM_FALLBACK_ROOTS = ("vllm/distributed/device_communicators/", "vllm/distributed/parallel_state.py")
 SGLANG_FALLBACK_ROOTS = ("sglang/srt/distributed/device_communicators/", "sglang/srt/distributed/parallel_state.py")
-# A warning that says the program goes on another way: a fast path switched off, a fallback.
+# A warning that says the program goes on another way: a fast path switched off, a fallback;
+# also a check's result 'treat(ed) as disabled', a communicator 'not available', and the
+# 'To silence this warning, specify --disable-...' that SGLang and vLLM append to a path they dropped.
 _FALLBACK = re.compile(r"(?i)\b(?:is|are|be|been|being) disabled\b|\bdisabling\b|fall(?:ing|s)? ?back|\binstead\b"
-                       r"|will not be used|won't be used|\bskipping\b")
+                       r"|will not be used|won't be used|\bskipping\b|\btreat(?:ed)? as disabled\b"
+                       r"|\bcommunicator is not available\b|\bto silence this warning\b")
 _WARN_CALLS = frozenset({"warning", "warning_once", "warn"})
 
 

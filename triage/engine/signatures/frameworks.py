@@ -444,6 +444,8 @@ SIGNATURES: tuple[Signature, ...] = (
             r"Failed to compile NCCL memory allocator\. Symmetric memory will be disabled",
             r"spinloop extension could not be loaded, disabling",
             r"\.checkpoint_(?:prepare|restore) is not implemented; skipping",
+            r"SymmMemCommunicator: (?:device capability is unknown|Device capability \S+ not supported"
+            r"|World size \d+ not supported), communicator is not available",
         ),
         cause=None,
         role="harmless",
@@ -483,6 +485,7 @@ SIGNATURES: tuple[Signature, ...] = (
             r"|because it's not supported on more than two PCIe-only GPUs)",
             r"PyMscclpp is disabled due to an unsupported (?:world size|group)",
             r"\[AR\] Aiter custom all-reduce not available; falling back to sglang CustomAllreduce",
+            r"TorchSymmMemCommunicator: (?:Device capability \S+|World size \d+) not supported, communicator is not available",
         ),
         cause=None,
         role="harmless",
@@ -492,12 +495,63 @@ SIGNATURES: tuple[Signature, ...] = (
              "or rank set the fast path does not support, more than two PCIe-only GPUs, or a build without the "
              "AMD aiter kernels."),
         origin=("sglang 0.5.10 srt/distributed/device_communicators/custom_all_reduce_utils.py, pymscclpp.py, "
-                "custom_all_reduce.py (dispatch_custom_allreduce)"),
+                "custom_all_reduce.py (dispatch_custom_allreduce), torch_symm_mem.py"),
         samples=("[2026-12-04 10:00:02 TP0] CustomAllreduce is disabled because this process group spans across nodes.",
                  "[2026-12-04 10:00:02 TP2] CustomAllReduceV2 is disabled because it's not supported on more than two PCIe-only GPUs. To silence this warning, specify disable_custom_all_reduce=True explicitly.",
                  "[2026-12-04 10:00:02 TP0] PyMscclpp is disabled due to an unsupported world size: 3. Supported world sizes: [8, 16]. To silence this warning, specify disable_mscclpp=True explicitly.",
-                 "[2026-12-04 10:00:02 TP0] [AR] Aiter custom all-reduce not available; falling back to sglang CustomAllreduce. Details: No module named 'aiter'"),
+                 "[2026-12-04 10:00:02 TP0] [AR] Aiter custom all-reduce not available; falling back to sglang CustomAllreduce. Details: No module named 'aiter'",
+                 "[2026-12-04 10:00:02 TP0] TorchSymmMemCommunicator: World size 3 not supported, communicator is not available."),
+        priority=45,  # above vllm.fallback.fast_path_off, whose 'SymmMemCommunicator: ...' reads inside this name
+    ),
+    Signature(
+        id="sglang.fallback.custom_ar_setup_failed",
+        patterns=(r"Setup Custom allreduce failed with .*To silence this warning, specify --disable-custom-all-reduce",),
+        cause="p2p_unsupported",
+        role="fault",
+        confidence="low",
+        title="SGLang could not set up its custom all-reduce (falls back to NCCL)",
+        fix=("Setting up SGLang's custom all-reduce raised (the text after 'failed with' says why); all-reduce runs "
+             "through NCCL instead, which on its own is benign. The custom all-reduce opens CUDA IPC buffers on the "
+             "peer GPUs: where the run then failed or hung, check GPU peer access between them:\n"
+             "$ nvidia-smi topo -p2p r\n$ python -m sglang.launch_server ... --disable-custom-all-reduce   # confirms"),
+        survivable=True,
+        origin="sglang 0.5.10 srt/distributed/parallel_state.py GroupCoordinator.__init__",
+        samples=("[2026-12-04 10:00:02 TP3] Setup Custom allreduce failed with cudaIpcOpenMemHandle returned 201. To silence this warning, specify --disable-custom-all-reduce explicitly.",),
         priority=40,
+    ),
+    Signature(
+        id="vllm.fallback.p2p_status_disagrees",
+        patterns=(r"Two processes do not agree on the P2P access status on \d+ -> \d+, treat as disabled",),
+        cause="p2p_unsupported",
+        role="fault",
+        confidence="low",
+        title="The GPU P2P check gave two processes different answers; custom all-reduce treats P2P as off",
+        fix=("vLLM's (and SGLang's) P2P test found peer access working in one process and not in the other between "
+             "these two GPUs; custom all-reduce is off and NCCL is used. Benign on its own; where the run then "
+             "failed or hung in NCCL, P2P between them is unreliable (IOMMU/ACS, virtualisation):\n"
+             "$ nvidia-smi topo -p2p r\n$ NCCL_P2P_DISABLE=1 <your launch command>   # confirms"),
+        survivable=True,
+        origin=("vllm 0.34.0 distributed/device_communicators/all_reduce_utils.py; sglang 0.5.10 "
+                "srt/distributed/device_communicators/custom_all_reduce_utils.py (gpu_p2p_access_check's cache)"),
+        samples=("WARNING 12-04 10:00:02 [all_reduce_utils.py:319] Two processes do not agree on the P2P access status on 2 -> 5, treat as disabled.",
+                 "[2026-12-04 10:00:02 TP0] Two processes do not agree on the P2P access status on 0 -> 1, treat as disabled."),
+        priority=60,
+    ),
+    Signature(
+        id="vllm.fallback.symm_mem_init_failed",
+        patterns=(r"SymmMemCommunicator: symmetric memory initialization failed: .*Communicator is not available",),
+        cause="hardware_fault",
+        role="fault",
+        confidence="low",
+        title="vLLM could not set up symmetric memory for all-reduce (falls back to NCCL)",
+        fix=("torch's symmetric memory (allocation or rendezvous over the GPUs' NVLink) raised, so vLLM runs all-reduce "
+             "through NCCL; the text after 'failed:' says why. Benign on its own; where the run then failed or hung, "
+             "check the GPUs' NVLink and the fabric:\n$ nvidia-smi nvlink -s\n$ nvidia-smi -q | grep -i -A3 fabric\n"
+             "VLLM_ALLREDUCE_USE_SYMM_MEM=0   # silences it"),
+        survivable=True,
+        origin="vllm 0.34.0 distributed/device_communicators/symm_mem.py SymmMemCommunicator.__init__",
+        samples=("WARNING 12-04 10:00:02 [symm_mem.py:99] SymmMemCommunicator: symmetric memory initialization failed: CUDA driver error: operation not supported Communicator is not available. To suppress this warning set VLLM_ALLREDUCE_USE_SYMM_MEM=0",),
+        priority=60,
     ),
     Signature(
         id="vllm.pynccl_load_failed",
