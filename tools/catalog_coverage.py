@@ -35,7 +35,9 @@ and the installed torch package:
   (src/common/nvlink/interface/nvlink.h) and never reach a kernel log.
 - with --vllm, vLLM's raise texts (its distributed layer, executors, worker and engine core: see
   VLLM_ROOTS) and the warnings of its collectives that announce a fallback (a fast path off,
-  falling back to NCCL or Gloo: `survivable` or `harmless` entries in the catalog).
+  falling back to NCCL or Gloo: `survivable` or `harmless` entries in the catalog); with --sglang,
+  the same reader on SGLang's collectives (SGLANG_FALLBACK_ROOTS), its lines as SGLang's logger
+  prints them (`[<date> <time> TP0] <text>`).
 Not read: TensorRT-LLM (no source here: its wheel is over a GB).
 
 Each message becomes a line as the program prints it (printf/`{}` placeholders filled with
@@ -327,20 +329,55 @@ SGLANG_ROOTS = ("sglang/srt/distributed/", "sglang/srt/managers/", "sglang/srt/m
 # executors and GPU worker, and the engine core processes that run them.
 VLLM_ROOTS = ("vllm/distributed/", "vllm/v1/executor/", "vllm/v1/worker/gpu_worker.py", "vllm/v1/worker/worker_base.py",
               "vllm/v1/engine/core.py", "vllm/v1/engine/core_client.py", "vllm/v1/engine/utils.py")
-# Where vLLM chooses its collectives' path: the fallback warnings counted are these files' (less
-# the CPU and XPU communicators: not on the GPU clusters this triages).
+# Where vLLM and SGLang choose their collectives' path: the fallback warnings counted are these
+# files' (less the CPU, XPU, HPU and NPU communicators: not on the GPU clusters this triages).
 VLLM_FALLBACK_ROOTS = ("vllm/distributed/device_communicators/", "vllm/distributed/parallel_state.py")
-# A warning that says the program goes on another way: a fast path switched off, a fallback.
+SGLANG_FALLBACK_ROOTS = ("sglang/srt/distributed/device_communicators/", "sglang/srt/distributed/parallel_state.py")
+# A warning that says the program goes on another way: a fast path switched off, a fallback;
+# also a check's result 'treat(ed) as disabled', a communicator 'not available', and the
+# 'To silence this warning, specify --disable-...' that SGLang and vLLM append to a path they dropped.
 _FALLBACK = re.compile(r"(?i)\b(?:is|are|be|been|being) disabled\b|\bdisabling\b|fall(?:ing|s)? ?back|\binstead\b"
-                       r"|will not be used|won't be used|\bskipping\b")
+                       r"|will not be used|won't be used|\bskipping\b|\btreat(?:ed)? as disabled\b"
+                       r"|\bcommunicator is not available\b|\bto silence this warning\b")
 _WARN_CALLS = frozenset({"warning", "warning_once", "warn"})
 
 
-def python_fallbacks(files: list[tuple[str, str]]) -> list[str]:
+def _keyword_values(files: list[tuple[str, str]]) -> dict[str, list[str]]:
+    """Keyword argument name -> the string constants the callers in these files pass for it
+    (`cls_name="CustomAllreduce"`): the values a message's leading `{cls_name}` takes."""
+    found: dict[str, list[str]] = {}
+    for _, source in files:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.keyword) and node.arg and isinstance(node.value, ast.Constant) \
+                    and isinstance(node.value.value, str):
+                found.setdefault(node.arg, []).append(node.value.value)
+    return found
+
+
+def _named(message: ast.expr, text: str, values: dict[str, list[str]]) -> list[str]:
+    """`text` once per value its leading f-string name takes (`f"{cls_name} is disabled ..."`,
+    cls_name passed as a constant by the callers), so the line reads as the program prints it."""
+    head = message.values[0] if isinstance(message, ast.JoinedStr) and message.values else None
+    if (isinstance(head, ast.FormattedValue) and isinstance(head.value, ast.Name)
+            and values.get(head.value.id) and text.startswith("{}")):
+        return [v + text[2:] for v in dict.fromkeys(values[head.value.id])]
+    return [text]
+
+
+VLLM_LINE = "WARNING 12-04 10:00:02 [{file}:{line}] {text}"  # vLLM's logger format
+SGLANG_LINE = "[2026-12-04 10:00:02 TP0] {text}"  # SGLang's configure_logger: '[%(asctime)s{prefix}] %(message)s'
+
+
+def python_fallbacks(files: list[tuple[str, str]], line_format: str = VLLM_LINE) -> list[str]:
     """The warnings of these (path, source) files that announce a fallback (`logger.warning(...)`,
-    `warnings.warn(...)` whose text says a path is disabled or falls back), as a vLLM-style log
-    line prints them (`WARNING <date> <time> [<file>:<line>] <text>`)."""
+    `warnings.warn(...)` whose text says a path is disabled or falls back), as the program's log
+    line prints them (`line_format`: vLLM's `WARNING <date> <time> [<file>:<line>] <text>` by default)."""
     out: list[str] = []
+    values = _keyword_values(files)
     for path, source in files:
         if any(part in f"/{path}" for part in _NOT_IN_A_JOB):
             continue
@@ -354,8 +391,8 @@ def python_fallbacks(files: list[tuple[str, str]]) -> list[str]:
                 continue
             text = _text(node.args[0])
             if text and _FALLBACK.search(text):
-                first = " ".join(text.split())
-                out.append(f"WARNING 12-04 10:00:02 [{path.rsplit('/', 1)[-1]}:{node.lineno}] {first}")
+                for named in _named(node.args[0], " ".join(text.split()), values):
+                    out.append(line_format.format(file=path.rsplit("/", 1)[-1], line=node.lineno, text=named))
     return _unique(out)
 
 
@@ -366,9 +403,20 @@ def _wheel_files(wheel: Path, roots: tuple[str, ...]) -> list[tuple[str, str]]:
                 if n.endswith(".py") and n.startswith(roots)]
 
 
+def _fallback_files(files: list[tuple[str, str]], roots: tuple[str, ...]) -> list[tuple[str, str]]:
+    """The files under `roots` where a program chooses its collectives' path, less the CPU, XPU,
+    HPU and NPU communicators (not on the GPU clusters this triages)."""
+    return [(p, text) for p, text in files if p.startswith(roots)
+            and not p.rsplit("/", 1)[-1].startswith(("cpu_", "xpu_", "hpu_", "npu_"))]
+
+
 def wheel_messages(wheel: Path) -> dict[str, list[str]]:
-    """SGLang's raise texts (`pip download --no-deps --only-binary :all: sglang==X`)."""
-    return {f"SGLang raise ({wheel.name.split('-')[1]})": python_failures(_wheel_files(wheel, SGLANG_ROOTS))}
+    """SGLang's raise texts and fallback warnings (`pip download --no-deps --only-binary :all: sglang==X`)."""
+    files = _wheel_files(wheel, SGLANG_ROOTS)
+    version = wheel.name.split("-")[1]
+    return {f"SGLang raise ({version})": python_failures(files),
+            f"SGLang fallback warnings ({version})": python_fallbacks(_fallback_files(files, SGLANG_FALLBACK_ROOTS),
+                                                                      SGLANG_LINE)}
 
 
 def vllm_messages(wheel: Path) -> dict[str, list[str]]:
@@ -376,9 +424,7 @@ def vllm_messages(wheel: Path) -> dict[str, list[str]]:
     files = _wheel_files(wheel, VLLM_ROOTS)
     version = wheel.name.split("-")[1]
     return {f"vLLM raise ({version})": python_failures(files),
-            f"vLLM fallback warnings ({version})": python_fallbacks(
-                [(p, text) for p, text in files if p.startswith(VLLM_FALLBACK_ROOTS)
-                 and not p.rsplit("/", 1)[-1].startswith(("cpu_", "xpu_"))])}
+            f"vLLM fallback warnings ({version})": python_fallbacks(_fallback_files(files, VLLM_FALLBACK_ROOTS))}
 
 
 def ompi_messages(repo: Path) -> dict[str, list[str]]:

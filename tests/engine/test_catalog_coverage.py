@@ -139,6 +139,37 @@ def init(world_size):
 '''
 
 
+SGLANG_SOURCE = '''
+import logging
+logger = logging.getLogger(__name__)
+
+def can_use(world_size, cls_name):
+    if world_size > 8:
+        logger.warning(f"{cls_name} is disabled due to an unsupported world size: {world_size}.")
+    logger.warning(f"{cls_name} found peer %s slow", 3)
+    logger.warning("Two processes do not agree on the P2P access status on %d -> %d, treat as disabled.", 0, 1)
+    logger.warning(f"Setup {cls_name} failed with {world_size}. To silence this warning, specify --disable-it.")
+
+class CustomAllreduce:
+    def __init__(self):
+        can_use(8, cls_name="CustomAllreduce")
+
+class CustomAllReduceV2:
+    def __init__(self):
+        can_use(8, cls_name="CustomAllReduceV2")
+'''
+
+
+def test_a_fallback_warning_names_each_class_its_callers_pass_as_sglang_prints_it(tool: ModuleType) -> None:
+    found = tool.python_fallbacks([("sglang/srt/distributed/device_communicators/custom_all_reduce_utils.py",
+                                    SGLANG_SOURCE)], tool.SGLANG_LINE)
+    assert found == ["[2026-12-04 10:00:02 TP0] CustomAllreduce is disabled due to an unsupported world size: {}.",
+                     "[2026-12-04 10:00:02 TP0] CustomAllReduceV2 is disabled due to an unsupported world size: {}.",
+                     "[2026-12-04 10:00:02 TP0] Two processes do not agree on the P2P access status on %d -> %d, "
+                     "treat as disabled.",
+                     "[2026-12-04 10:00:02 TP0] Setup {} failed with {}. To silence this warning, specify --disable-it."]
+
+
 def test_fallback_warnings_are_warnings_that_say_the_program_goes_on_another_way(tool: ModuleType) -> None:
     found = tool.python_fallbacks([("vllm/distributed/device_communicators/quick_all_reduce.py", VLLM_SOURCE)])
     assert found == ["WARNING 12-04 10:00:02 [quick_all_reduce.py:7] Custom quick allreduce is disabled due to an "
@@ -150,23 +181,26 @@ def test_fallback_warnings_are_warnings_that_say_the_program_goes_on_another_way
 # ------------------------------------------------------------------ the measured shares hold
 # Each source's share with an entry, as measured when its entries were written (README's coverage
 # table): a catalog change that loses messages fails here. The sources are the fetched driver
-# mirror and the downloaded vLLM wheel (see the tool's --help); a machine without them cannot
+# mirror and the downloaded vLLM and SGLang wheels (see the tool's --help); a machine without them cannot
 # measure, and says so.
 MIRROR = Path(os.environ.get("TRIAGE_MIRROR", "/work/.mirror"))
 VLLM_WHEEL = Path(os.environ.get("TRIAGE_VLLM_WHEEL", "/tmp/sdist/vllm-0.34.0-cp38-abi3-manylinux_2_28_x86_64.whl"))
+SGLANG_WHEEL = Path(os.environ.get("TRIAGE_SGLANG_WHEEL", "/tmp/sdist/sglang-0.5.10-py3-none-any.whl"))
 FLOORS = {  # row prefix -> (messages at least, entries at least)
     "NVRM error lines": (136, 136),
     "NVRM status codes in assertion lines": (15, 15),
     "vLLM raise": (112, 111),
-    "vLLM fallback warnings": (24, 24),
+    "vLLM fallback warnings": (29, 29),
+    "SGLang fallback warnings": (17, 17),
 }
 
 
 def _measured(tool: ModuleType) -> dict[str, tuple[int, int]]:
     driver = MIRROR / "NVIDIA+open-gpu-kernel-modules" / "repo"
-    if not driver.is_dir() or not VLLM_WHEEL.is_file():
-        pytest.skip(f"needs the driver mirror ({driver}) and the vLLM wheel ({VLLM_WHEEL}): TRIAGE_MIRROR, TRIAGE_VLLM_WHEEL")
-    rows = {**tool.nvrm_messages(driver), **tool.vllm_messages(VLLM_WHEEL)}
+    if not driver.is_dir() or not VLLM_WHEEL.is_file() or not SGLANG_WHEEL.is_file():
+        pytest.skip(f"needs the driver mirror ({driver}) and the vLLM and SGLang wheels ({VLLM_WHEEL}, {SGLANG_WHEEL}): "
+                    "TRIAGE_MIRROR, TRIAGE_VLLM_WHEEL, TRIAGE_SGLANG_WHEEL")
+    rows = {**tool.nvrm_messages(driver), **tool.vllm_messages(VLLM_WHEEL), **tool.wheel_messages(SGLANG_WHEEL)}
     return {name: (len(msgs), sum(1 for m in msgs if tool.covered(m))) for name, msgs in rows.items()}
 
 

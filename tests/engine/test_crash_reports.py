@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from triage.engine import diagnose
 
 OMPI_SEGV = """\
@@ -171,6 +173,53 @@ def test_the_same_fallback_before_the_run_failed_is_a_finding(tmp_path: Path) ->
     d = diagnose(_write(tmp_path, {"worker.log": warn + hang})).to_dict()
     p2p = [f for f in d["findings"] if f["cause"] == "p2p_unsupported"]
     assert p2p and p2p[0]["confidence"] == "medium"
+
+
+# SGLang's fallback warnings, written from custom_all_reduce_utils.py's format strings with SGLang's
+# logger prefix ('[%(asctime)s TP<r>] %(message)s').
+SGLANG_NO_P2P = ("[2026-12-04 10:00:02 TP1] CustomAllreduce is disabled because your platform lacks GPU P2P capability "
+                 "or P2P test failed. To silence this warning, specify disable_custom_all_reduce=True explicitly.\n")
+SGLANG_P2P_FALLBACKS = {  # entry -> its line
+    "sglang.fallback.custom_ar_no_p2p": SGLANG_NO_P2P,
+    "vllm.fallback.p2p_status_disagrees": "[2026-12-04 10:00:02 TP1] Two processes do not agree on the P2P access status on "
+                                          "1 -> 0, treat as disabled.\n",
+    "sglang.fallback.custom_ar_setup_failed": "[2026-12-04 10:00:02 TP1] Setup Custom allreduce failed with cudaIpcOpenMemHandle "
+                                              "returned 201. To silence this warning, specify --disable-custom-all-reduce "
+                                              "explicitly.\n",
+}
+SGLANG_SERVING = ("[2026-12-04 10:00:09 TP1] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16, avail mem=61.20 GB\n"
+                  "[2026-12-04 10:00:31] The server is fired up and ready to roll!\n")
+RANK1_HANG = ("[rank1]:[E1204 10:12:02.123456789 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective operation "
+              "timeout: WorkNCCL(SeqNum=3, OpType=ALLREDUCE, NumelIn=8, NumelOut=8, Timeout(ms)=600000) ran for 600010 "
+              "milliseconds before timing out.\n")
+
+
+@pytest.mark.parametrize("entry", sorted(SGLANG_P2P_FALLBACKS))
+def test_sglangs_p2p_fallback_in_a_healthy_run_is_no_more_than_a_low_hint(tmp_path: Path, entry: str) -> None:
+    d = diagnose(_write(tmp_path, {"server.log": SGLANG_P2P_FALLBACKS[entry] + SGLANG_SERVING})).to_dict()
+    assert [(f["cause"], f["rule"], f["confidence"]) for f in d["findings"]] == [
+        ("p2p_unsupported", f"signature.{entry}", "low")]
+
+
+@pytest.mark.parametrize("entry", sorted(SGLANG_P2P_FALLBACKS))
+def test_sglangs_p2p_fallback_before_a_failure_leaves_the_failures_verdict(tmp_path: Path, entry: str) -> None:
+    alone = diagnose(_write(tmp_path / "alone", {"server.log": RANK1_HANG})).to_dict()["findings"]
+    d = diagnose(_write(tmp_path / "both", {"server.log": SGLANG_P2P_FALLBACKS[entry] + RANK1_HANG})).to_dict()["findings"]
+    assert (d[0]["cause"], d[0]["rule"], d[0]["confidence"]) == (alone[0]["cause"], alone[0]["rule"], alone[0]["confidence"])
+    assert d[0]["cause"] != "p2p_unsupported"
+    # The warning stays in the report as context for the failure: the fallback it names, at low.
+    p2p = [f for f in d if f["cause"] == "p2p_unsupported"]
+    assert [(f["rule"], f["confidence"]) for f in p2p] == [(f"signature.{entry}", "low")]
+
+
+def test_sglang_switching_a_fast_path_off_for_its_layout_is_no_finding(tmp_path: Path) -> None:
+    lines = ("[2026-12-04 10:00:02 TP0] CustomAllreduce is disabled because this process group spans across nodes.\n"
+             "[2026-12-04 10:00:02 TP0] PyMscclpp is disabled due to an unsupported world size: 3. Supported world "
+             "sizes: [8, 16]. To silence this warning, specify disable_mscclpp=True explicitly.\n"
+             "[2026-12-04 10:00:03 TP0] TorchSymmMemCommunicator: World size 3 not supported, communicator is not "
+             "available.\n")
+    d = diagnose(_write(tmp_path, {"server.log": lines + SGLANG_SERVING})).to_dict()
+    assert d["findings"] == [] and d["first_failure"] is None
 
 
 def test_a_world_size_that_does_not_fit_the_layout_is_a_config_error_not_a_crash(tmp_path: Path) -> None:

@@ -444,16 +444,114 @@ SIGNATURES: tuple[Signature, ...] = (
             r"Failed to compile NCCL memory allocator\. Symmetric memory will be disabled",
             r"spinloop extension could not be loaded, disabling",
             r"\.checkpoint_(?:prepare|restore) is not implemented; skipping",
+            r"SymmMemCommunicator: (?:device capability is unknown|Device capability \S+ not supported"
+            r"|World size \d+ not supported), communicator is not available",
         ),
         cause=None,
         role="harmless",
         confidence="low",
-        title="vLLM switched an optional collective fast path off for this layout or build (falls back to NCCL)",
+        title="vLLM (or SGLang) switched an optional collective fast path off for this layout or build (falls back to NCCL)",
         fix="Benign: vLLM uses NCCL or its default path instead (a world size, dtype, node span or library build the fast path does not support).",
-        origin="vllm 0.34.0 distributed/device_communicators/quick_all_reduce.py, flashinfer_*all_reduce.py, pynccl.py, pynccl_allocator.py, shm_broadcast.py, base_device_communicator.py",
+        origin=("vllm 0.34.0 distributed/device_communicators/quick_all_reduce.py, flashinfer_*all_reduce.py, pynccl.py, pynccl_allocator.py, shm_broadcast.py, base_device_communicator.py; "
+                "the quick all-reduce texts also sglang 0.5.10 srt/distributed/device_communicators/quick_all_reduce.py (taken from vLLM)"),
         samples=("WARNING 12-04 10:00:02 [quick_all_reduce.py:116] Custom quick allreduce is disabled because this process group spans across nodes.",
                  "WARNING 12-04 10:00:02 [pynccl_allocator.py:100] Failed to compile NCCL memory allocator. Symmetric memory will be disabled. This is expected if NCCL headers are not available."),
         priority=40,
+    ),
+    # SGLang's collectives choose their path as vLLM's do (custom_all_reduce_utils.py
+    # can_use_custom_all_reduce_with_nvlink, for CustomAllreduce and CustomAllReduceV2), but print
+    # the class name: 'CustomAllreduce is disabled ...', not vLLM's 'Custom allreduce is disabled ...'.
+    Signature(
+        id="sglang.fallback.custom_ar_no_p2p",
+        patterns=(r"CustomAll[Rr]educe(?:V2)? is disabled because your platform lacks GPU P2P capability or P2P test failed",),
+        cause="p2p_unsupported",
+        role="fault",
+        confidence="low",
+        title="SGLang custom all-reduce disabled: no GPU P2P (falls back to NCCL)",
+        fix=("SGLang found no working GPU peer access between its GPUs and runs all-reduce through NCCL; on its "
+             "own this is benign. Where the run then failed or hung in NCCL, P2P between these GPUs is broken "
+             "rather than absent (IOMMU/ACS, virtualisation):\n$ nvidia-smi topo -p2p r\n"
+             "$ NCCL_P2P_DISABLE=1 <your launch command>   # confirms"),
+        survivable=True,
+        origin="sglang 0.5.10 srt/distributed/device_communicators/custom_all_reduce_utils.py can_use_custom_all_reduce_with_nvlink",
+        samples=("[2026-12-04 10:00:02 TP1] CustomAllreduce is disabled because your platform lacks GPU P2P capability or P2P test failed. To silence this warning, specify disable_custom_all_reduce=True explicitly.",
+                 "[2026-12-04 10:00:02 TP0] CustomAllReduceV2 is disabled because your platform lacks GPU P2P capability or P2P test failed. To silence this warning, specify disable_custom_all_reduce=True explicitly."),
+        priority=60,
+    ),
+    Signature(
+        id="sglang.fallback.fast_path_off",
+        patterns=(
+            r"CustomAll[Rr]educe(?:V2)? is disabled (?:because this process group spans across nodes|due to an unsupported world size"
+            r"|because it's not supported on more than two PCIe-only GPUs)",
+            r"PyMscclpp is disabled due to an unsupported (?:world size|group)",
+            r"\[AR\] Aiter custom all-reduce not available; falling back to sglang CustomAllreduce",
+            r"TorchSymmMemCommunicator: (?:Device capability \S+|World size \d+) not supported, communicator is not available",
+        ),
+        cause=None,
+        role="harmless",
+        confidence="low",
+        title="SGLang switched an optional collective fast path off for this layout or build (falls back to NCCL)",
+        fix=("Benign: SGLang uses NCCL (or its own custom all-reduce) instead: a group spanning nodes, a world size "
+             "or rank set the fast path does not support, more than two PCIe-only GPUs, or a build without the "
+             "AMD aiter kernels."),
+        origin=("sglang 0.5.10 srt/distributed/device_communicators/custom_all_reduce_utils.py, pymscclpp.py, "
+                "custom_all_reduce.py (dispatch_custom_allreduce), torch_symm_mem.py"),
+        samples=("[2026-12-04 10:00:02 TP0] CustomAllreduce is disabled because this process group spans across nodes.",
+                 "[2026-12-04 10:00:02 TP2] CustomAllReduceV2 is disabled because it's not supported on more than two PCIe-only GPUs. To silence this warning, specify disable_custom_all_reduce=True explicitly.",
+                 "[2026-12-04 10:00:02 TP0] PyMscclpp is disabled due to an unsupported world size: 3. Supported world sizes: [8, 16]. To silence this warning, specify disable_mscclpp=True explicitly.",
+                 "[2026-12-04 10:00:02 TP0] [AR] Aiter custom all-reduce not available; falling back to sglang CustomAllreduce. Details: No module named 'aiter'",
+                 "[2026-12-04 10:00:02 TP0] TorchSymmMemCommunicator: World size 3 not supported, communicator is not available."),
+        priority=45,  # above vllm.fallback.fast_path_off, whose 'SymmMemCommunicator: ...' reads inside this name
+    ),
+    Signature(
+        id="sglang.fallback.custom_ar_setup_failed",
+        patterns=(r"Setup Custom allreduce failed with .*To silence this warning, specify --disable-custom-all-reduce",),
+        cause="p2p_unsupported",
+        role="fault",
+        confidence="low",
+        title="SGLang could not set up its custom all-reduce (falls back to NCCL)",
+        fix=("Setting up SGLang's custom all-reduce raised (the text after 'failed with' says why); all-reduce runs "
+             "through NCCL instead, which on its own is benign. The custom all-reduce opens CUDA IPC buffers on the "
+             "peer GPUs: where the run then failed or hung, check GPU peer access between them:\n"
+             "$ nvidia-smi topo -p2p r\n$ python -m sglang.launch_server ... --disable-custom-all-reduce   # confirms"),
+        survivable=True,
+        origin="sglang 0.5.10 srt/distributed/parallel_state.py GroupCoordinator.__init__",
+        samples=("[2026-12-04 10:00:02 TP3] Setup Custom allreduce failed with cudaIpcOpenMemHandle returned 201. To silence this warning, specify --disable-custom-all-reduce explicitly.",),
+        priority=40,
+    ),
+    Signature(
+        id="vllm.fallback.p2p_status_disagrees",
+        patterns=(r"Two processes do not agree on the P2P access status on \d+ -> \d+, treat as disabled",),
+        cause="p2p_unsupported",
+        role="fault",
+        confidence="low",
+        title="The GPU P2P check gave two processes different answers; custom all-reduce treats P2P as off",
+        fix=("vLLM's (and SGLang's) P2P test found peer access working in one process and not in the other between "
+             "these two GPUs; custom all-reduce is off and NCCL is used. Benign on its own; where the run then "
+             "failed or hung in NCCL, P2P between them is unreliable (IOMMU/ACS, virtualisation):\n"
+             "$ nvidia-smi topo -p2p r\n$ NCCL_P2P_DISABLE=1 <your launch command>   # confirms"),
+        survivable=True,
+        origin=("vllm 0.34.0 distributed/device_communicators/all_reduce_utils.py; sglang 0.5.10 "
+                "srt/distributed/device_communicators/custom_all_reduce_utils.py (gpu_p2p_access_check's cache)"),
+        samples=("WARNING 12-04 10:00:02 [all_reduce_utils.py:319] Two processes do not agree on the P2P access status on 2 -> 5, treat as disabled.",
+                 "[2026-12-04 10:00:02 TP0] Two processes do not agree on the P2P access status on 0 -> 1, treat as disabled."),
+        priority=60,
+    ),
+    Signature(
+        id="vllm.fallback.symm_mem_init_failed",
+        patterns=(r"SymmMemCommunicator: symmetric memory initialization failed: .*Communicator is not available",),
+        cause="hardware_fault",
+        role="fault",
+        confidence="low",
+        title="vLLM could not set up symmetric memory for all-reduce (falls back to NCCL)",
+        fix=("torch's symmetric memory (allocation or rendezvous over the GPUs' NVLink) raised, so vLLM runs all-reduce "
+             "through NCCL; the text after 'failed:' says why. Benign on its own; where the run then failed or hung, "
+             "check the GPUs' NVLink and the fabric:\n$ nvidia-smi nvlink -s\n$ nvidia-smi -q | grep -i -A3 fabric\n"
+             "VLLM_ALLREDUCE_USE_SYMM_MEM=0   # silences it"),
+        survivable=True,
+        origin="vllm 0.34.0 distributed/device_communicators/symm_mem.py SymmMemCommunicator.__init__",
+        samples=("WARNING 12-04 10:00:02 [symm_mem.py:99] SymmMemCommunicator: symmetric memory initialization failed: CUDA driver error: operation not supported Communicator is not available. To suppress this warning set VLLM_ALLREDUCE_USE_SYMM_MEM=0",),
+        priority=60,
     ),
     Signature(
         id="vllm.pynccl_load_failed",
