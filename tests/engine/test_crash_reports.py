@@ -163,6 +163,10 @@ def test_a_fallback_the_run_survived_is_only_a_low_hint(tmp_path: Path) -> None:
             "GPU P2P capability or P2P test failed. To silence this warning, specify disable_custom_all_reduce=True explicitly.\n")
     d = diagnose(_write(tmp_path / "ok", {"worker.log": warn + "INFO 11-03 10:05:00 serving on :8000\n"})).to_dict()
     assert [(f["cause"], f["confidence"]) for f in d["findings"]] == [("p2p_unsupported", "low")]
+    # A hint, not a failure: nothing is named as the first failure and no rank is called crashed.
+    assert d["first_failure"] is None
+    assert not [r for r in d["ranks"] if r["state"] == "crashed"]
+    assert "went on" in d["summary"]
 
 
 def test_the_same_fallback_before_the_run_failed_is_a_finding(tmp_path: Path) -> None:
@@ -199,6 +203,8 @@ def test_sglangs_p2p_fallback_in_a_healthy_run_is_no_more_than_a_low_hint(tmp_pa
     d = diagnose(_write(tmp_path, {"server.log": SGLANG_P2P_FALLBACKS[entry] + SGLANG_SERVING})).to_dict()
     assert [(f["cause"], f["rule"], f["confidence"]) for f in d["findings"]] == [
         ("p2p_unsupported", f"signature.{entry}", "low")]
+    assert d["first_failure"] is None
+    assert not [r for r in d["ranks"] if r["state"] == "crashed"]
 
 
 @pytest.mark.parametrize("entry", sorted(SGLANG_P2P_FALLBACKS))

@@ -204,6 +204,10 @@ def first_failure(facts: Facts, findings: list[Finding]) -> tuple[dict[str, Any]
     if not findings:
         return None, None
     verdict = findings[0]
+    if verdict.role == "context" and verdict.confidence == "low":
+        # The best there is is a hint the run went on after (a fallback announced, nothing failing
+        # since): no process failed, so none is named as the first failure.
+        return None, None
     ev = verdict.culprit
     if ev is None and len(set(verdict.ranks)) == 1 and (verdict.ranks[0] in facts.ranks
                                                          or facts.last_words(verdict.ranks[0]) is not None):
@@ -357,7 +361,9 @@ def summary(facts: Facts, findings: list[Finding], culprit: Event | None) -> str
                if info.state in ("errored", "crashed") and (culprit is None or r != culprit.rank)]
     if culprit is not None and culprit.rank is not None and victims and v.cause != "collective_timeout_straggler":
         text += f"; the errors on {len(victims)} other rank{'s' if len(victims) != 1 else ''} followed it"
-    if v.confidence == "low":
+    if v.role == "context" and v.confidence == "low":
+        text += " (a hint only: the program went on after it and nothing failed)"
+    elif v.confidence == "low":
         text += " (low confidence: the logs are incomplete)"
     return text + "."
 

@@ -132,6 +132,9 @@ def find(facts: Facts) -> list[Finding]:
         sig = BY_ID[str(first.data["sig"])]
         role = str(first.data["role"])
         confidence, why = earned(facts, first, sig, _confidence(first))
+        # A fallback the program announced and then went on from, with nothing failing after it:
+        # context for whoever reads the report, not a failure (no first failure, no crashed rank).
+        survived = sig.survivable and not _failure_besides(facts, first, after=True)
         confidence = "low" if later_on_same_process(first, ends) else confidence
         findings.append(Finding(
             cause=cause,
@@ -146,5 +149,6 @@ def find(facts: Facts) -> list[Finding]:
             ranks=ranks_of([first]), hosts=hosts_of([first]),
             evidence=evidence([first] + sorted(pool, key=lambda e: e.order)),
             culprit=first,
+            role="context" if survived else None,
         ))
     return findings
