@@ -235,6 +235,8 @@ def _left_first(facts: Facts) -> list[Finding]:
         return []
     gone = silent[0]
     label = facts.rank_label(gone.rank)
+    info = facts.ranks.get(gone.rank)
+    own_files = [src.file_origin.host for src in facts.sources if src.file_origin.rank == gone.rank]
     return [Finding(
         cause="rank_crash", rule="rank_crash.left_first", confidence="medium",
         title=f"{upper_first(label)} left first with no error of its own; the other ranks lost their connection to it",
@@ -245,8 +247,7 @@ def _left_first(facts: Facts) -> list[Finding]:
                 + ". A process that stops with no last words was most often killed (SIGKILL). This is inferred from "
                   "absence."),
         fix=FIX_SIGKILL, ranks=[gone.rank],
-        hosts=sorted({h for h in [facts.ranks[gone.rank].host if gone.rank in facts.ranks else None]
-                      + [src.file_origin.host for src in facts.sources if src.file_origin.rank == gone.rank] if h}),
+        hosts=sorted({h for h in [info.host if info else None, *own_files] if h}),
         evidence=([gone.last_line] if gone.last_line else []) + evidence(lost, 4),
         role="inferred", culprit=None,
     )]

@@ -99,20 +99,21 @@ def _failure_besides(facts: Facts, ev: Event, after: bool) -> bool:
     return False
 
 
-def earned(facts: Facts, ev: Event, sig: Signature, confidence: str) -> tuple[str, str]:
+def earned(facts: Facts, ev: Event, sig: Signature, confidence: str) -> tuple[str, str, bool]:
     """The confidence the bundle supports for the entry's line, and why it is lower: a
     survivable message only counts where the run then failed; a line another one in the bundle
-    explains drops to low; a single line with nothing failing around it is not `high`."""
+    explains drops to low; a single line with nothing failing around it is not `high`. The flag
+    says the program went on after the line (survivable, nothing failing after it)."""
     if sig.survivable:
         if not _failure_besides(facts, ev, after=True):
-            return "low", " The program said it falls back and goes on, and nothing failed after it."
+            return "low", " The program said it falls back and goes on, and nothing failed after it.", True
         confidence = "medium" if confidence == "high" else confidence
     above = outranked(facts, sig)
     if above is not None:
-        return "low", f" Outranked by an earlier-named cause in the same bundle: {above.message[:160]}"
+        return "low", f" Outranked by an earlier-named cause in the same bundle: {above.message[:160]}", False
     if confidence == "high" and not _failure_besides(facts, ev, after=False):
-        return "medium", " It is the only failing line in these logs; nothing else confirms it."
-    return confidence, ""
+        return "medium", " It is the only failing line in these logs; nothing else confirms it.", False
+    return confidence, "", False
 
 
 def find(facts: Facts) -> list[Finding]:
@@ -131,10 +132,10 @@ def find(facts: Facts) -> list[Finding]:
         assert first is not None
         sig = BY_ID[str(first.data["sig"])]
         role = str(first.data["role"])
-        confidence, why = earned(facts, first, sig, _confidence(first))
-        # A fallback the program announced and then went on from, with nothing failing after it:
-        # context for whoever reads the report, not a failure (no first failure, no crashed rank).
-        survived = sig.survivable and not _failure_besides(facts, first, after=True)
+        # A fallback the program announced and then went on from, with nothing failing after it
+        # (`survived`): context for whoever reads the report, not a failure (no first failure, no
+        # crashed rank).
+        confidence, why, survived = earned(facts, first, sig, _confidence(first))
         confidence = "low" if later_on_same_process(first, ends) else confidence
         findings.append(Finding(
             cause=cause,
