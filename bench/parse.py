@@ -109,6 +109,39 @@ print(json.dumps({'elapsed': time.perf_counter() - t, 'cpu': cpu, 'path': cpu + 
 """
 
 
+# The least any engine built on this gate must do, on one core: walk the folder, read every
+# file, and run the gate (scan.prefilter().first) once over each window of WINDOW_BYTES; no
+# line is parsed. Its ratio to grep is a ceiling for the engine's own ratio on that shape.
+FLOOR_CODE = """
+import os, sys, time
+from triage.engine import scan
+engine = sys.argv[2] or None
+gate = scan.prefilter(prefer=engine).first if engine else scan.prefilter().first
+window = scan.WINDOW_BYTES
+c = time.process_time()
+for folder, _dirs, files in os.walk(sys.argv[1]):
+    for name in files:
+        with open(os.path.join(folder, name), 'rb') as handle:
+            while True:
+                block = handle.read(scan.BLOCK_BYTES)
+                if not block:
+                    break
+                for lo in range(0, len(block), window):
+                    gate(block, lo, min(lo + window, len(block)))
+print(time.process_time() - c)
+"""
+
+
+def time_floor(root: Path, engine: str | None) -> float:
+    env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
+    env["PYTHONPATH"] = str(REPO)
+    out = subprocess.run(pin() + [sys.executable, "-c", FLOOR_CODE, str(root), engine or ""], cwd=REPO, env=env,
+                         capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        raise SystemExit(f"floor failed on {root}:\n{out.stderr[-2000:]}")
+    return float(out.stdout.strip().splitlines()[-1])
+
+
 def time_engine(root: Path, engine: str | None, all_cores: bool = False) -> tuple[float, dict[str, object]]:
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
     env["PYTHONPATH"] = str(REPO)
@@ -136,7 +169,7 @@ def main() -> None:
     base = args.dir or Path(tempfile.mkdtemp(prefix="nccl-triage-shapes-"))
     rows = []
     print(f"{'shape':16s} {'cores':>5s} {'MB':>6s} {'grep MB/s':>10s} {'engine MB/s':>12s} {'ratio':>6s} {'cold':>6s} "
-          f"{'idle':>6s} {'peak RSS':>9s}  verdict")
+          f"{'idle':>6s} {'floor':>6s} {'peak RSS':>9s}  verdict")
     try:
         for size_mb in (int(s) for s in args.sizes.split(",")):
             for name in args.shapes.split(","):
@@ -158,7 +191,9 @@ def main() -> None:
     print(f"\nengine: {engine}; one core: CPU seconds, 'ratio' is diagnose() against grep, 'cold' the whole command "
           f"(interpreter start, imports, catalog load) against grep; all cores ({cores()}): wall seconds, grep through "
           f"xargs -P, and 'idle' the ratio an idle machine would give: grep's CPU seconds over the cores against the "
-          f"engine's CPU seconds on its critical path (the parent's own and the slowest worker's); grep words: "
+          f"engine's CPU seconds on its critical path (the parent's own and the slowest worker's); 'floor' (one core) "
+          f"grep against reading every file and running the gate once over each window, nothing parsed: the "
+          f"most this gate read from Python can give; grep words: "
           f"{GREP_WORDS}")
 
 
@@ -174,17 +209,19 @@ def measure(root: Path, name: str, size: int, all_cores: bool, args: argparse.Na
     rss_mb = max(float(r[1]["rss_kb"]) for r in runs) / 1024  # type: ignore[arg-type]
     ratio = grep_s / eng_s
     idle = min(GREP_CPU) / cores() / min(float(r[1]["path"]) for r in runs) if all_cores else ratio  # type: ignore[arg-type]
+    floor = None if all_cores else grep_s / min(time_floor(root, args.engine) for _ in range(args.runs))
     verdict = f"{info['cause']} rank {info['rank']} ({info['rule']}), {info['sources']} sources"
     ok = info["cause"] == "oom" and info["rank"] == CULPRIT
     label = f"{cores()}" if all_cores else "1"
     print(f"{name:16s} {label:>5s} {size / 1e6:6.0f} {size / 1e6 / grep_s:10.0f} {size / 1e6 / eng_s:12.0f} "
           f"{ratio:5.2f}x "
-          f"{grep_s / cold_s:5.2f}x {idle:5.2f}x {rss_mb:7.0f} MB  "
+          f"{grep_s / cold_s:5.2f}x {idle:5.2f}x {'' if floor is None else f'{floor:5.2f}x':>6s} {rss_mb:7.0f} MB  "
           f"{verdict}{'' if ok else f'  <-- expected oom on rank {CULPRIT:d}'}",
           flush=True)
     return {"shape": name, "cores": label, "mb": size / 1e6, "grep_mbs": size / 1e6 / grep_s,
             "engine_mbs": size / 1e6 / eng_s,
-            "ratio": ratio, "cold_ratio": grep_s / cold_s, "idle_ratio": idle, "rss_mb": rss_mb, "verdict": verdict,
+            "ratio": ratio, "cold_ratio": grep_s / cold_s, "idle_ratio": idle, "floor_ratio": floor,
+            "rss_mb": rss_mb, "verdict": verdict,
             "right": ok,
             "engine": info["engine"]}
 
