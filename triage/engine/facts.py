@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from .demux import Origin
-from .model import Event, Evidence, RankInfo
+from .model import Event, Evidence, RankInfo, shared_data
 from .parsers.kernel import bus_key
 from .reader import Collected, SourceInfo, read_recorded
 from .signatures.readings import cuda_class, fault_class
@@ -158,10 +158,10 @@ def _read_codes(events: list[Event]) -> None:
     for ev in events:
         if ev.kind == "cuda_error" and "error_class" not in ev.data:
             name, cls = cuda_class(str(ev.data.get("error") or ""), ev.data.get("cuda_name"))
-            ev.data["cuda_name"], ev.data["error_class"] = name, cls
+            ev.data = {**ev.data, "cuda_name": name, "error_class": cls}  # (read data is shared: never in place)
         elif ev.kind == "xid" and "fault_class" not in ev.data:
             xname, cls = fault_class(int(ev.data["xid"]))
-            ev.data["xid_name"], ev.data["fault_class"] = xname, cls
+            ev.data = {**ev.data, "xid_name": xname, "fault_class": cls}
             ev.severity = "error" if cls in ("hardware", "app") else "warn"
 
 
@@ -175,9 +175,11 @@ def _fix_years(collected: Collected, facts: Facts) -> None:
         if ev.approx_time is not None and ev.approx_time.year == assumed != year:
             with contextlib.suppress(ValueError):
                 ev.approx_time = ev.approx_time.replace(year=year)
-        if ev.time is not None and ev.data.pop("_yearless", False) and ev.time.year != year:
-            with contextlib.suppress(ValueError):
-                ev.time = ev.time.replace(year=year)
+        if ev.time is not None and "_yearless" in ev.data:
+            ev.data = shared_data({k: v for k, v in ev.data.items() if k != "_yearless"})  # (shared: never in place)
+            if ev.time.year != year:
+                with contextlib.suppress(ValueError):
+                    ev.time = ev.time.replace(year=year)
 
 
 def _apply_manifests(facts: Facts) -> None:

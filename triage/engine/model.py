@@ -66,7 +66,7 @@ def duration_text(seconds: float) -> str:
     return f"{secs} s"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Evidence:
     source: str
     line: int
@@ -74,6 +74,42 @@ class Evidence:
 
     def to_dict(self) -> dict[str, Any]:
         return {"source": self.source, "line": self.line, "text": self.text}
+
+
+# The events of a fleet's ranks mostly say the same things (the same NCCL version, network and
+# catalog entry on every rank): once a source is read, an event's `data` is replaced by an equal
+# dict shared with the other events that hold the same (shared_data), so 65,536 ranks keep a few
+# hundred such dicts, not a million. Hence a read event's `data` is never changed in place:
+# whoever adds to it or takes from it after reading gives the event a new dict.
+MAX_SHARED = 4096
+_SHARED: dict[tuple[Any, ...], dict[str, Any]] = {}
+
+
+def _value_key(value: Any) -> Any:
+    # The type is part of the key: 1, 1.0 and True are equal, but not printed alike.
+    if type(value) is dict:
+        return tuple((k, v.__class__, v) for k, v in value.items())
+    return value
+
+
+def shared_data(data: dict[str, Any]) -> dict[str, Any]:
+    """An equal dict shared by every event whose data is equal (values of a plain type, or
+    dicts of them: a catalog entry's groups); `data` itself when it holds anything else."""
+    if not data:
+        return _NO_DATA
+    key = tuple((k, v.__class__, _value_key(v)) for k, v in data.items())
+    try:
+        found = _SHARED.get(key)
+    except TypeError:  # a list, a set ...: kept as it is
+        return data
+    if found is None:
+        if len(_SHARED) >= MAX_SHARED:
+            _SHARED.clear()  # (fleets name a few shared things and many unique ones: bounded)
+        found = _SHARED[key] = data
+    return found
+
+
+_NO_DATA: dict[str, Any] = {}
 
 
 @dataclass(slots=True)
@@ -142,7 +178,7 @@ class Finding:
         }
 
 
-@dataclass
+@dataclass(slots=True)
 class RankInfo:
     rank: int | None
     host: str | None = None
