@@ -5,6 +5,8 @@ tests all see the same objects, and `Diagnosis.to_dict()` is the JSON contract o
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -49,8 +51,31 @@ def iso(t: datetime | None) -> str | None:
     ranks a few hundred microseconds apart are not drawn at one instant."""
     if t is None:
         return None
-    text = t.isoformat(timespec="microseconds" if t.microsecond else "seconds")
-    return text.replace("+00:00", "Z")
+    table = _ISO.get("on")
+    # An aware time equals the same instant in another zone: the offset is part of the key.
+    key = None if table is None else t if t.tzinfo is None else (t, t.utcoffset())
+    text = None if table is None else table.get(key)
+    if text is None:
+        text = t.isoformat(timespec="microseconds" if t.microsecond else "seconds").replace("+00:00", "Z")
+        if table is not None and len(table) < MAX_ISO:
+            table[key] = text
+    return text
+
+
+# While a diagnosis is made (pipeline.conclude), iso() gives one text per instant: a fleet's
+# timeline names each rank's times several times over (its row, segments, last line, markers),
+# seven strings a rank of 65,536. Nothing is kept once the diagnosis is made.
+MAX_ISO = 1 << 16
+_ISO: dict[str, dict[Any, str]] = {}
+
+
+@contextmanager
+def one_text_per_time() -> Iterator[None]:
+    _ISO["on"] = {}
+    try:
+        yield
+    finally:
+        _ISO.pop("on", None)
 
 
 def duration_text(seconds: float) -> str:
