@@ -40,8 +40,9 @@ class Facts:
     host_pid_rank: dict[tuple[str, int], int] = field(default_factory=dict)
     bus_of_rank: dict[int, str] = field(default_factory=dict)  # rank -> bus key 'bb:dd'
     has_nccl: bool = False
-    # (source, line) -> what the catalog says that line means (a "signature" event)
-    meaning: dict[tuple[str, int], Event] = field(default_factory=dict)
+    # source -> line -> what the catalog says that line means (a "signature" event); by source
+    # first: a small dict a rank file, not a (source, line) tuple for each of its lines.
+    meaning: dict[str, dict[int, Event]] = field(default_factory=dict)
     # Kernel logs that name no host in a bundle of several hosts: source -> the candidates.
     host_unknown: dict[str, list[str]] = field(default_factory=dict)
     host_candidates: list[str] = field(default_factory=list)
@@ -94,7 +95,8 @@ class Facts:
         return words
 
     def meaning_of(self, ev: Event) -> Event | None:
-        return self.meaning.get((ev.source, ev.line))
+        lines = self.meaning.get(ev.source)
+        return None if lines is None else lines.get(ev.line)
 
     def kind(self, *kinds: str) -> list[Event]:
         if len(kinds) == 1:
@@ -144,7 +146,7 @@ def build_facts(collected: Collected, problems: list[str]) -> Facts:
         if ev.kind.startswith("nccl"):
             facts.has_nccl = True
         if ev.kind == "signature":
-            facts.meaning[(ev.source, ev.line)] = ev
+            facts.meaning.setdefault(ev.source, {})[ev.line] = ev
     _collect_versions(facts)
     _rank_table(facts)
     facts.built = True
@@ -469,7 +471,7 @@ def _add_error_files(facts: Facts) -> None:
             if ev.kind == "exception" or not in_log:
                 added.append(ev)
             elif ev.kind == "signature":
-                facts.meaning[(ev.source, ev.line)] = ev
+                facts.meaning.setdefault(ev.source, {})[ev.line] = ev
     _read_codes(added)
     facts.events.extend(added)
 
@@ -523,7 +525,7 @@ def _add_structured_events(facts: Facts) -> None:
             bus_rank[(host, bus)] = rank
     # What the catalog says about the same kernel line (an NVRM line's signature event) takes the
     # rank and host its PCI id gave.
-    said_on: dict[tuple[str, int], Event] = {(ev.source, ev.line): ev for ev in facts.events if ev.kind == "signature"}
+    said_on: dict[tuple[str, int], Event] | None = None  # (made where a kernel line is joined: rare)
     for ev in facts.events:
         if ev.kind in BUS_KINDS and ev.rank is None and ev.data.get("bus"):
             rank = bus_rank.get((ev.host, ev.data["bus"]))
@@ -534,6 +536,8 @@ def _add_structured_events(facts: Facts) -> None:
                 if len(matches) == 1 and ev.host is None:
                     ev.host, rank = matches[0]
             ev.rank = rank
+            if said_on is None:
+                said_on = {(e.source, e.line): e for e in facts.events if e.kind == "signature"}
             said = said_on.get((ev.source, ev.line))
             if said is not None and said.rank is None and rank is not None:
                 said.rank, said.host = rank, said.host or ev.host
