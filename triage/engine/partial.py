@@ -19,7 +19,7 @@ from typing import Any
 
 from .bundle import Budget, BundleError, Input, LimitExceeded, Limits, Member, iter_members
 from .demux import Origin
-from .model import Event
+from .model import Event, shared_data
 from .reader import READ_ERRORS, Collected, SourceInfo, read_member
 from .scan import prefilter
 from .structured import StructuredDocs
@@ -216,13 +216,26 @@ def _decode_collected(doc: dict[str, Any]) -> Collected:
     fields: dict[str, Any] = {k: [tuple(x) if isinstance(x, list) else x for x in v] for k, v in doc["docs"].items()}
     docs = StructuredDocs(**fields)
     docs.nvml_samples = list(doc["docs"]["nvml_samples"])
+    same: dict[str, str] = {}
     return Collected(
-        events=[Event(**ev) for ev in doc["events"]],
+        events=[_decode_event(ev, same) for ev in doc["events"]],
         sources=sources,
         docs=docs,
         years_seen=list(doc["years_seen"]),
         order=int(doc["order"]),
     )
+
+
+def _decode_event(doc: dict[str, Any], same: dict[str, str]) -> Event:
+    """An event as read: its data shared with equal ones (model.shared_data), and one string
+    for each source name, host and line text the events repeat (a rank file's 16 events name
+    one source, one host, and a line with its meaning; JSON gives each its own copy)."""
+    for key in ("source", "host", "text", "message"):
+        value = doc[key]
+        if value is not None:
+            doc[key] = same.setdefault(value, value)
+    doc["data"] = shared_data(doc["data"])
+    return Event(**doc)
 
 
 def conclude(states: list[PartialState]) -> Any:
