@@ -110,11 +110,37 @@ MAX_SHARED = 4096
 _SHARED: dict[tuple[Any, ...], dict[str, Any]] = {}
 
 
-def _value_key(value: Any) -> Any:
-    # The type is part of the key: 1, 1.0 and True are equal, but not printed alike.
-    if type(value) is dict:
-        return tuple((k, v.__class__, v) for k, v in value.items())
-    return value
+# Values a shared dict may hold, and the key that tells it from any other dict: its items and
+# the type of each value (1, 1.0 and True are equal, but not printed alike).
+_PLAIN = frozenset((str, int, bool, type(None)))
+_PLAIN_OR_DICT = _PLAIN | {dict}
+
+
+def _data_key(data: dict[str, Any]) -> tuple[Any, ...] | None:
+    types = tuple(map(type, data.values()))
+    if _PLAIN.issuperset(types):
+        return tuple(data.items()), types
+    groups = data.get("groups")
+    if type(groups) is dict and types.count(dict) == 1 and _PLAIN_OR_DICT.issuperset(types):
+        # A catalog entry's meaning (reader.signature_event), a third of a rank's events.
+        inner = tuple(map(type, groups.values()))
+        if _PLAIN.issuperset(inner):
+            return tuple({**data, "groups": (tuple(groups.items()), inner)}.items()), types
+    items: list[tuple[str, Any]] = []
+    for k, v in data.items():
+        kind = type(v)
+        if kind is dict:  # a catalog entry's groups
+            inner = tuple(map(type, v.values()))
+            if not _PLAIN.issuperset(inner):
+                return None
+            items.append((k, (tuple(v.items()), inner)))
+        elif kind is float:
+            items.append((k, repr(v)))  # (0.0 and -0.0 are equal)
+        elif kind in _PLAIN:
+            items.append((k, v))
+        else:
+            return None  # a list, a tuple, a time ...: not shared
+    return tuple(items), types
 
 
 def shared_data(data: dict[str, Any]) -> dict[str, Any]:
@@ -122,11 +148,10 @@ def shared_data(data: dict[str, Any]) -> dict[str, Any]:
     dicts of them: a catalog entry's groups); `data` itself when it holds anything else."""
     if not data:
         return _NO_DATA
-    key = tuple((k, v.__class__, _value_key(v)) for k, v in data.items())
-    try:
-        found = _SHARED.get(key)
-    except TypeError:  # a list, a set ...: kept as it is
+    key = _data_key(data)
+    if key is None:
         return data
+    found = _SHARED.get(key)
     if found is None:
         if len(_SHARED) >= MAX_SHARED:
             _SHARED.clear()  # (fleets name a few shared things and many unique ones: bounded)

@@ -100,18 +100,15 @@ class EventCap:
             tail.append(ev)
 
     def finish(self) -> list[Event]:
-        """The events kept, in reading order, holding what they repeat of each other once
-        (model.shared_data; a host name read on every line as one string)."""
+        """The events kept, in reading order, their data shared with equal ones of other
+        events and sources (model.shared_data)."""
         if self.tails:
             for key, tail in self.tails.items():
                 tail[-1].data["repeated"] = self.counts[key]
                 self.kept.extend(tail)
             self.kept.sort(key=lambda ev: ev.order)
-        hosts: dict[str, str] = {}
         for ev in self.kept:
             ev.data = shared_data(ev.data)
-            if ev.host is not None:
-                ev.host = hosts.setdefault(ev.host, ev.host)
         return self.kept
 
 
