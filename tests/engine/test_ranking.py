@@ -31,7 +31,7 @@ def _meaning(of: Event, role: str, priority: int, cause: str | None = "rank_cras
 def _facts(*meanings: Event) -> Facts:
     facts = Facts(events=list(meanings), sources=[], docs=StructuredDocs(), problems=[])
     for m in meanings:
-        facts.meaning[(m.source, m.line)] = m
+        facts.meaning.setdefault(m.source, {})[m.line] = m
     return facts
 
 

@@ -23,7 +23,7 @@ def _with_meaning(sig_id: str, groups: dict[str, str] | None = None, device: int
                     data={"sig": sig.id, "cause": sig.cause, "role": sig.role, "confidence": sig.confidence,
                           "priority": sig.priority, "groups": groups or {}})
     facts = Facts(events=[line, meaning], sources=[], docs=StructuredDocs(), problems=[])
-    facts.meaning[(line.source, line.line)] = meaning
+    facts.meaning.setdefault(line.source, {})[line.line] = meaning
     return facts, line
 
 

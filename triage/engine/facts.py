@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from .demux import Origin
-from .model import Event, Evidence, RankInfo
+from .model import Event, Evidence, RankInfo, shared_data
 from .parsers.kernel import bus_key
 from .reader import Collected, SourceInfo, read_recorded
 from .signatures.readings import cuda_class, fault_class
@@ -40,8 +40,9 @@ class Facts:
     host_pid_rank: dict[tuple[str, int], int] = field(default_factory=dict)
     bus_of_rank: dict[int, str] = field(default_factory=dict)  # rank -> bus key 'bb:dd'
     has_nccl: bool = False
-    # (source, line) -> what the catalog says that line means (a "signature" event)
-    meaning: dict[tuple[str, int], Event] = field(default_factory=dict)
+    # source -> line -> what the catalog says that line means (a "signature" event); by source
+    # first: a small dict a rank file, not a (source, line) tuple for each of its lines.
+    meaning: dict[str, dict[int, Event]] = field(default_factory=dict)
     # Kernel logs that name no host in a bundle of several hosts: source -> the candidates.
     host_unknown: dict[str, list[str]] = field(default_factory=dict)
     host_candidates: list[str] = field(default_factory=list)
@@ -94,7 +95,8 @@ class Facts:
         return words
 
     def meaning_of(self, ev: Event) -> Event | None:
-        return self.meaning.get((ev.source, ev.line))
+        lines = self.meaning.get(ev.source)
+        return None if lines is None else lines.get(ev.line)
 
     def kind(self, *kinds: str) -> list[Event]:
         if len(kinds) == 1:
@@ -144,7 +146,7 @@ def build_facts(collected: Collected, problems: list[str]) -> Facts:
         if ev.kind.startswith("nccl"):
             facts.has_nccl = True
         if ev.kind == "signature":
-            facts.meaning[(ev.source, ev.line)] = ev
+            facts.meaning.setdefault(ev.source, {})[ev.line] = ev
     _collect_versions(facts)
     _rank_table(facts)
     facts.built = True
@@ -158,10 +160,10 @@ def _read_codes(events: list[Event]) -> None:
     for ev in events:
         if ev.kind == "cuda_error" and "error_class" not in ev.data:
             name, cls = cuda_class(str(ev.data.get("error") or ""), ev.data.get("cuda_name"))
-            ev.data["cuda_name"], ev.data["error_class"] = name, cls
+            ev.data = {**ev.data, "cuda_name": name, "error_class": cls}  # (read data is shared: never in place)
         elif ev.kind == "xid" and "fault_class" not in ev.data:
             xname, cls = fault_class(int(ev.data["xid"]))
-            ev.data["xid_name"], ev.data["fault_class"] = xname, cls
+            ev.data = {**ev.data, "xid_name": xname, "fault_class": cls}
             ev.severity = "error" if cls in ("hardware", "app") else "warn"
 
 
@@ -175,9 +177,11 @@ def _fix_years(collected: Collected, facts: Facts) -> None:
         if ev.approx_time is not None and ev.approx_time.year == assumed != year:
             with contextlib.suppress(ValueError):
                 ev.approx_time = ev.approx_time.replace(year=year)
-        if ev.time is not None and ev.data.pop("_yearless", False) and ev.time.year != year:
-            with contextlib.suppress(ValueError):
-                ev.time = ev.time.replace(year=year)
+        if ev.time is not None and "_yearless" in ev.data:
+            ev.data = shared_data({k: v for k, v in ev.data.items() if k != "_yearless"})  # (shared: never in place)
+            if ev.time.year != year:
+                with contextlib.suppress(ValueError):
+                    ev.time = ev.time.replace(year=year)
 
 
 def _apply_manifests(facts: Facts) -> None:
@@ -467,7 +471,7 @@ def _add_error_files(facts: Facts) -> None:
             if ev.kind == "exception" or not in_log:
                 added.append(ev)
             elif ev.kind == "signature":
-                facts.meaning[(ev.source, ev.line)] = ev
+                facts.meaning.setdefault(ev.source, {})[ev.line] = ev
     _read_codes(added)
     facts.events.extend(added)
 
@@ -521,7 +525,7 @@ def _add_structured_events(facts: Facts) -> None:
             bus_rank[(host, bus)] = rank
     # What the catalog says about the same kernel line (an NVRM line's signature event) takes the
     # rank and host its PCI id gave.
-    said_on: dict[tuple[str, int], Event] = {(ev.source, ev.line): ev for ev in facts.events if ev.kind == "signature"}
+    said_on: dict[tuple[str, int], Event] | None = None  # (made where a kernel line is joined: rare)
     for ev in facts.events:
         if ev.kind in BUS_KINDS and ev.rank is None and ev.data.get("bus"):
             rank = bus_rank.get((ev.host, ev.data["bus"]))
@@ -532,6 +536,8 @@ def _add_structured_events(facts: Facts) -> None:
                 if len(matches) == 1 and ev.host is None:
                     ev.host, rank = matches[0]
             ev.rank = rank
+            if said_on is None:
+                said_on = {(e.source, e.line): e for e in facts.events if e.kind == "signature"}
             said = said_on.get((ev.source, ev.line))
             if said is not None and said.rank is None and rank is not None:
                 said.rank, said.host = rank, said.host or ev.host

@@ -5,6 +5,8 @@ tests all see the same objects, and `Diagnosis.to_dict()` is the JSON contract o
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -49,8 +51,31 @@ def iso(t: datetime | None) -> str | None:
     ranks a few hundred microseconds apart are not drawn at one instant."""
     if t is None:
         return None
-    text = t.isoformat(timespec="microseconds" if t.microsecond else "seconds")
-    return text.replace("+00:00", "Z")
+    table = _ISO.get("on")
+    # An aware time equals the same instant in another zone: the offset is part of the key.
+    key = None if table is None else t if t.tzinfo is None else (t, t.utcoffset())
+    text = None if table is None else table.get(key)
+    if text is None:
+        text = t.isoformat(timespec="microseconds" if t.microsecond else "seconds").replace("+00:00", "Z")
+        if table is not None and len(table) < MAX_ISO:
+            table[key] = text
+    return text
+
+
+# While a diagnosis is made (pipeline.conclude), iso() gives one text per instant: a fleet's
+# timeline names each rank's times several times over (its row, segments, last line, markers),
+# seven strings a rank of 65,536. Nothing is kept once the diagnosis is made.
+MAX_ISO = 1 << 16
+_ISO: dict[str, dict[Any, str]] = {}
+
+
+@contextmanager
+def one_text_per_time() -> Iterator[None]:
+    _ISO["on"] = {}
+    try:
+        yield
+    finally:
+        _ISO.pop("on", None)
 
 
 def duration_text(seconds: float) -> str:
@@ -66,7 +91,7 @@ def duration_text(seconds: float) -> str:
     return f"{secs} s"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Evidence:
     source: str
     line: int
@@ -74,6 +99,67 @@ class Evidence:
 
     def to_dict(self) -> dict[str, Any]:
         return {"source": self.source, "line": self.line, "text": self.text}
+
+
+# The events of a fleet's ranks mostly say the same things (the same NCCL version, network and
+# catalog entry on every rank): once a source is read, an event's `data` is replaced by an equal
+# dict shared with the other events that hold the same (shared_data), so 65,536 ranks keep a few
+# hundred such dicts, not a million. Hence a read event's `data` is never changed in place:
+# whoever adds to it or takes from it after reading gives the event a new dict.
+MAX_SHARED = 4096
+_SHARED: dict[tuple[Any, ...], dict[str, Any]] = {}
+
+
+# Values a shared dict may hold, and the key that tells it from any other dict: its items and
+# the type of each value (1, 1.0 and True are equal, but not printed alike).
+_PLAIN = frozenset((str, int, bool, type(None)))
+_PLAIN_OR_DICT = _PLAIN | {dict}
+
+
+def _data_key(data: dict[str, Any]) -> tuple[Any, ...] | None:
+    types = tuple(map(type, data.values()))
+    if _PLAIN.issuperset(types):
+        return tuple(data.items()), types
+    groups = data.get("groups")
+    if type(groups) is dict and types.count(dict) == 1 and _PLAIN_OR_DICT.issuperset(types):
+        # A catalog entry's meaning (reader.signature_event), a third of a rank's events.
+        inner = tuple(map(type, groups.values()))
+        if _PLAIN.issuperset(inner):
+            return tuple({**data, "groups": (tuple(groups.items()), inner)}.items()), types
+    items: list[tuple[str, Any]] = []
+    for k, v in data.items():
+        kind = type(v)
+        if kind is dict:  # a catalog entry's groups
+            inner = tuple(map(type, v.values()))
+            if not _PLAIN.issuperset(inner):
+                return None
+            items.append((k, (tuple(v.items()), inner)))
+        elif kind is float:
+            items.append((k, repr(v)))  # (0.0 and -0.0 are equal)
+        elif kind in _PLAIN:
+            items.append((k, v))
+        else:
+            return None  # a list, a tuple, a time ...: not shared
+    return tuple(items), types
+
+
+def shared_data(data: dict[str, Any]) -> dict[str, Any]:
+    """An equal dict shared by every event whose data is equal (values of a plain type, or
+    dicts of them: a catalog entry's groups); `data` itself when it holds anything else."""
+    if not data:
+        return _NO_DATA
+    key = _data_key(data)
+    if key is None:
+        return data
+    found = _SHARED.get(key)
+    if found is None:
+        if len(_SHARED) >= MAX_SHARED:
+            _SHARED.clear()  # (fleets name a few shared things and many unique ones: bounded)
+        found = _SHARED[key] = data
+    return found
+
+
+_NO_DATA: dict[str, Any] = {}
 
 
 @dataclass(slots=True)
@@ -142,7 +228,7 @@ class Finding:
         }
 
 
-@dataclass
+@dataclass(slots=True)
 class RankInfo:
     rank: int | None
     host: str | None = None

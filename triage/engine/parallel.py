@@ -32,13 +32,18 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+import pickle
+import tempfile
 import time
-from collections.abc import Generator
+from collections.abc import Generator, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, fields
+from itertools import starmap
+from operator import attrgetter
 from pathlib import Path
 
 from .bundle import Budget, Input, Limits, Member, dir_files, iter_dir_file, normalise_inputs
+from .model import Event
 from .partial import PartialState, merge, parse_members, read_into
 from .reader import MAX_YEARS, Collected
 from .scan import FLOOD_WINDOWS, Floods, prefilter
@@ -80,6 +85,7 @@ class _Part:
     bytes_before: int = 0
     sources_before: int = 0
     floods: dict[int, int] = field(default_factory=dict)
+    spill: str = ""  # the folder the worker writes its result to (_spill)
 
     def start(self) -> tuple[int, int, int]:
         return self.members_before, self.bytes_before, self.sources_before
@@ -194,6 +200,39 @@ def _read_part(part: _Part) -> _Result:
     return _Result(state, finished, read, time.process_time() - cpu, windows, collected.floods.decisive, marks)
 
 
+def _spill(part: _Part) -> str:
+    """_read_part in a worker, its result pickled to a file in `part.spill` (its path returned)
+    rather than sent back through the pool's pipe, which holds the whole pickle in memory two
+    or three times over on each side (in the worker and in the parent: 150 MB a copy for
+    32,768 rank files); a file is written and read in frames."""
+    result = _read_part(part)
+    # The events by field, one list each: a pickled object's state is a list of its own that
+    # both sides keep until the whole pickle is through (176 bytes an event; in the parent,
+    # freed among the events read, it stayed as the process's size).
+    events, result.state.collected.events = result.state.collected.events, []
+    columns = [list(map(attrgetter(name), events)) for name in _EVENT_FIELDS]
+    del events
+    fd, path = tempfile.mkstemp(suffix=".state", dir=part.spill)
+    with os.fdopen(fd, "wb") as f:
+        pickle.dump((columns, result), f, protocol=pickle.HIGHEST_PROTOCOL)
+    return path
+
+
+def _unspill(paths: Iterable[str]) -> list[_Result]:
+    results = []
+    for path in paths:
+        with open(path, "rb") as f:
+            columns, result = pickle.load(f)
+        os.unlink(path)
+        result.state.collected.events = list(starmap(Event, zip(*columns, strict=True)))
+        del columns
+        results.append(result)
+    return results
+
+
+_EVENT_FIELDS = tuple(f.name for f in fields(Event))  # Event's positional order
+
+
 def _last_misread(before: dict[int, int], started: dict[int, int], decisive: list[tuple[int, int]]) -> int:
     """Index in `decisive` of the last window a run read differently than it would have with
     the true flood counts `before` (-1: none). The run started from `started`; its k-th window
@@ -225,8 +264,9 @@ def _read_parallel(units: list[_Unit], limits: Limits, year: int | None, workers
     matcher()
     parts: list[_Part] = []
     members = size = 0
+    spill = tempfile.TemporaryDirectory(prefix="nccl-triage-read-")
     for run in _cut(units, workers):
-        parts.append(_Part(run, limits, year, members, size, members))
+        parts.append(_Part(run, limits, year, members, size, members, spill=spill.name))
         members += len(run)
         size += sum(u.size for u in run)
     # The parent's objects out of the collector's reach while the workers run: a worker's
@@ -236,7 +276,7 @@ def _read_parallel(units: list[_Unit], limits: Limits, year: int | None, workers
         # concurrent.futures, not multiprocessing.Pool: a worker killed (out of memory) breaks
         # the pool with an error instead of leaving map() waiting forever.
         with ProcessPoolExecutor(len(parts), mp_context=multiprocessing.get_context("fork")) as pool:
-            results = list(pool.map(_read_part, parts))
+            results = _unspill(pool.map(_spill, parts))
             stats.workers_cpu = max(r.cpu for r in results)
             # Each run checked against the true counts before it; what it read differently
             # (the whole run, or its files up to the last window read differently) is read
@@ -254,7 +294,7 @@ def _read_parallel(units: list[_Unit], limits: Limits, year: int | None, workers
                     upto = len(part.units)
                     if part.start() == start:
                         upto = next(i for i, m in enumerate(result.marks) if m.decisive > last) + 1
-                    redo = _Part(part.units[:upto], limits, year, *start, dict(floods))
+                    redo = _Part(part.units[:upto], limits, year, *start, dict(floods), spill=spill.name)
                     again.append(redo)
                     piece: list[PartialState | int] = [len(again) - 1]
                     if upto < len(part.units):
@@ -265,7 +305,7 @@ def _read_parallel(units: list[_Unit], limits: Limits, year: int | None, workers
                 start = (start[0] + result.read[0], start[1] + result.read[1], start[2] + result.read[2])
                 for pid, n in result.windows.items():
                     floods[pid] = floods.get(pid, 0) + n
-            redone = list(pool.map(_read_part, again)) if again else []
+            redone = _unspill(pool.map(_spill, again)) if again else []
             if redone:
                 stats.workers_cpu += max(r.cpu for r in redone)
             if not all(r.finished for r in redone):
@@ -276,6 +316,7 @@ def _read_parallel(units: list[_Unit], limits: Limits, year: int | None, workers
         return None
     finally:
         gc.unfreeze()
+        spill.cleanup()
     stats.parts, stats.read_again = len(parts), len(again)
     stats.files_read_again = sum(len(p.units) for p in again)
     state = merge([redone[x].state if isinstance(x, int) else x for piece in pieces for x in piece])

@@ -5,7 +5,7 @@ import gc
 
 from .bundle import BundleError, Input, Limits
 from .facts import build_facts
-from .model import Diagnosis
+from .model import Diagnosis, one_text_per_time
 from .parallel import read_state
 from .partial import PartialState, merge
 from .rules import run_rules
@@ -32,7 +32,8 @@ def conclude(states: list[PartialState]) -> Diagnosis:
     # collection walked them all again: 20% of the rules' time).
     gc.freeze()
     try:
-        return _conclude(states)
+        with one_text_per_time():
+            return _conclude(states)
     finally:
         gc.unfreeze()
 

@@ -15,7 +15,7 @@ from .bundle import Budget, LimitExceeded, Member, NulFold, Prefixed
 from .demux import Origin, origin_from_name, split_prefix
 from .forensics.flight_recorder import DumpError, is_pickle, looks_like_dump, rank_from_name, read_dump
 from .forensics.ras import looks_like_ras, read_ras
-from .model import Event
+from .model import Event, shared_data
 from .parsers import ALWAYS, EXCLUSIVE
 from .parsers.base import LineCtx, SourceState
 from .scan import HEAD_LINES, TAIL_LINES, Floods, LineScanner, Prefilter
@@ -34,7 +34,7 @@ from .text import clean_line, looks_binary
 from .timeparse import Clock, dmesg_uptime, parse_time
 
 
-@dataclass
+@dataclass(slots=True)
 class SourceInfo:
     name: str
     # log | kernel_log | snapshot | manifest | nvml_samples | elastic_error | flight_recorder | ncclras | binary | empty
@@ -100,12 +100,15 @@ class EventCap:
             tail.append(ev)
 
     def finish(self) -> list[Event]:
-        if not self.tails:
-            return self.kept
-        for key, tail in self.tails.items():
-            tail[-1].data["repeated"] = self.counts[key]
-            self.kept.extend(tail)
-        self.kept.sort(key=lambda ev: ev.order)
+        """The events kept, in reading order, their data shared with equal ones of other
+        events and sources (model.shared_data)."""
+        if self.tails:
+            for key, tail in self.tails.items():
+                tail[-1].data["repeated"] = self.counts[key]
+                self.kept.extend(tail)
+            self.kept.sort(key=lambda ev: ev.order)
+        for ev in self.kept:
+            ev.data = shared_data(ev.data)
         return self.kept
 
 
