@@ -209,7 +209,9 @@ def wrap_width(head: bytes) -> int | None:
             return None
         lines = [x.rstrip(b"\r") for x in raw_lines]
     else:
-        lines = raw_lines  # (then the longest line is `width` below)
+        lines = raw_lines
+        if max(map(len, lines)) not in CONSOLE_WIDTHS:
+            return None  # (most files: told before the lengths are counted)
     lengths = Counter(map(len, lines))
     width = max(lengths)
     if width not in CONSOLE_WIDTHS:
