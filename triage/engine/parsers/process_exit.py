@@ -152,7 +152,9 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:  # noqa: C901 - one 
     m = _WHAT.match(body)
     if m and state.extra.pop("terminate", False):
         return [ctx.event("terminate_what", severity="fatal", what=m["what"])]
-    m = _SEGV.search(body)
+    # (The two costliest searches guarded by the literals their patterns need.)
+    m = _SEGV.search(body) if "Fatal Python error" in body or "Segmentation fault" in body or "Bus error" in body \
+        else None
     if m:
         what = m["what"] or m.group(0)
         sig = "SIGSEGV" if "Segmentation" in what else ("SIGBUS" if "Bus" in what else "SIGABRT")
@@ -171,7 +173,7 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:  # noqa: C901 - one 
         return [ctx.event("crash_signal", severity="fatal", signal=sig, what=m["what"], reporter="faulthandler")]
     if _SGLANG_SIGQUIT.search(body):
         return [ctx.event("child_failed", severity="error", reporter="sglang")]
-    if _SHELL_KILLED.match(body) and len(body) < _SHELL_KILLED_MAX:
+    if len(body) < _SHELL_KILLED_MAX and "Killed" in body and _SHELL_KILLED.match(body):
         return [ctx.event("crash_signal", severity="fatal", signal="SIGKILL", what="Killed")]
     return out
 
