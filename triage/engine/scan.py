@@ -704,17 +704,13 @@ class LineScanner:
                 held.extend(current)
                 continue
             # The line cut by the previous block, completed by this one: a region of its own.
-            # (Nothing carried, as in a small file's only block: its first line is no bridge,
-            # and the block is one region, one pass of the gate.)
-            whole_from = start
-            if carry:
+            if carry or first > start:
                 bridge = carry + chunk[start : first + 1]
                 current.extend(self._region(bridge, 0, len(bridge), tail))
-                whole_from = first + 1
             cut = chunk.rfind(b"\n", 0, size)
             # Lines wholly inside the block are scanned in place: no copy of the block is made.
-            if cut >= whole_from:
-                current.extend(self._region(chunk, whole_from, cut + 1, tail))
+            if cut > first:
+                current.extend(self._region(chunk, first + 1, cut + 1, tail))
             carry = bytes(chunk[cut + 1 : size])
             if len(carry) > MAX_KEPT_LINE:
                 carry = carry[:MAX_KEPT_LINE]
