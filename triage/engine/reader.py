@@ -212,7 +212,9 @@ def wrap_width(head: bytes) -> int | None:
             return None
         lines = [x.rstrip(b"\r") for x in raw_lines]
     else:
-        lines = raw_lines  # (then the longest line is `width` below)
+        lines = raw_lines
+        if max(map(len, lines)) not in CONSOLE_WIDTHS:
+            return None  # (most files: told before the lengths are counted)
     lengths = Counter(map(len, lines))
     width = max(lengths)
     if width not in CONSOLE_WIDTHS:
@@ -282,6 +284,9 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
     state = SourceState(name=info.name)
     cap = EventCap()
     file_origin = info.file_origin
+    # What the file's name says of its writer, given to each line that does not say it itself
+    # (Origin.merge): worked out once, and nothing to give on most files (names say nothing).
+    inherited = [(name, value) for name, value in vars(file_origin).items() if value is not None]
     kernel_hits = 0
     try:
         for lineno, raw in scanner:
@@ -305,7 +310,11 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
             if owner is not None and body[:1].isspace() and origin.rank is None:
                 reported = True
                 origin.rank, origin.host = owner[0], origin.host or owner[1]
-            origin.merge(file_origin)
+            if inherited:
+                mine = origin.__dict__
+                for name, value in inherited:
+                    if mine[name] is None:
+                        mine[name] = value
             when, yearless = parse_time(origin.time_text or body, clock)
             if when is None and origin.time_text is None and body is not text:
                 # A launcher prefix was peeled off: the time may sit in front of it.

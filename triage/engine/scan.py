@@ -917,6 +917,8 @@ class LineScanner:
         judged: set[int] = set()
         for pos in sorted(identity):
             ls = self._line_start(buf, lo, pos)
+            if ls in judged:
+                continue  # (several patterns on one line: the learner knows it after the first)
             judged.add(ls)
             if self.learner(buf[ls : buf.find(b"\n", ls, hi)]):
                 starts.add(ls)

@@ -1,12 +1,31 @@
 """What every format parser sees: one line with its context, and per-source state."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from ..demux import Origin
 from ..model import Event
+from ..signatures.literals import required_literals
+
+
+def needs(pattern: re.Pattern[str]) -> tuple[str, ...]:
+    """The lower-case literals one of which every match of `pattern` holds (worked out from the
+    pattern itself, signatures/literals.py); () when it has none."""
+    return required_literals(pattern.pattern)
+
+
+def may_match(low: str, literals: tuple[str, ...]) -> bool:
+    """Whether a line (lower-cased) can match a pattern of these `needs`: a parser's unanchored
+    searches are tried only on lines that hold what they need (most lines hold none of it)."""
+    if not literals:
+        return True
+    for literal in literals:  # noqa: SIM110 - a plain loop: any() over a generator costs twice as much
+        if literal in low:
+            return True
+    return False
 
 
 @dataclass

@@ -100,15 +100,18 @@ def _parse(ctx: LineCtx) -> list[Event]:
             # Only who: the GPU on this PCI bus (its rank is joined in facts.py); what the line
             # means is the catalog's (signatures/system.py, nvrm.py).
             return [ctx.event("nvrm_gpu", severity="info", bus=bus_key(m["bdf"]))]
-    m = _OOM_KILL.search(body)
+    # Each search guarded by a literal its pattern needs: most lines that reach this parser
+    # (no other format took them) are none of these.
+    m = _OOM_KILL.search(body) if "process " in body or "oom-kill:" in body else None
     if m:
         pid = m["pid"] or m["pid2"]
         return [ctx.event("host_oom_kill", severity="fatal", victim_pid=int(pid), process=(m["name"] or m["name2"]))]
-    if "AMD-Vi" in body or "DMAR" in body or "iommu" in body.lower():
+    low = body.lower()
+    if "AMD-Vi" in body or "DMAR" in body or "iommu" in low:
         m = _IOMMU.search(body)
         if m:
             return [ctx.event("iommu_fault", severity="error", device=m["dev"], fault_kind=m["amd"] or "DMAR")]
-    m = _AER.search(body)
+    m = _AER.search(body) if "aer: " in low else None
     if m:
         return [ctx.event("pcie_aer", severity="error" if m["sev"].lower() != "corrected" else "warn", aer=m["sev"])]
     return []

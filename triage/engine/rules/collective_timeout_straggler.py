@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import cache
 from statistics import median
 
 from ..facts import Facts, short_host
@@ -60,18 +61,25 @@ def waiting_events(facts: Facts) -> list[Event]:
 
 
 def _tells_of_a_peer(ev: Event) -> bool:
+    return _names_a_peer(str(ev.data.get("sig")))
+
+
+@cache
+def _names_a_peer(sig_id: str) -> bool:
+    # Once per catalog entry: a fleet's watchdog lines are thousands of the same few entries.
     from .signature import BY_ID
 
-    sig = BY_ID.get(str(ev.data.get("sig")))
+    sig = BY_ID.get(sig_id)
     return sig is not None and sig.extract is not None and "(?P<peer>" in sig.extract
 
 
-def failed_in_group(facts: Facts) -> list[Event]:
+def failed_in_group(facts: Facts, waited: list[Event] | None = None) -> list[Event]:
     """What a rank of the group prints when the collective it is in fails: it gave up waiting
     (`waiting_events`), or its peer went away under it (what the catalog calls a symptom of a
     crashed rank: gloo's 'Connection closed by peer' once a waiting peer gave up and exited).
-    Never the launcher's report about a rank (its failure table)."""
-    return waiting_events(facts) + [
+    Never the launcher's report about a rank (its failure table). `waited`: waiting_events(facts),
+    where the caller has it already (each is a pass over every line the catalog read)."""
+    return (waiting_events(facts) if waited is None else waited) + [
         e for e in facts.kind("signature")
         if e.data.get("role") == "symptom" and e.data.get("cause") == "rank_crash"
         and not e.data.get("launcher_report")]
@@ -202,7 +210,8 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
             evidence=evidence(mismatch), role="fault", culprit=first,
         ))
     desync = _desync(timeouts)
-    laggards, reason, laggard_events = _laggards(facts, timeouts, progress + fr, desync_reports, failed_in_group(facts))
+    failed = failed_in_group(facts, waited)
+    laggards, reason, laggard_events = _laggards(facts, timeouts, progress + fr, desync_reports, failed)
     all_events = timeouts + progress + fr + desync_reports + heartbeat + without(waited, timeouts + heartbeat)
     tmo = next((e.data.get("timeout_ms") for e in timeouts if e.data.get("timeout_ms")), None)
     seq: int | None  # the desync's sequence number, else the first timeout's
@@ -227,7 +236,7 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
             cause="collective_timeout_straggler", rule="collective_timeout_straggler.laggard",
             confidence="high" if reason != "absent" else "medium",
             title=f"Straggler: {label} fell behind; the other ranks timed out waiting",
-            detail=_laggard_detail(reason, laggards, facts, tmo, waited),
+            detail=_laggard_detail(reason, laggards, facts, tmo, waited, failed),
             fix=FIX, ranks=laggards,
             hosts=sorted({facts.ranks[r].host or "" for r in laggards if r in facts.ranks and facts.ranks[r].host}),
             evidence=(evidence(laggard_events, 3) if laggard_events else [w for w, _t in last_words])
@@ -322,7 +331,8 @@ def _laggards(facts: Facts, timeouts: list[Event], progress: list[Event], report
     return [], "", []
 
 
-def _laggard_detail(reason: str, laggards: list[int], facts: Facts, tmo: int | None, waited: list[Event]) -> str:
+def _laggard_detail(reason: str, laggards: list[int], facts: Facts, tmo: int | None, waited: list[Event],
+                    failed: list[Event]) -> str:
     who = ", ".join(f"rank {r}" for r in laggards[:6])
     if reason == "report":
         return f"PyTorch's desync report names {who} as the lagging rank(s) that caused the timeout."
@@ -336,7 +346,7 @@ def _laggard_detail(reason: str, laggards: list[int], facts: Facts, tmo: int | N
     text = (f"{who} never reported the timeout that {', '.join(f'rank {r}' for r in waiting[:6])} reported: "
             "it was stuck elsewhere (a data loader, I/O, a branch only it runs) or already gone. This is inferred "
             "from absence.")
-    for silent in silent_ranks(facts, failed_in_group(facts)):
+    for silent in silent_ranks(facts, failed):
         if silent.elsewhere:
             text += (f" Rank {silent.rank} failed in {silent.elsewhere}() while the others waited in "
                      f"{silent.group_call}(): it skipped or reordered a collective.")

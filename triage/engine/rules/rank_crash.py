@@ -227,9 +227,10 @@ def _left_first(facts: Facts) -> list[Finding]:
     (what the catalog calls a symptom of a crashed rank: gloo's 'Connection closed by peer') and
     that one printed nothing of the kind, it is the one that left first, with no last words.
     Timeouts are the straggler rule's (a rank that stopped while the others waited)."""
-    if waiting_events(facts):
+    waited = waiting_events(facts)
+    if waited:
         return []
-    lost = failed_in_group(facts)
+    lost = failed_in_group(facts, waited)
     silent = silent_ranks(facts, lost)
     if len(silent) != 1 or silent[0].elsewhere:
         return []
