@@ -73,6 +73,21 @@ def test_line_numbers_are_right_across_tiny_blocks(engine):
 
 
 @pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("block_bytes", [64, 4096])
+def test_empty_lines_at_the_start_of_a_file_or_a_block_are_counted(engine, block_bytes):
+    # A block that starts with a newline and has nothing carried into it (a file's first
+    # block, or the block after one that ended on a newline) used to lose its empty first
+    # line from the count: every line number after it was one too low.
+    lines = ["", "", "quiet 1", "x" * 61, "", "NCCL WARN boom", "quiet 2", ""] * 3 + ["last words"]
+    out = scan(lines, engine, block_bytes=block_bytes, head_lines=0, tail_lines=1)
+    warns = [n for n, text in out if text == "NCCL WARN boom"]
+    assert warns == [6, 14, 22]
+    assert out[-1] == (25, "last words")
+    for n, text in out:
+        assert text == lines[n - 1]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 def test_head_tail_and_keyword_lines(engine):
     out = dict(scan(MIXED, engine, block_bytes=64, head_lines=2, tail_lines=1))
     assert out[1] == "banner line one" and out[2] == MIXED[1]

@@ -703,10 +703,10 @@ class LineScanner:
                     self.stats.long_lines_cut += 1
                 held.extend(current)
                 continue
-            # The line cut by the previous block, completed by this one: a region of its own.
-            if carry or first > start:
-                bridge = carry + chunk[start : first + 1]
-                current.extend(self._region(bridge, 0, len(bridge), tail))
+            # The line cut by the previous block, completed by this one: a region of its own
+            # (counted even when it is empty: a file or a block that starts with a newline).
+            bridge = carry + chunk[start : first + 1]
+            current.extend(self._region(bridge, 0, len(bridge), tail))
             cut = chunk.rfind(b"\n", 0, size)
             # Lines wholly inside the block are scanned in place: no copy of the block is made.
             if cut > first:
