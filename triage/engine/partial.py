@@ -21,7 +21,7 @@ from .bundle import Budget, BundleError, Input, LimitExceeded, Limits, Member, i
 from .demux import Origin
 from .model import Event, shared_data
 from .reader import READ_ERRORS, Collected, SourceInfo, read_member
-from .scan import prefilter
+from .scan import prefilter, release_buffers
 from .structured import StructuredDocs
 from .timeparse import Clock
 
@@ -147,6 +147,7 @@ def read_into(
         return False
     finally:
         members.close()
+        release_buffers()
         if not frozen_before:
             gc.unfreeze()
     return True

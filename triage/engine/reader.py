@@ -8,7 +8,7 @@ import tarfile
 import zipfile
 import zlib
 from collections import Counter, deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from .bundle import Budget, LimitExceeded, Member, NulFold, Prefixed
@@ -77,6 +77,9 @@ LIGHT_EDGE_LINES = 5
 MAX_YEARS = 10_000
 # More kernel lines than this in a source not named dmesg: it is a kernel log all the same.
 KERNEL_LOG_MIN_HITS = 2
+
+
+_ORIGIN_FIELDS = tuple(f.name for f in fields(Origin))
 
 
 class EventCap:
@@ -286,7 +289,8 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
     file_origin = info.file_origin
     # What the file's name says of its writer, given to each line that does not say it itself
     # (Origin.merge): worked out once, and nothing to give on most files (names say nothing).
-    inherited = [(name, value) for name, value in vars(file_origin).items() if value is not None]
+    # Read field by field: vars() would give the kept origin a dict of its own (64 B a source).
+    inherited = [(name, value) for name in _ORIGIN_FIELDS if (value := getattr(file_origin, name)) is not None]
     kernel_hits = 0
     try:
         for lineno, raw in scanner:

@@ -51,6 +51,12 @@ def _buffers() -> list[bytearray]:
     if pool is None:
         pool = _POOL.free = []
     return pool
+
+
+def release_buffers() -> None:
+    """Let this thread's block buffers go (partial.read_into, once a bundle is read): kept,
+    they were 4 MB held through the diagnosis and then by an idle worker."""
+    _POOL.free = []
 FLOOD_WINDOWS = 8
 # Longest line kept whole; the rest of a longer line is skipped (and counted).
 MAX_KEPT_LINE = 64 * 1024
@@ -554,9 +560,11 @@ _PREFIX = re.compile(rb"([^\s:\[\]]+:\d+):\d+ (?:\[\d+\] )?(?:\d+\.\d+ )?(?:\S+:
 
 
 # The process part of the key for each NCCL prefix seen (the bytes before 'NCCL INFO '): the
-# lines of one process all carry the same prefix, so the search runs once per process.
+# lines of one process all carry the same prefix, so the search runs once per process. A fleet
+# bundle has a file per process and each its own two prefixes: a few thousand are all that is
+# ever asked again (65,536 held 5 MB of a 16,384-rank bundle's prefixes through the diagnosis).
 _PREFIX_KEYS: dict[bytes, bytes] = {}
-_MAX_PREFIX_KEYS = 65536
+_MAX_PREFIX_KEYS = 4096
 
 
 def identity_key(raw: bytes) -> bytes:
