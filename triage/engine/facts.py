@@ -55,6 +55,26 @@ class Facts:
     # it again and again, and it is a pass over every source (16,384 in a fleet bundle).
     built: bool = field(default=False, repr=False, compare=False)
     _words: dict[int, tuple[Evidence, datetime | None]] | None = field(default=None, repr=False, compare=False)
+    # release_indexes() was called: what it let go must not be asked for again.
+    released: bool = field(default=False, repr=False, compare=False)
+
+    def release_indexes(self) -> None:
+        """Once the verdict is made (pipeline._conclude), let go of what only the rules and the
+        verdict read, before the timeline is drawn: the diagnosis peaks there, with every event
+        and every rank's row alive at once, and these are some 1 KB a rank of a fleet (each
+        source's meanings, the events by kind and sorted, the last words, the process and bus
+        tables). kind(), meaning_of() and all_last_words() refuse to answer after it."""
+        self.released = True
+        self.by_kind = defaultdict(list)
+        self._sorted = {}
+        self.meaning = {}
+        self._words = None
+        self.host_pid_rank = {}
+        self.bus_of_rank = {}
+
+    def _check_kept(self) -> None:
+        if self.released:
+            raise RuntimeError("facts: the rules' indexes were released (release_indexes)")
 
     def global_rank(self, host: str | None, local_rank: int) -> int | None:
         if host is None:
@@ -74,6 +94,7 @@ class Facts:
         """`last_words` of every rank, in one pass over the sources."""
         if self._words is not None:
             return self._words
+        self._check_kept()
         best: dict[int, tuple[tuple[Any, ...], Evidence, datetime | None]] = {}
         for src in self.sources:
             own = src.file_origin.rank
@@ -95,10 +116,12 @@ class Facts:
         return words
 
     def meaning_of(self, ev: Event) -> Event | None:
+        self._check_kept()
         lines = self.meaning.get(ev.source)
         return None if lines is None else lines.get(ev.line)
 
     def kind(self, *kinds: str) -> list[Event]:
+        self._check_kept()
         if len(kinds) == 1:
             # The rules ask for the same kind many times: sorted once (again if events were added).
             events = self.by_kind.get(kinds[0], [])

@@ -51,13 +51,17 @@ def _conclude(states: list[PartialState]) -> Diagnosis:
     findings = rank_findings(facts, run_rules(facts))
     ff, culprit = first_failure(facts, findings)
     set_rank_states(facts, findings, culprit, ff)
+    told, unknown = summary(facts, findings, culprit), notes(facts, findings)
+    # The verdict is made: the timeline reads only the events and the rank table, and drawing
+    # it is the peak of a diagnosis (see Facts.release_indexes).
+    facts.release_indexes()
     return Diagnosis(
-        summary=summary(facts, findings, culprit),
+        summary=told,
         findings=findings,
         first_failure=ff,
         ranks=list(facts.ranks.values()),
         problems=list(problems),
-        notes=notes(facts, findings),
+        notes=unknown,
         sources=[
             {
                 "name": s.name,

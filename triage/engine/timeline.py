@@ -29,6 +29,11 @@ MAX_EVENTS_PER_RANK = 50
 MAX_PROCESS_ROWS = 256
 # A rank "blocked in a collective" is drawn as its own state, never as "running".
 BLOCKED = "blocked"
+# Rows of a fleet's ranks mostly hold the same segments (the same states between the same
+# instants): one dict each, shared by the rows that draw it (16,384 ranks held 49,000 dicts,
+# 0.6 KB a rank at the diagnosis' peak). Bounded: ranks that each ended at their own instant
+# share nothing, and the table is then only a cost.
+MAX_SHARED_SEGMENTS = 4096
 
 
 def _process_key(ev: Event) -> tuple[str | None, int | None, int | None] | None:
@@ -143,10 +148,11 @@ def build_timeline(facts: Facts, culprit: Event | None, ff: dict[str, Any] | Non
             end_all = end
     blocked = _blocked_spans(facts, axis)
     first_error = _first_error_x(facts, x_of)
+    shared: dict[tuple[Any, ...], dict[str, Any]] = {}
     for row in rows:
         row["blocked"] = blocked.get(row["rank"]) if row["rank"] is not None else None
         row["first_error"] = first_error.get(row["rank"] if row["rank"] is not None else row.get("row"))
-        row["segments"] = _segments(row, end_all)
+        row["segments"] = _segments(row, end_all, shared)
 
     events = _markers(facts, ranks, processes, x_of)
     return {
@@ -280,38 +286,51 @@ def _blocked_spans(facts: Facts, axis: str) -> dict[int, tuple[Any, Any]]:
     return out
 
 
-def _segments(row: dict[str, Any], end_all: Any) -> list[dict[str, Any]]:
+def _segments(row: dict[str, Any], end_all: Any,
+              shared: dict[tuple[Any, ...], dict[str, Any]]) -> list[dict[str, Any]]:
     start, end = row["start"], row["end"]
     blocked = row.pop("blocked", None)
     if start is None or end is None:
         return []
-    segments = []
+    segments: list[dict[str, Any]] = []
     if blocked is not None:
         b0, b1 = blocked
         b1 = max(b1, b0)
         if start < b0:
-            segments.append({"state": "running", "start": start, "end": b0})
-        segments.append({"state": BLOCKED, "start": b0, "end": b1})
+            segments.append(_segment(shared, "running", start, b0))
+        segments.append(_segment(shared, BLOCKED, b0, b1))
         if b1 < end:
             # After the watchdog gave up the rank is tearing down, not training.
             after = row["state"] if row["state"] in ("errored", "crashed") else "running"
-            segments.append({"state": after, "start": b1, "end": end})
+            segments.append(_segment(shared, after, b1, end))
     else:
         failed = row.pop("first_error", None)
         if failed is not None and row["state"] in ("errored", "crashed") and start <= failed < end:
             # From its first error on, the rank is failing, not running (the teardown lines
             # that follow are not progress).
-            segments.append({"state": "running", "start": start, "end": failed})
-            segments.append({"state": row["state"], "start": failed, "end": end})
+            segments.append(_segment(shared, "running", start, failed))
+            segments.append(_segment(shared, row["state"], failed, end))
         else:
-            segments.append({"state": "running", "start": start, "end": end})
+            segments.append(_segment(shared, "running", start, end))
     row.pop("first_error", None)
     state = row["state"]
     if state in ("crashed", "errored"):
-        segments.append({"state": state, "start": end, "end": end})
+        segments.append(_segment(shared, state, end, end))
     if state in ("silent", "crashed") and end_all is not None and end_all != end:
-        segments.append({"state": "silent", "start": end, "end": end_all})
+        segments.append(_segment(shared, "silent", end, end_all))
     return segments
+
+
+def _segment(shared: dict[tuple[Any, ...], dict[str, Any]], state: str, start: Any, end: Any) -> dict[str, Any]:
+    """A segment dict, the one already made for an equal segment where there is one (see
+    MAX_SHARED_SEGMENTS); the key holds the types too (1 and 1.0 are equal, not printed alike)."""
+    key = (state, start, end, type(start), type(end))
+    segment = shared.get(key)
+    if segment is None:
+        segment = {"state": state, "start": start, "end": end}
+        if len(shared) < MAX_SHARED_SEGMENTS:
+            shared[key] = segment
+    return segment
 
 
 def _first_failure(facts: Facts, culprit: Event | None, axis: str, x_of: Any,
