@@ -65,7 +65,9 @@ def _markers(
     events: list[dict[str, Any]] = []
     per_row: dict[Any, int] = {}
     first_error_seen: set[Any] = set()
-    ranked_processes = {(info.host, info.pid) for info in ranks.values() if info.pid is not None}
+    # Made at the first line no rank is known for: a fleet's lines all name one, and this set of
+    # every rank's (host, pid) is 0.1 KB a rank at the diagnosis' peak.
+    ranked_processes: set[tuple[str | None, int | None]] | None = None
     for ev in facts.events:
         kind = MARKER_KINDS.get(ev.kind) or (
             "nccl_warn" if ev.kind.startswith("nccl") and ev.severity in ("warn", "error") else None
@@ -76,7 +78,11 @@ def _markers(
         row_id = None
         if who is None:
             pkey = _process_key(ev)
-            if pkey is None or pkey not in processes or (ev.host, ev.pid) in ranked_processes:
+            if pkey is None or pkey not in processes:
+                continue
+            if ranked_processes is None:
+                ranked_processes = {(info.host, info.pid) for info in ranks.values() if info.pid is not None}
+            if (ev.host, ev.pid) in ranked_processes:
                 continue
             who = row_id = _row_id(pkey)
         x = x_of(ev)
@@ -118,16 +124,7 @@ def build_timeline(facts: Facts, culprit: Event | None, ff: dict[str, Any] | Non
             return ev.seq
         return ev.order
 
-    end_all: Any = None
-    rows: list[dict[str, Any]] = []
-    # A rank that logged its own watchdog or error was not silent, whatever the verdict's
-    # straggler logic concluded: it is drawn as errored.
-    spoke = {e.rank for e in facts.events if e.rank is not None and e.severity in ("error", "fatal")}
-    for rank, info in ranks.items():
-        row = _row(info, axis, rank=rank, row_id=None)
-        if row["state"] == "silent" and rank in spoke:
-            row["state"], row["silent_since"] = "errored", None
-        rows.append(row)
+    rows = _rank_rows(facts, axis)
     culprit_key = ((_process_key(culprit) or ("source", culprit.source))
                    if culprit is not None and culprit.rank is None else None)
     if culprit is None and ff and ff.get("rank") is None:
@@ -142,18 +139,7 @@ def build_timeline(facts: Facts, culprit: Event | None, ff: dict[str, Any] | Non
         if key[0] == "source":
             row["label"] = str(key[1])
         rows.append(row)
-    for row in rows:
-        end = row["end"]
-        if end is not None and (end_all is None or end > end_all):
-            end_all = end
-    blocked = _blocked_spans(facts, axis)
-    first_error = _first_error_x(facts, x_of)
-    shared: dict[tuple[Any, ...], dict[str, Any]] = {}
-    for row in rows:
-        row["blocked"] = blocked.get(row["rank"]) if row["rank"] is not None else None
-        row["first_error"] = first_error.get(row["rank"] if row["rank"] is not None else row.get("row"))
-        row["segments"] = _segments(row, end_all, shared)
-
+    _add_segments(facts, rows, axis, x_of)
     events = _markers(facts, ranks, processes, x_of)
     return {
         "axis": axis,
@@ -168,6 +154,36 @@ def build_timeline(facts: Facts, culprit: Event | None, ff: dict[str, Any] | Non
         # Flight-recorder dumps: each rank's collectives (seq over time), the wavefront, mismatches.
         "collectives": collective_progress(collectives(facts), ranked_dumps(facts)),
     }
+
+
+def _rank_rows(facts: Facts, axis: str) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    # A rank that logged its own watchdog or error was not silent, whatever the verdict's
+    # straggler logic concluded: it is drawn as errored.
+    spoke = {e.rank for e in facts.events if e.rank is not None and e.severity in ("error", "fatal")}
+    for rank, info in facts.ranks.items():
+        row = _row(info, axis, rank=rank, row_id=None)
+        if row["state"] == "silent" and rank in spoke:
+            row["state"], row["silent_since"] = "errored", None
+        rows.append(row)
+    return rows
+
+
+def _add_segments(facts: Facts, rows: list[dict[str, Any]], axis: str, x_of: Callable[[Event], Any]) -> None:
+    """Each row's segments. A function of its own: what it works from (a span and a first
+    error a rank) is let go before the markers are drawn, the diagnosis' peak."""
+    end_all: Any = None
+    for row in rows:
+        end = row["end"]
+        if end is not None and (end_all is None or end > end_all):
+            end_all = end
+    blocked = _blocked_spans(facts, axis)
+    first_error = _first_error_x(facts, x_of)
+    shared: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for row in rows:
+        row["blocked"] = blocked.get(row["rank"]) if row["rank"] is not None else None
+        row["first_error"] = first_error.get(row["rank"] if row["rank"] is not None else row.get("row"))
+        row["segments"] = _segments(row, end_all, shared)
 
 
 def _row(info: RankInfo, axis: str, *, rank: int | None, row_id: str | None) -> dict[str, Any]:
