@@ -451,10 +451,13 @@ def _infer_from_devices(facts: Facts, mapping: dict[tuple[str, int], int]) -> No
         if key in mapping or host not in by_host:
             continue
         offsets = {rank - d for rank, d in by_host[host]}
-        if len(offsets) != 1 or len(by_host[host]) < 2:  # noqa: PLR2004 - one rank shows no offset
+        known = {r for r, _ in by_host[host]}
+        # Two ranks at least, not two init lines: one rank prints Init START and COMPLETE, and
+        # one init line per communicator it joins, and one rank shows no offset.
+        if len(offsets) != 1 or len(known) < 2:  # noqa: PLR2004
             continue
         guess = dev + offsets.pop()
-        if guess not in {r for r, _ in by_host[host]}:
+        if guess not in known:
             mapping[key] = guess
 
 

@@ -168,7 +168,16 @@ def _one_process_per_gpu(facts: Facts, from_prefix: bool) -> bool:
     for e in facts.events:
         if e.pid is not None and e.device is not None:
             gpus.setdefault(e.pid, set()).add(e.device)
-    return len(pids) <= ONE_NODE_MAX_PROCESSES and all(len(d) == 1 for d in gpus.values())
+    return (len(pids) <= ONE_NODE_MAX_PROCESSES and all(len(d) == 1 for d in gpus.values())
+            and not _ranks_off_their_gpu(facts))
+
+
+def _ranks_off_their_gpu(facts: Facts) -> bool:
+    """A rank of the world whose init line names another GPU index (rank 8 on GPU 0: the node
+    is not the job's first, or its ranks are laid out otherwise): GPU N is not rank N here."""
+    world = facts.world_size
+    return any(e.data.get("nranks") == world and e.data.get("rank") != e.data.get("cuda_dev")
+               for e in facts.by_kind.get("nccl_init", []))
 
 
 # Causes of the fabric, the software stack or a configuration the ranks share: the rank that
