@@ -130,7 +130,6 @@ def read_into(
                 continue
             try:
                 read_member(member, collected, budget, engine, clock)
-                gc.freeze()
             except LimitExceeded as exc:
                 budget.note(f"limit reached: {exc}; the rest was not read")
                 return False
