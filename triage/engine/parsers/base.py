@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cache
 from typing import Any
 
 from ..demux import Origin
@@ -11,10 +12,17 @@ from ..model import Event
 from ..signatures.literals import required_literals
 
 
+@cache
 def needs(pattern: re.Pattern[str]) -> tuple[str, ...]:
     """The lower-case literals one of which every match of `pattern` holds (worked out from the
-    pattern itself, signatures/literals.py); () when it has none."""
+    pattern itself, signatures/literals.py, once per pattern); () when it has none."""
     return required_literals(pattern.pattern)
+
+
+def searched(pattern: re.Pattern[str], body: str, low: str) -> re.Match[str] | None:
+    """`pattern.search(body)`, tried only where `low` (the line lower-cased) holds what every
+    match of it needs: a parser's unanchored searches mostly meet lines that are none of them."""
+    return pattern.search(body) if may_match(low, needs(pattern)) else None
 
 
 def may_match(low: str, literals: tuple[str, ...]) -> bool:

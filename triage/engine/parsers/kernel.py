@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..model import Event
-from .base import LineCtx, SourceState
+from .base import LineCtx, SourceState, searched
 
 # What the scan gate (scan.py) must let through for this parser: the NVIDIA driver's lines, the
 # host OOM killer, IOMMU faults.
@@ -100,18 +100,18 @@ def _parse(ctx: LineCtx) -> list[Event]:
             # Only who: the GPU on this PCI bus (its rank is joined in facts.py); what the line
             # means is the catalog's (signatures/system.py, nvrm.py).
             return [ctx.event("nvrm_gpu", severity="info", bus=bus_key(m["bdf"]))]
-    # Each search guarded by a literal its pattern needs: most lines that reach this parser
-    # (no other format took them) are none of these.
-    m = _OOM_KILL.search(body) if "process " in body or "oom-kill:" in body else None
+    # Each search guarded by what its pattern needs (parsers.base.searched): most lines that
+    # reach this parser (no other format took them) are none of these.
+    low = body.lower()
+    m = searched(_OOM_KILL, body, low)
     if m:
         pid = m["pid"] or m["pid2"]
         return [ctx.event("host_oom_kill", severity="fatal", victim_pid=int(pid), process=(m["name"] or m["name2"]))]
-    low = body.lower()
     if "AMD-Vi" in body or "DMAR" in body or "iommu" in low:
         m = _IOMMU.search(body)
         if m:
             return [ctx.event("iommu_fault", severity="error", device=m["dev"], fault_kind=m["amd"] or "DMAR")]
-    m = _AER.search(body) if "aer: " in low else None
+    m = searched(_AER, body, low)
     if m:
         return [ctx.event("pcie_aer", severity="error" if m["sev"].lower() != "corrected" else "warn", aer=m["sev"])]
     return []

@@ -8,7 +8,7 @@ import signal
 
 from ..model import Event
 from ..timeparse import full_date
-from .base import LineCtx, SourceState, may_match, needs
+from .base import LineCtx, SourceState, searched
 
 # What the scan gate (scan.py) must let through for this parser: launchers' exit reports and
 # failure tables (torchrun's 'Root Cause' block and its field rows), signals and the crash
@@ -58,7 +58,6 @@ _TERMINATE = re.compile(r"terminate called after throwing an instance of '(?P<ty
 _WHAT = re.compile(r"^\s*what\(\):\s+(?P<what>.*)$")
 _SEGV = re.compile(r"Fatal Python error: (?P<what>Segmentation fault|Bus error|Aborted)|Segmentation fault(?: \(core "
                    r"dumped\))?|Bus error \(core dumped\)")
-_SEGV_NEEDS = needs(_SEGV)
 _SHELL_KILLED = re.compile(r"^(?:.*: )?(?:line \d+: )?\d*\s*Killed\b")
 # Crash reporters inside the process: Open MPI's signal handler ('[host:pid] Signal: %s (%d)',
 # the prefix peeled by demux) and Abseil's failure signal handler ('*** %s received at time=').
@@ -154,7 +153,7 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:  # noqa: C901 - one 
     if m and state.extra.pop("terminate", False):
         return [ctx.event("terminate_what", severity="fatal", what=m["what"])]
     # (The costliest search tried only where the line holds what its pattern needs.)
-    m = _SEGV.search(body) if may_match(body.lower(), _SEGV_NEEDS) else None
+    m = searched(_SEGV, body, body.lower())
     if m:
         what = m["what"] or m.group(0)
         sig = "SIGSEGV" if "Segmentation" in what else ("SIGBUS" if "Bus" in what else "SIGABRT")

@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from ..model import Event
-from .base import LineCtx, SourceState, may_match, needs
+from .base import LineCtx, SourceState, searched
 from .nccl import warn_event
 
 # What the scan gate (scan.py) must let through for this parser: ProcessGroupNCCL's watchdog,
@@ -79,12 +79,6 @@ _RETRY_TARGET = re.compile(r"(?:to host|server socket on|No socket on) \(?(?P<ad
 _WAITING_CLIENTS = re.compile(r"Timed out after (?P<s>\d+) seconds waiting for clients\. (?P<joined>\d+)/(?P<world>\d+)"
                               r" clients joined")
 
-_PROGRESS_NEEDS, _TERMINATED_NEEDS, _ASYNC_NEEDS, _REMOTE_NEEDS, _DUMP_FROM_NEEDS, _HEARTBEAT_NEEDS, _LAGGING_NEEDS, \
-    _MISMATCH_NEEDS, _ABORTED_NEEDS, _WAITING_CLIENTS_NEEDS, _CLIENT_TIMEOUT_NEEDS = map(needs, (
-        _PROGRESS, _TERMINATED, _ASYNC, _REMOTE, _DUMP_FROM, _HEARTBEAT, _LAGGING, _MISMATCH, _ABORTED,
-        _WAITING_CLIENTS, _CLIENT_TIMEOUT))
-
-
 def _pg(text: str) -> dict[str, Any]:
     m = _PG.search(text)
     if not m:
@@ -127,7 +121,7 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
     # Each search below is tried only where the line holds what its pattern needs: a torch line
     # that is none of these reports (ProcessGroupNCCL's init options) ran them all, ~7 us a line.
     low = body.lower()
-    p = _PROGRESS.search(body) if may_match(low, _PROGRESS_NEEDS) else None
+    p = searched(_PROGRESS, body, low)
     if p:
         seq = p["seq1"] or p["seq2"]
         enq = p["enq1"] or p["enq2"] or p["enq3"]
@@ -142,11 +136,11 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
         )
         ev.seq = int(done) if done is not None else None
         return events + [ev]
-    m = _TERMINATED.search(body) if may_match(low, _TERMINATED_NEEDS) else None
+    m = searched(_TERMINATED, body, low)
     if m:
         ev = ctx.event("watchdog_terminated", severity="fatal", what=m["what"], **_pg(body))
         return events + [ev] + _cuda_fault(ctx, m["what"])
-    m = _ASYNC.search(body) if may_match(low, _ASYNC_NEEDS) else None
+    m = searched(_ASYNC, body, low)
     if m:
         return events + [ctx.event("nccl_async_error", severity="error", what=m["what"])] + _cuda_fault(ctx, m["what"])
     if "NCCL error" in body or "NCCL Error" in body:
@@ -175,30 +169,30 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
             anchor if isinstance(anchor, Event) else ctx.event("torch_nccl_error", severity="error", reason="")
         )
         return events
-    m = _REMOTE.search(body) if may_match(low, _REMOTE_NEEDS) else None
+    m = searched(_REMOTE, body, low)
     if m:
         return events + [ctx.event("remote_error_from", severity="error", peer_rank=int(m["rank"]))]
-    m = _DUMP_FROM.search(body) if may_match(low, _DUMP_FROM_NEEDS) else None
+    m = searched(_DUMP_FROM, body, low)
     if m:
         return events + [ctx.event("dump_signal", peer_rank=int(m["rank"]) if m["rank"] else None)]
-    m = _HEARTBEAT.search(body) if may_match(low, _HEARTBEAT_NEEDS) else None
+    m = searched(_HEARTBEAT, body, low)
     if m:
         return events + [ctx.event("heartbeat_timeout", severity="fatal", stuck_s=int(m["s"]) if m["s"] else None)]
-    m = _LAGGING.search(body) if may_match(low, _LAGGING_NEEDS) else None
+    m = searched(_LAGGING, body, low)
     if m:
         ranks = m["ranks"] or m["ranks2"]
         lagging = [int(x) for x in ranks.split(",") if x.strip()]
         return events + [ctx.event("desync_report", severity="error", lagging=lagging)]
-    m = _MISMATCH.search(body) if may_match(low, _MISMATCH_NEEDS) else None
+    m = searched(_MISMATCH, body, low)
     if m:
         return events + [
             ctx.event("collective_mismatch", severity="error", rank_a=int(m["a"]), rank_b=int(m["b"]), fp_a=m["fa"],
                       fp_b=m["fb"])
         ]
-    m = _ABORTED.search(body) if may_match(low, _ABORTED_NEEDS) else None
+    m = searched(_ABORTED, body, low)
     if m:
         return events + [ctx.event("comm_aborted", severity="error", on_rank=int(m["rank"]))]
-    events.extend(_rendezvous(ctx, body))
+    events.extend(_rendezvous(ctx, body, low))
     return events
 
 
@@ -228,9 +222,8 @@ def _connect_failed(ctx: LineCtx, body: str, target: re.Match[str] | None) -> Ev
     )
 
 
-def _rendezvous(ctx: LineCtx, body: str) -> list[Event]:
-    low = body.lower()
-    m = _WAITING_CLIENTS.search(body) if may_match(low, _WAITING_CLIENTS_NEEDS) else None
+def _rendezvous(ctx: LineCtx, body: str, low: str) -> list[Event]:
+    m = searched(_WAITING_CLIENTS, body, low)
     if m:
         return [
             ctx.event(
@@ -241,7 +234,7 @@ def _rendezvous(ctx: LineCtx, body: str) -> list[Event]:
                 world=int(m["world"]),
             )
         ]
-    m = _CLIENT_TIMEOUT.search(body) if may_match(low, _CLIENT_TIMEOUT_NEEDS) else None
+    m = searched(_CLIENT_TIMEOUT, body, low)
     if m:
         return [ctx.event("store_connect_timeout", severity="error", address=m["addr"].strip(),
                           after=m["t"] + m["unit"])]
