@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import Any
 
 _TORCHRUN = re.compile(r"^\[(?:rank(?P<rank>\d+)|(?P<role>[A-Za-z_]+)(?P<lrank>\d+))\]:\s?")
 # Open MPI's --tag-output ('[jobid,rank]<stdout>:'), which horovodrun turns on, and Horovod's
@@ -75,12 +76,21 @@ class Origin:
     tp_rank: int | None = None
     time_text: str | None = None  # a timestamp carried by the prefix (sglang, GCP)
 
-    def merge(self, other: Origin) -> None:
-        """Fill what this origin does not know from `other` (once a line: its fields directly)."""
+    def known(self) -> list[tuple[str, Any]]:
+        """The fields this origin knows, for fill(). Read one by one: asking for __dict__ would
+        give the origin a dict of its own (64 B each of a fleet's kept file origins)."""
+        return [(name, value) for name in _ORIGIN_FIELDS if (value := getattr(self, name)) is not None]
+
+    def fill(self, known: list[tuple[str, Any]]) -> None:
+        """Fill what this origin does not know from another's `known()` (once a line: a file
+        name's origin is worked out once per source, and is empty for most files)."""
         mine = self.__dict__
-        for name, value in other.__dict__.items():
-            if value is not None and mine[name] is None:
+        for name, value in known:
+            if mine[name] is None:
                 mine[name] = value
+
+
+_ORIGIN_FIELDS = tuple(f.name for f in fields(Origin))
 
 
 # Any of the prefixes split_prefix peels, in one anchored pass: most lines carry none, and

@@ -8,7 +8,7 @@ import tarfile
 import zipfile
 import zlib
 from collections import Counter, deque
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 from .bundle import Budget, LimitExceeded, Member, NulFold, Prefixed
@@ -77,9 +77,6 @@ LIGHT_EDGE_LINES = 5
 MAX_YEARS = 10_000
 # More kernel lines than this in a source not named dmesg: it is a kernel log all the same.
 KERNEL_LOG_MIN_HITS = 2
-
-
-_ORIGIN_FIELDS = tuple(f.name for f in fields(Origin))
 
 
 class EventCap:
@@ -287,10 +284,8 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
     state = SourceState(name=info.name)
     cap = EventCap()
     file_origin = info.file_origin
-    # What the file's name says of its writer, given to each line that does not say it itself
-    # (Origin.merge): worked out once, and nothing to give on most files (names say nothing).
-    # Read field by field: vars() would give the kept origin a dict of its own (64 B a source).
-    inherited = [(name, value) for name in _ORIGIN_FIELDS if (value := getattr(file_origin, name)) is not None]
+    # What the file's name says of its writer, given to each line that does not say it itself.
+    inherited = file_origin.known()
     kernel_hits = 0
     try:
         for lineno, raw in scanner:
@@ -315,10 +310,7 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                 reported = True
                 origin.rank, origin.host = owner[0], origin.host or owner[1]
             if inherited:
-                mine = origin.__dict__
-                for name, value in inherited:
-                    if mine[name] is None:
-                        mine[name] = value
+                origin.fill(inherited)
             when, yearless = parse_time(origin.time_text or body, clock)
             if when is None and origin.time_text is None and body is not text:
                 # A launcher prefix was peeled off: the time may sit in front of it.

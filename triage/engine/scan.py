@@ -57,6 +57,8 @@ def release_buffers() -> None:
     """Let this thread's block buffers go (partial.read_into, once a bundle is read): kept,
     they were 4 MB held through the diagnosis and then by an idle worker."""
     _POOL.free = []
+
+
 FLOOD_WINDOWS = 8
 # Longest line kept whole; the rest of a longer line is skipped (and counted).
 MAX_KEPT_LINE = 64 * 1024
