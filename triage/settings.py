@@ -239,6 +239,74 @@ TRIAGE_LOGIN_FAILURE_WINDOW = envint("TRIAGE_LOGIN_FAILURE_WINDOW", 900, minimum
 # An address is locked (for the accounts that failed from it) after this many times the limit
 # (triage/accounts/throttle.py); the counts are kept in the database, so they hold without Redis.
 TRIAGE_LOGIN_ADDRESS_FACTOR = envint("TRIAGE_LOGIN_ADDRESS_FACTOR", 5, minimum=1)
+# --- Sign-in with the company's identity provider (OpenID Connect; docs/sign-in.md) -----------
+# Off unless an issuer (or the endpoints) and a client id are set; local accounts stay either
+# way (the embedded default has only them). mozilla-django-oidc runs the authorization-code
+# flow with PKCE, state and nonce; triage.accounts.oidc finds the endpoints by discovery,
+# checks the ID token's issuer and audience, and keeps team memberships to the groups claim.
+TRIAGE_OIDC_ISSUER = (env("TRIAGE_OIDC_ISSUER") or "").rstrip("/")
+# Endpoints named here are used as they are instead of discovery's (all of the first three
+# make discovery unnecessary).
+TRIAGE_OIDC_ENDPOINTS = {
+    key: value for key, value in (
+        ("authorization_endpoint", env("TRIAGE_OIDC_AUTHORIZATION_ENDPOINT")),
+        ("token_endpoint", env("TRIAGE_OIDC_TOKEN_ENDPOINT")),
+        ("jwks_uri", env("TRIAGE_OIDC_JWKS_URI")),
+        ("userinfo_endpoint", env("TRIAGE_OIDC_USERINFO_ENDPOINT")),
+        ("end_session_endpoint", env("TRIAGE_OIDC_END_SESSION_ENDPOINT")),
+    ) if value
+}
+OIDC_RP_CLIENT_ID = env("TRIAGE_OIDC_CLIENT_ID") or ""
+OIDC_RP_CLIENT_SECRET = env("TRIAGE_OIDC_CLIENT_SECRET") or ""
+TRIAGE_OIDC_ENABLED = bool(OIDC_RP_CLIENT_ID and (TRIAGE_OIDC_ISSUER or TRIAGE_OIDC_ENDPOINTS))
+if TRIAGE_OIDC_ENABLED:
+    from triage.accounts import oidcconfig
+
+    try:
+        oidcconfig.check(issuer=TRIAGE_OIDC_ISSUER, endpoints=TRIAGE_OIDC_ENDPOINTS,
+                         secret=OIDC_RP_CLIENT_SECRET)
+    except ValueError as e:
+        raise ImproperlyConfigured(str(e)) from None
+elif env("TRIAGE_OIDC_ISSUER") or TRIAGE_OIDC_ENDPOINTS or env("TRIAGE_OIDC_CLIENT_SECRET"):
+    raise ImproperlyConfigured("TRIAGE_OIDC_CLIENT_ID must be set with the other TRIAGE_OIDC_ settings")
+# The button reads "Sign in with <name>".
+TRIAGE_OIDC_NAME = env("TRIAGE_OIDC_NAME") or "single sign-on"
+OIDC_RP_SCOPES = env("TRIAGE_OIDC_SCOPES") or "openid email profile"
+OIDC_RP_SIGN_ALGO = env("TRIAGE_OIDC_SIGN_ALGO") or "RS256"
+# The claim that lists a person's groups (a dotted path reaches into objects, e.g. Keycloak's
+# realm_access.roles; a single string counts as one group, e.g. Google's hosted domain `hd`),
+# and the one their user name is made of (then their email, then the subject).
+TRIAGE_OIDC_GROUPS_CLAIM = env("TRIAGE_OIDC_GROUPS_CLAIM") or "groups"
+TRIAGE_OIDC_USERNAME_CLAIM = env("TRIAGE_OIDC_USERNAME_CLAIM") or "preferred_username"
+# group=team:role entries (triage/accounts/teammap.py). The teams named here follow the groups
+# at every sign-in: a membership is added, changed or removed; other teams are left to admins.
+try:
+    from triage.accounts.teammap import parse_team_map
+
+    TRIAGE_OIDC_TEAM_MAP = parse_team_map(env("TRIAGE_OIDC_TEAM_MAP") or "")
+except ValueError as e:
+    raise ImproperlyConfigured(f"TRIAGE_OIDC_TEAM_MAP: {e}") from None
+# The client authenticates at the token endpoint with its secret in the form (post) or in an
+# Authorization header (basic).
+_oidc_client_auth = (env("TRIAGE_OIDC_CLIENT_AUTH") or "post").lower()
+if _oidc_client_auth not in ("post", "basic"):
+    raise ImproperlyConfigured(f"TRIAGE_OIDC_CLIENT_AUTH={_oidc_client_auth!r}: use post or basic")
+OIDC_TOKEN_USE_BASIC_AUTH = _oidc_client_auth == "basic"
+OIDC_USE_PKCE = True
+OIDC_USE_NONCE = True
+# Kept in the session for the provider's sign-out (id_token_hint); the access token is not kept.
+OIDC_STORE_ID_TOKEN = True
+OIDC_TIMEOUT = envint("TRIAGE_OIDC_TIMEOUT", 10, minimum=1)
+# A CA bundle for a provider behind a company CA (requests' `verify` takes a path).
+OIDC_VERIFY_SSL: bool | str = env("TRIAGE_OIDC_CA_BUNDLE") or True
+# Sign out at the provider too (its end_session_endpoint) when signing out here.
+TRIAGE_OIDC_PROVIDER_LOGOUT = envbool("TRIAGE_OIDC_PROVIDER_LOGOUT", True)
+AUTHENTICATION_BACKENDS = [
+    # Answers only the provider's callback (a code and a state); everything else falls through.
+    "triage.accounts.oidc.ProviderBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+
 # Incidents older than this many days are deleted with their raw files by the beat job
 # (0: keep forever).
 TRIAGE_RETENTION_DAYS = envint("TRIAGE_RETENTION_DAYS", 0, minimum=0)
@@ -462,6 +530,8 @@ TRIAGE_CSP = (
     "img-src 'self' data: blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; "
     "frame-ancestors 'none'; form-action 'self'"
 )
+if TRIAGE_OIDC_ENABLED and TRIAGE_OIDC_PROVIDER_LOGOUT:
+    TRIAGE_CSP = oidcconfig.csp_with_provider(TRIAGE_CSP, TRIAGE_OIDC_ISSUER, TRIAGE_OIDC_ENDPOINTS)
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 # Share-link URLs carry their secret: never send them to another site in a Referer.

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from .models import ApiToken, Membership, ShareAccess, ShareLink, Team
+from .models import ApiToken, ExternalIdentity, Membership, ShareAccess, ShareLink, Team
 
 
 class MembershipInline(admin.TabularInline[Membership, Team]):
@@ -33,3 +33,9 @@ class ShareLinkAdmin(admin.ModelAdmin[ShareLink]):
 class ShareAccessAdmin(admin.ModelAdmin[ShareAccess]):
     list_display = ("link", "at", "ip", "user", "path")
     readonly_fields = ("link", "at", "ip", "user", "path", "user_agent")
+
+
+@admin.register(ExternalIdentity)
+class ExternalIdentityAdmin(admin.ModelAdmin[ExternalIdentity]):
+    list_display = ("user", "issuer", "subject", "last_login_at")
+    readonly_fields = ("user", "issuer", "subject", "created_at", "last_login_at", "groups")

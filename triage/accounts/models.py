@@ -1,4 +1,4 @@
-"""Teams and who belongs to them, API tokens, and share links.
+"""Teams and who belongs to them, identities at a sign-in provider, API tokens, and share links.
 
 Every incident belongs to one team. People see a team's incidents through a membership (with
 a role), collectors through a team's API token, and anyone through a share link to one
@@ -49,6 +49,29 @@ class Membership(models.Model):
 
     def allows(self, role: str) -> bool:
         return ROLE_RANK[Role(self.role)] >= ROLE_RANK[Role(role)]
+
+
+class ExternalIdentity(models.Model):
+    """Who a person is at an identity provider: its issuer and subject (`iss`, `sub`), which
+    never change, unlike a name or an email. A sign-in through the provider finds its user by
+    these only, so an account made by hand is never taken over by a provider's account with
+    the same name or email."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="identities")
+    issuer = models.CharField(max_length=300)
+    subject = models.CharField(max_length=255)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_login_at = models.DateTimeField(null=True, blank=True)
+    # The groups the provider named at the last sign-in (shown in the admin; teams follow them).
+    groups = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        ordering = ["issuer", "subject"]
+        constraints = [models.UniqueConstraint(fields=["issuer", "subject"], name="identity_unique_subject")]
+        verbose_name_plural = "external identities"
+
+    def __str__(self) -> str:
+        return f"{self.subject} at {self.issuer}"
 
 
 class ApiToken(models.Model):

@@ -1,18 +1,23 @@
-"""Writes for teams, memberships, API tokens and share links."""
+"""Writes for teams, memberships, identities at a sign-in provider, API tokens and share links."""
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from .models import ApiToken, Membership, Role, ShareAccess, ShareLink, Team
+from .models import ApiToken, ExternalIdentity, Membership, Role, ShareAccess, ShareLink, Team
 from .ratelimit import rate_check
+from .teammap import Grant, managed_teams, teams_of
 
 TOKEN_PREFIX = "nct_"
 # last_used_at is informative only: write it at most this often, not on every request.
@@ -49,6 +54,94 @@ def membership_set(*, team: Team, user: Any, role: str = Role.MEMBER) -> Members
         raise ValueError(f"unknown role {role!r}: use one of {', '.join(Role.values)}")
     membership, _ = Membership.objects.update_or_create(team=team, user=user, defaults={"role": role})
     return membership
+
+
+def memberships_sync(*, user: Any, grants: Sequence[Grant], groups: Iterable[str]) -> dict[str, str]:
+    """Give `user` the memberships their provider groups grant, in the teams the map names:
+    added, role changed, or removed when no group grants the team any more. Memberships in
+    teams the map does not name are left as an admin set them. Returns team -> role granted."""
+    wanted = teams_of(grants, groups)
+    managed = managed_teams(grants)
+    with transaction.atomic():
+        Membership.objects.filter(user=user, team__name__in=managed - wanted.keys()).delete()
+        for team, role in sorted(wanted.items()):
+            membership_set(team=team_get_or_create(name=team), user=user, role=role)
+    return wanted
+
+
+# --- Identities at a sign-in provider -------------------------------------------------------
+
+USERNAME_MAX = 150  # django.contrib.auth's User.username
+_USERNAME_UNSAFE = re.compile(r"[^\w.@+-]")
+
+
+@dataclass(frozen=True)
+class ProviderPerson:
+    """What a provider said about someone at a sign-in (from its ID token and userinfo)."""
+
+    issuer: str
+    subject: str
+    username: str
+    email: str = ""
+    first_name: str = ""
+    last_name: str = ""
+    groups: tuple[str, ...] = ()
+
+
+def _free_username(person: ProviderPerson) -> str:
+    """The provider's name for the person when no account has it yet; else that name with a
+    suffix from their subject, so a hand-made account of the same name is never theirs."""
+    base = _USERNAME_UNSAFE.sub("-", person.username)[:USERNAME_MAX] or "user"
+    suffix = "-" + hashlib.sha256(f"{person.issuer} {person.subject}".encode()).hexdigest()[:8]
+    tails = [suffix] + [f"{suffix}-{n}" for n in range(1, 20)]
+    candidates = [base] + [base[:USERNAME_MAX - len(tail)] + tail for tail in tails]
+    taken = set(get_user_model().objects.filter(username__in=candidates).values_list("username", flat=True))
+    for name in candidates:
+        if name not in taken:
+            return name
+    raise IntegrityError(f"no free user name for {person.username!r}")
+
+
+def identity_sign_in(*, person: ProviderPerson, grants: Sequence[Grant]) -> Any:
+    """The user of this provider identity, made at their first sign-in (with no password: they
+    sign in at the provider only), their name and email kept to the provider's, and their
+    team memberships to their groups (memberships_sync)."""
+    try:
+        return _identity_sign_in(person, grants)
+    except IntegrityError:
+        # The same person's first sign-in in two tabs at once: the other one made the user.
+        return _identity_sign_in(person, grants)
+
+
+def _identity_sign_in(person: ProviderPerson, grants: Sequence[Grant]) -> Any:
+    with transaction.atomic():
+        identity = (ExternalIdentity.objects.select_for_update().select_related("user")
+                    .filter(issuer=person.issuer, subject=person.subject).first())
+        if identity is None:
+            user = get_user_model()(username=_free_username(person))
+            user.set_unusable_password()
+            _copy_profile(user, person)
+            user.save()
+            identity = ExternalIdentity.objects.create(user=user, issuer=person.issuer, subject=person.subject)
+        else:
+            user = identity.user
+            if _copy_profile(user, person):
+                user.save(update_fields=["email", "first_name", "last_name"])
+        identity.groups = list(person.groups)
+        identity.last_login_at = timezone.now()
+        identity.save(update_fields=["groups", "last_login_at"])
+        memberships_sync(user=user, grants=grants, groups=person.groups)
+        return user
+
+
+def _copy_profile(user: Any, person: ProviderPerson) -> bool:
+    fields = {"email": person.email[:254], "first_name": person.first_name[:150], "last_name": person.last_name[:150]}
+    changed = False
+    for field, value in fields.items():
+        if getattr(user, field) != value:
+            setattr(user, field, value)
+            changed = True
+    return changed
 
 
 # --- API tokens -----------------------------------------------------------------------------
