@@ -34,7 +34,7 @@ import django
 django.setup()
 import triage
 for module in pkgutil.walk_packages(triage.__path__, "triage."):
-    if not module.name.endswith(("storage_s3", "gloo_worker", "settings_test")):
+    if not module.name.endswith(("storage_s3", "gloo_worker", "settings_test", "ldapauth", "ldapconfig")):
         importlib.import_module(module.name)
 print([m for m in {DEV_ONLY!r} if importlib.util.find_spec(m)])
 """

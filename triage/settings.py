@@ -301,9 +301,51 @@ OIDC_TIMEOUT = envint("TRIAGE_OIDC_TIMEOUT", 10, minimum=1)
 OIDC_VERIFY_SSL: bool | str = env("TRIAGE_OIDC_CA_BUNDLE") or True
 # Sign out at the provider too (its end_session_endpoint) when signing out here.
 TRIAGE_OIDC_PROVIDER_LOGOUT = envbool("TRIAGE_OIDC_PROVIDER_LOGOUT", True)
+
+# --- Sign-in with a password of the company's LDAP directory (django-auth-ldap; docs/sign-in.md)
+# Off unless TRIAGE_LDAP_SERVER_URI is set; then the sign-in form tries the directory first and
+# this dashboard's own accounts after it. Needs `pip install -r requirements-ldap.txt`.
+TRIAGE_LDAP_SERVER_URI = env("TRIAGE_LDAP_SERVER_URI") or ""
+TRIAGE_LDAP_ENABLED = bool(TRIAGE_LDAP_SERVER_URI)
+# The attribute that names a person (their user name here): uid, or sAMAccountName in AD.
+TRIAGE_LDAP_USERNAME_ATTR = env("TRIAGE_LDAP_USERNAME_ATTR") or "uid"
+try:
+    TRIAGE_LDAP_TEAM_MAP = parse_team_map(env("TRIAGE_LDAP_TEAM_MAP") or "")
+except ValueError as e:
+    raise ImproperlyConfigured(f"TRIAGE_LDAP_TEAM_MAP: {e}") from None
+if TRIAGE_LDAP_ENABLED:
+    try:
+        from triage.accounts import ldapconfig
+    except ImportError as e:
+        raise ImproperlyConfigured(f"TRIAGE_LDAP_SERVER_URI needs python-ldap and django-auth-ldap "
+                                   f"(pip install -r requirements-ldap.txt): {e}") from None
+    # django-auth-ldap's own settings (https://django-auth-ldap.readthedocs.io/en/latest/reference.html)
+    AUTH_LDAP_SERVER_URI = TRIAGE_LDAP_SERVER_URI
+    AUTH_LDAP_START_TLS = envbool("TRIAGE_LDAP_START_TLS", False)
+    # Who searches the directory for the person's entry (empty: an anonymous search).
+    AUTH_LDAP_BIND_DN = env("TRIAGE_LDAP_BIND_DN") or ""
+    AUTH_LDAP_BIND_PASSWORD = env("TRIAGE_LDAP_BIND_PASSWORD") or ""
+    # identity_sign_in keeps the account's name, email and teams; the library changes nothing.
+    AUTH_LDAP_ALWAYS_UPDATE_USER = False
+    try:
+        ldapconfig.check_uri(TRIAGE_LDAP_SERVER_URI, start_tls=AUTH_LDAP_START_TLS)
+        AUTH_LDAP_USER_SEARCH = ldapconfig.user_search(
+            base=env("TRIAGE_LDAP_USER_SEARCH_BASE") or "",
+            search_filter=env("TRIAGE_LDAP_USER_FILTER") or f"({TRIAGE_LDAP_USERNAME_ATTR}=%(user)s)",
+        )
+        AUTH_LDAP_GROUP_SEARCH, AUTH_LDAP_GROUP_TYPE = ldapconfig.group_search(
+            base=env("TRIAGE_LDAP_GROUP_SEARCH_BASE") or "", kind=env("TRIAGE_LDAP_GROUP_TYPE") or "groupOfNames",
+        )
+    except ValueError as e:
+        raise ImproperlyConfigured(str(e)) from None
+    AUTH_LDAP_CONNECTION_OPTIONS = ldapconfig.connection_options(
+        ca_file=env("TRIAGE_LDAP_CA_FILE"), timeout=envint("TRIAGE_LDAP_TIMEOUT", 5, minimum=1),
+    )
+
 AUTHENTICATION_BACKENDS = [
     # Answers only the provider's callback (a code and a state); everything else falls through.
     "triage.accounts.oidc.ProviderBackend",
+    *(["triage.accounts.ldapauth.DirectoryBackend"] if TRIAGE_LDAP_ENABLED else []),
     "django.contrib.auth.backends.ModelBackend",
 ]
 

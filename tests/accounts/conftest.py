@@ -109,3 +109,50 @@ def oidc_on(oidc_configured: Provider, live_server: Any) -> Provider:
     """...with the live server registered at the provider as its client."""
     oidc_configured.client(live_server.url)
     return oidc_configured
+
+
+# --- LDAP -----------------------------------------------------------------------------------------
+
+# uid -> (password, groups) in the test directory.
+DIRECTORY_PEOPLE = {
+    "alice": ("alice-in-ldap", ["gpu-sre"]),
+    "bob": ("bob-in-ldap", ["ml-research"]),
+    "dave": ("dave-in-ldap", ["gpu-sre", "gpu-leads"]),
+}
+# Groups by name, or by their whole DN (one entry a line, as DNs hold commas).
+DIRECTORY_TEAM_MAP = "gpu-sre=cluster-a:member\ncn=gpu-leads,ou=groups,dc=example,dc=com=cluster-a:admin\n"
+
+
+@pytest.fixture(scope="module")
+def directory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    from tests.accounts.directory import Directory
+
+    directory = Directory(tmp_path_factory.mktemp("slapd"))
+    directory.start(DIRECTORY_PEOPLE)
+    try:
+        yield directory
+    finally:
+        directory.stop()
+
+
+@pytest.fixture
+def ldap_on(settings: Any, directory: Any) -> Any:
+    """The sign-in form trying the directory, as TRIAGE_LDAP_SERVER_URI, _USER_SEARCH_BASE,
+    _GROUP_SEARCH_BASE and _TEAM_MAP would configure it."""
+    from tests.accounts.directory import GROUPS, PEOPLE
+    from triage.accounts import ldapconfig
+    from triage.accounts.teammap import parse_team_map
+
+    settings.TRIAGE_LDAP_ENABLED = True
+    settings.AUTHENTICATION_BACKENDS = [
+        "triage.accounts.oidc.ProviderBackend", "triage.accounts.ldapauth.DirectoryBackend",
+        "django.contrib.auth.backends.ModelBackend",
+    ]
+    settings.AUTH_LDAP_SERVER_URI = directory.uri
+    settings.AUTH_LDAP_ALWAYS_UPDATE_USER = False
+    settings.AUTH_LDAP_USER_SEARCH = ldapconfig.user_search(base=PEOPLE, search_filter="(uid=%(user)s)")
+    settings.AUTH_LDAP_GROUP_SEARCH, settings.AUTH_LDAP_GROUP_TYPE = ldapconfig.group_search(
+        base=GROUPS, kind="groupOfNames")
+    settings.AUTH_LDAP_CONNECTION_OPTIONS = ldapconfig.connection_options(ca_file=None, timeout=5)
+    settings.TRIAGE_LDAP_TEAM_MAP = parse_team_map(DIRECTORY_TEAM_MAP)
+    return directory

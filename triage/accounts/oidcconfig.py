@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 REQUIRED_ENDPOINTS = ("authorization_endpoint", "token_endpoint", "jwks_uri")
 
 
-def _loopback(host: str) -> bool:
+def is_loopback(host: str) -> bool:
     if host == "localhost":
         return True
     try:
@@ -24,7 +24,7 @@ def check_url(name: str, url: str) -> None:
     parts = urlsplit(url)
     if parts.scheme == "https" and parts.hostname:
         return
-    if parts.scheme == "http" and parts.hostname and _loopback(parts.hostname):
+    if parts.scheme == "http" and parts.hostname and is_loopback(parts.hostname):
         return
     raise ValueError(f"{name}={url!r}: use an https:// URL (http:// only on loopback)")
 
