@@ -342,6 +342,11 @@ if TRIAGE_LDAP_ENABLED:
         ca_file=env("TRIAGE_LDAP_CA_FILE"), timeout=envint("TRIAGE_LDAP_TIMEOUT", 5, minimum=1),
     )
 
+# How long a sign-in lasts (Django's two weeks by default). Teams follow the provider's or the
+# directory's groups at each sign-in, so this also bounds how long a group taken away there keeps
+# its team here (making the account inactive in the admin ends its sessions at once).
+SESSION_COOKIE_AGE = envint("TRIAGE_SESSION_HOURS", 14 * 24, minimum=1) * 3600
+
 AUTHENTICATION_BACKENDS = [
     # Answers only the provider's callback (a code and a state); everything else falls through.
     "triage.accounts.oidc.ProviderBackend",
