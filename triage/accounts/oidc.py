@@ -27,6 +27,7 @@ from django.core.signals import setting_changed
 from django.dispatch import receiver
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
+from django.views import View
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 from mozilla_django_oidc.views import OIDCAuthenticationCallbackView, OIDCAuthenticationRequestView
 
@@ -228,8 +229,9 @@ def _back_to_sign_in(request: HttpRequest, message: str) -> HttpResponse:
 class SignInView(OIDCAuthenticationRequestView):  # type: ignore[misc]
     """Sends the browser to the provider (with state, nonce and a PKCE challenge)."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         # The library reads the endpoint here; ours is resolved in get(), where failing is answered.
+        View.__init__(self, **kwargs)
         self.OIDC_RP_CLIENT_ID = ""
         self.OIDC_OP_AUTH_ENDPOINT = ""
 
