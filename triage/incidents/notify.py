@@ -119,7 +119,7 @@ def notify(*, incident: Incident, user: Any, event: IncidentEvent, base_url: str
     body = f"{text}\n\n{data['url']}\n"
     if comment:
         body += f"\n{data['comment']}\n"
-    subject = f"{settings.EMAIL_SUBJECT_PREFIX}{text}"[:200]
+    subject = f"{settings.EMAIL_SUBJECT_PREFIX}{event_text(name or event.verb, {**data, 'url': ''})}"[:200]
     for address in addresses:  # one message each: nobody learns who else was told
         transaction.on_commit(partial(mail_send_task.delay, address, subject, body))
 
