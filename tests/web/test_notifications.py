@@ -323,3 +323,43 @@ def test_the_incident_page_and_api_give_the_drain_command_of_the_culprit(
     body = client.get(f"/api/v1/incidents/{incident.pk}", HTTP_AUTHORIZATION=f"Bearer {api_token}").json()
     assert body["drain"]["host"] == "node-b"
     assert body["drain"]["commands"] == {"slurm": slurm, "kubernetes": "kubectl cordon node-b"}
+
+
+def test_finding_work_by_workflow_assignee_ticket_and_as_csv(
+    client: Client, media_root: Path, xid_bundle: Path,  # noqa: F811
+) -> None:
+    import csv
+    import io
+
+    mine = diagnosed(xid_bundle, job="train-1")
+    other = diagnosed(xid_bundle, job="=HYPERLINK(\"http://evil\")")
+    alice = join_team(User.objects.create_user("alice", password="x"))
+    join_team(User.objects.create_user("bob", password="x"))
+    client.force_login(alice)
+    client.post(f"/incidents/{mine.pk}/workflow", {"assignee": "alice", "status": "acknowledged",
+                                                   "ticket_url": "https://tickets.example/OPS-4711"})
+
+    def listed(query: str) -> list[str]:
+        page = client.get(f"/?{query}")
+        assert page.status_code == 200
+        return [i.pk for i in page.context["page"].object_list]
+
+    assert listed("q=OPS-4711") == [mine.pk]
+    assert listed("q=ops-4711") == [mine.pk]
+    assert listed("workflow=acknowledged") == [mine.pk]
+    assert listed("workflow=open") == [other.pk]
+    assert listed("assignee=me") == [mine.pk] and listed("assignee=alice") == [mine.pk]
+    assert listed("assignee=-") == [other.pk]
+    assert listed("assignee=bob") == []
+    assert sorted(listed("workflow=nonsense")) == sorted([mine.pk, other.pk])  # not understood: no filter, no 500
+
+    response = client.get("/incidents.csv?workflow=open")
+    assert response["Content-Type"].startswith("text/csv")
+    rows = list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode())))
+    assert rows[0][:3] == ["id", "title", "status"] and len(rows) == 2
+    row = dict(zip(rows[0], rows[1], strict=True))
+    assert row["id"] == other.pk and row["host"] == "node-b" and row["gpu"] == "3" and row["rank"] == "7"
+    assert row["job"] == "'=HYPERLINK(\"http://evil\")"  # a formula is text in a spreadsheet
+    assert row["assignee"] == "" and row["url"] == f"http://testserver/incidents/{other.pk}/"
+    everything = b"".join(client.get("/incidents.csv").streaming_content).decode()
+    assert "https://tickets.example/OPS-4711" in everything and everything.count("\n") == 3
