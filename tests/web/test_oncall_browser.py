@@ -70,6 +70,14 @@ def test_every_tap_target_is_at_least_44_px_on_a_phone(
                 assert counted > 5, f"{name}: nothing to measure"
                 small[name] = page.evaluate(SMALL_TARGETS)
             assert small == {"list": [], "incident": [], "fleet": [], "upload": []}
+            # "?" shows the keyboard shortcuts; Escape closes them.
+            page.goto(f"{live_server.url}/")
+            help_box = page.locator("#shortcuts")
+            assert not help_box.is_visible()
+            page.keyboard.press("?")
+            assert help_box.is_visible() and "j" in help_box.inner_text()
+            page.keyboard.press("Escape")
+            page.wait_for_function("() => !document.getElementById('shortcuts').open")
             # The verdict bar names where it failed before the title is cut.
             page.goto(f"{live_server.url}/incidents/{incident.pk}/")
             where = page.locator("#vb-where")
