@@ -101,7 +101,8 @@ def test_the_drain_command_the_dashboard_gives_drains_the_node_with_its_reason(s
         while "drain" not in slurm.node_state():
             assert time.monotonic() < deadline, f"node {slurm.node_state()}\n{slurm.logs()}"
             time.sleep(0.2)
-        assert slurm.run("sinfo", "-h", "-R", "-o", "%E").strip() == reason
+        # Double quotes are scontrol's delimiters: the command gives them as single ones.
+        assert slurm.run("sinfo", "-h", "-R", "-o", "%E").strip() == reason.replace('"', "'")
         assert not (slurm.root / "PWNED").exists()
     finally:
         slurm.run("scontrol", "update", f"nodename={slurm.node}", "state=resume")

@@ -304,7 +304,7 @@ def test_drain_commands_are_one_word_each_in_a_real_shell(tmp_path: Path, host: 
                               timeout=30, check=True)
         return list(json.loads(done.stdout))
 
-    one_line = " ".join(reason.split())
+    one_line = " ".join(reason.split()).replace('"', "'")
     assert argv(commands["slurm"]) == ["update", f"NodeName={host}", "State=DRAIN", f"Reason={one_line}"]
     assert argv(commands["kubernetes"]) == ["cordon", host]
     assert not (tmp_path / "PWNED").exists()

@@ -16,8 +16,10 @@ REASON_MAX = 200
 
 
 def drain_reason(text: str) -> str:
-    """One line, no control characters, at most REASON_MAX characters."""
-    line = " ".join(re.sub(r"[\x00-\x1f\x7f]", " ", text).split())
+    """One line, no control characters, at most REASON_MAX characters; double quotes become
+    single ones, because scontrol reads them as its own delimiters (a real slurmctld dropped a
+    trailing one from the stored reason)."""
+    line = " ".join(re.sub(r"[\x00-\x1f\x7f]", " ", text).split()).replace('"', "'")
     return line[:REASON_MAX]
 
 
