@@ -212,6 +212,8 @@ def test_every_workflow_event_is_recorded_and_sent_with_both_signatures(
                            {"status": "open"}, {"assignee": ""}, {"ticket_url": "https://tickets.example/OPS-4711"}):
                 client.post(f"/incidents/{incident.pk}/workflow", change)
             client.post(f"/incidents/{incident.pk}/comments", {"body": "@bob drain node-b please, @nobody"})
+            client.post(f"/incidents/{incident.pk}/edit", {"title": "node-b GPU 3 again", "job": ""})
+            client.post(f"/incidents/{incident.pk}/edit", {"title": "node-b GPU 3 again", "job": ""})  # no change
         events = [h.headers["x-triage-event"] for h in legacy.hits if h.status == 200]
         assert events == ["incident.assigned", "incident.acknowledged", "incident.resolved", "incident.reopened",
                           "incident.mentioned"]
@@ -230,10 +232,11 @@ def test_every_workflow_event_is_recorded_and_sent_with_both_signatures(
 
     verbs = list(IncidentEvent.objects.filter(incident=incident).values_list("verb", flat=True))
     assert verbs == ["assigned", "acknowledged", "resolved", "reopened", "unassigned", "ticket", "commented",
-                     "mentioned"]
+                     "mentioned", "renamed"]
     page = client.get(f"/incidents/{incident.pk}/").content.decode()
     assert 'id="history"' in page and "assigned it to <strong>bob</strong>" in page
     assert "reopened it (resolved → open)" in page and "mentioned @bob" in page
+    assert "renamed it “node-b GPU 3 again”" in page
     history = client.get(f"/api/v1/incidents/{incident.pk}", HTTP_AUTHORIZATION=f"Bearer {api_token}").json()["history"]
     assert [h["verb"] for h in history] == verbs
     assert history[0]["actor"] == "alice" and history[0]["details"] == {"assignee": "bob", "previous": None}
@@ -363,3 +366,22 @@ def test_finding_work_by_workflow_assignee_ticket_and_as_csv(
     assert row["assignee"] == "" and row["url"] == f"http://testserver/incidents/{other.pk}/"
     everything = b"".join(client.get("/incidents.csv").streaming_content).decode()
     assert "https://tickets.example/OPS-4711" in everything and everything.count("\n") == 3
+
+
+def test_small_truths_share_for_an_hour_and_the_upload_page_says_where_titles_come_from(
+    client: Client, media_root: Path, xid_bundle: Path,  # noqa: F811
+) -> None:
+    from django.utils import timezone
+
+    from triage.accounts.models import ShareLink
+
+    incident = diagnosed(xid_bundle)
+    client.force_login(join_team(User.objects.create_user("alice", password="x")))
+    page = client.get(f"/incidents/{incident.pk}/").content.decode()
+    assert '<option value="3600">1 hour</option>' in page and '<option value="28800">8 hours</option>' in page
+    client.post(f"/incidents/{incident.pk}/shares", {"expires_in": "3600"})
+    link = ShareLink.objects.get(incident=incident)
+    assert link.expires_at is not None
+    assert 3500 < (link.expires_at - timezone.now()).total_seconds() <= 3600
+    upload = client.get("/upload").content.decode()
+    assert "the file name otherwise" not in upload and "otherwise the verdict names it" in upload

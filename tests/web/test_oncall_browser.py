@@ -155,3 +155,45 @@ def test_a_new_sre_is_told_on_slack_acknowledges_on_a_phone_and_copies_the_drain
                 browser.close()
     finally:
         slack.stop()
+
+
+def test_an_upload_can_be_cancelled_and_nothing_is_stored(
+    live_server: Any, media_root: Path, chromium_path: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+) -> None:
+    """The network throttled (Chromium's own emulation, 256 KiB/s up) so the upload is still
+    going when "Cancel upload" is tapped: no incident, no bundle, and the page says so."""
+    from playwright.sync_api import expect, sync_playwright
+
+    from triage.incidents.models import Bundle, Incident
+
+    join_team(User.objects.create_user("sre", password="correct horse"))
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    big = tmp_path / "rank0.log"
+    big.write_bytes(b"NCCL INFO nothing wrong here\n" * 300_000)  # about 8.7 MB
+    with sync_playwright() as p:
+        browser = launch_chromium(p, chromium_path)
+        try:
+            page = browser.new_context(**PHONE).new_page()
+            page.goto(f"{live_server.url}/upload")
+            sign_in(page)
+            page.wait_for_url(f"{live_server.url}/upload")
+            cdp = page.context.new_cdp_session(page)
+            cdp.send("Network.enable")
+            cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": 0,
+                                                          "downloadThroughput": -1, "uploadThroughput": 256 * 1024})
+            page.set_input_files("#id_files", str(big))
+            assert page.locator("#upload-cancel").is_hidden()  # nothing to cancel yet
+            page.locator("#upload-submit").tap()
+            cancel = page.locator("#upload-cancel")
+            expect(cancel).to_be_visible()
+            expect(page.locator("#upload-progress-text")).to_contain_text("of")
+            box = cancel.bounding_box()
+            assert box is not None and box["width"] >= 44 and box["height"] >= 44
+            cancel.tap()
+            expect(page.locator("#upload-error")).to_contain_text("Upload cancelled: nothing was stored")
+            expect(cancel).to_be_hidden()
+            assert page.locator("#upload-submit").is_enabled()
+        finally:
+            browser.close()
+    assert not Incident.objects.exists() and not Bundle.objects.exists()
+    assert not list((media_root / "bundles").rglob("*.log")) if (media_root / "bundles").exists() else True

@@ -128,7 +128,8 @@ def incident_edit_view(request: HttpRequest, incident_id: str) -> HttpResponse:
         messages.error(request, "The title or job id is too long.")
         return redirect("web:incident-detail", incident.pk)
     try:
-        incident_rename(incident=incident, title=form.cleaned_data["title"], job=form.cleaned_data["job"])
+        incident_rename(incident=incident, title=form.cleaned_data["title"], job=form.cleaned_data["job"],
+                        user=request.user)
     except IncidentJobTaken as e:
         messages.error(request, f"Not saved: {e}.")
     else:
