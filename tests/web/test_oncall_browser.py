@@ -32,6 +32,15 @@ SMALL_TARGETS = """() => Array.from(document.querySelectorAll('a, button, input,
   .filter(b => b.w < 44 || b.h < 44)"""
 
 
+def signed_in_phone(browser: Any, url: str, username: str = "sre") -> Any:
+    """A 390 px touch page that opened `url`, signed in through the login page and got back there."""
+    page = browser.new_context(**PHONE).new_page()
+    page.goto(url)
+    sign_in(page, username)
+    page.wait_for_url(url)
+    return page
+
+
 @pytest.fixture(autouse=True)
 def loopback_webhooks(settings: Any) -> None:
     settings.TRIAGE_WEBHOOK_ALLOW_NETWORKS = ["127.0.0.1/32"]
@@ -49,10 +58,7 @@ def test_every_tap_target_is_at_least_44_px_on_a_phone(
     with sync_playwright() as p:
         browser = launch_chromium(p, chromium_path)
         try:
-            page = browser.new_context(**PHONE).new_page()
-            page.goto(f"{live_server.url}/")
-            sign_in(page)
-            page.wait_for_url(f"{live_server.url}/")
+            page = signed_in_phone(browser, f"{live_server.url}/")
             small: dict[str, list[Any]] = {}
             for name, path, ready in (
                 ("list", "/", "#incident-table"),
@@ -173,10 +179,7 @@ def test_an_upload_can_be_cancelled_and_nothing_is_stored(
     with sync_playwright() as p:
         browser = launch_chromium(p, chromium_path)
         try:
-            page = browser.new_context(**PHONE).new_page()
-            page.goto(f"{live_server.url}/upload")
-            sign_in(page)
-            page.wait_for_url(f"{live_server.url}/upload")
+            page = signed_in_phone(browser, f"{live_server.url}/upload")
             cdp = page.context.new_cdp_session(page)
             cdp.send("Network.enable")
             cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": 0,
