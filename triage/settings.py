@@ -1,7 +1,7 @@
 """Settings, read from the environment.
 
 With no environment at all this is the embedded default: SQLite in the repository root, tasks
-run in-process, DEBUG on. Set REDIS_URL and DATABASE_URL (and DEBUG=0, SECRET_KEY) for the
+run in-process, DEBUG off (DEBUG=1 for Django's debug pages). Set REDIS_URL and DATABASE_URL (and SECRET_KEY) for the
 full stack: Celery workers over Redis, PostgreSQL. A bad value fails at start-up, loudly.
 """
 from __future__ import annotations
@@ -64,15 +64,41 @@ def envlist(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in value.split(",") if item.strip()]
 
 
-DEBUG = envbool("DEBUG", True)
+# The embedded default (`make run`): no DATABASE_URL, so SQLite in the repository root and a
+# server on the loopback only. It runs with DEBUG off like any install: Django's debug pages
+# (the URL pattern list on a 404, tracebacks on a 500) are for DEBUG=1, set by hand.
+EMBEDDED = not env("DATABASE_URL")
+DEBUG = envbool("DEBUG", False)
+
+
+def _embedded_secret_key() -> str:
+    """The embedded default's own key, made once and kept beside db.sqlite3 (mode 0600): no
+    key is shared by every checkout, and sessions survive a restart."""
+    import secrets
+
+    path = BASE_DIR / ".secret_key"
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path.read_text().strip()
+    except OSError:
+        return secrets.token_urlsafe(50)  # a read-only checkout: this process's own key
+    key = secrets.token_urlsafe(50)
+    with os.fdopen(fd, "w") as f:
+        f.write(key + "\n")
+    return key
+
 
 SECRET_KEY = env("SECRET_KEY") or ""
 if not SECRET_KEY:
-    if not DEBUG:
+    if DEBUG:
+        SECRET_KEY = "dev-only-insecure-key-nccl-triage"  # noqa: S105 - only ever used with DEBUG on
+    elif EMBEDDED:
+        SECRET_KEY = _embedded_secret_key()
+    else:
         raise ImproperlyConfigured("SECRET_KEY (or SECRET_KEY_FILE) must be set when DEBUG is off")
-    SECRET_KEY = "dev-only-insecure-key-nccl-triage"  # noqa: S105 - only ever used with DEBUG on
 
-ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"] if DEBUG else [])
+ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"] if DEBUG or EMBEDDED else [])
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
@@ -390,6 +416,27 @@ TRIAGE_WEBHOOK_DEADLINE = envint("TRIAGE_WEBHOOK_DEADLINE", 15, minimum=1)
 # shared, multicast and reserved ones are refused unless listed here by the operator (never by
 # a team admin): networks such as "10.20.0.0/16" or "127.0.0.1/32".
 TRIAGE_WEBHOOK_ALLOW_NETWORKS = envlist("TRIAGE_WEBHOOK_ALLOW_NETWORKS", [])
+# The dashboard's own address as people reach it ("https://triage.example.com"): the links in
+# notifications. Unset, a notification made by a page links to the address that page was
+# opened on.
+TRIAGE_PUBLIC_URL = (env("TRIAGE_PUBLIC_URL") or "").rstrip("/")
+
+# --- E-mail (assignments and @mentions; docs/fleet.md) -----------------------------------------
+# Off unless EMAIL_HOST (SMTP) or EMAIL_BACKEND is set: Django's own mail backends and names.
+EMAIL_HOST = env("EMAIL_HOST") or ""
+EMAIL_BACKEND = env("EMAIL_BACKEND") or (
+    "django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST else "django.core.mail.backends.dummy.EmailBackend"
+)
+TRIAGE_EMAIL_ENABLED = bool(env("EMAIL_BACKEND") or EMAIL_HOST)
+EMAIL_PORT = envint("EMAIL_PORT", 25, minimum=1)
+EMAIL_HOST_USER = env("EMAIL_HOST_USER") or ""
+EMAIL_HOST_PASSWORD = env("EMAIL_HOST_PASSWORD") or ""
+EMAIL_USE_TLS = envbool("EMAIL_USE_TLS", False)
+EMAIL_USE_SSL = envbool("EMAIL_USE_SSL", False)
+EMAIL_TIMEOUT = envint("EMAIL_TIMEOUT", 10, minimum=1)
+DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL") or "nccl-triage@localhost"
+EMAIL_SUBJECT_PREFIX = "[nccl-triage] "
+
 # /metrics: readable with an API token (Authorization: Bearer), or without one from these
 # addresses or networks (e.g. "10.0.0.0/8,127.0.0.1"; empty: token only).
 TRIAGE_METRICS_ALLOW = envlist("TRIAGE_METRICS_ALLOW", [])
@@ -509,7 +556,11 @@ CELERY_TASK_TRACK_STARTED = True
 CELERY_TASK_DEFAULT_QUEUE = env("CELERY_QUEUE") or "triage"
 CELERY_WEBHOOK_QUEUE = env("CELERY_WEBHOOK_QUEUE") or f"{CELERY_TASK_DEFAULT_QUEUE}-webhooks"
 CELERY_TASK_QUEUES = (Queue(CELERY_TASK_DEFAULT_QUEUE), Queue(CELERY_WEBHOOK_QUEUE))
-CELERY_TASK_ROUTES = {"triage.fleet.tasks.webhook_deliver_task": {"queue": CELERY_WEBHOOK_QUEUE}}
+CELERY_TASK_ROUTES = {
+    "triage.fleet.tasks.webhook_deliver_task": {"queue": CELERY_WEBHOOK_QUEUE},
+    # Mail is outbound too: a slow SMTP server holds a delivery worker, never a parse.
+    "triage.incidents.tasks.mail_send_task": {"queue": CELERY_WEBHOOK_QUEUE},
+}
 CELERY_TIMEZONE = "UTC"
 # The beat sweeper: nothing stays `parsing` forever.
 # https://docs.celeryq.dev/en/stable/userguide/periodic-tasks.html
@@ -587,12 +638,14 @@ SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"
 
+# The embedded default serves plain http on the loopback: secure cookies and HSTS would lock
+# its own browser out, so they are for the served installs (DATABASE_URL set) unless asked for.
 if not DEBUG:
-    SESSION_COOKIE_SECURE = envbool("SECURE_COOKIES", True)
-    CSRF_COOKIE_SECURE = envbool("SECURE_COOKIES", True)
+    SESSION_COOKIE_SECURE = envbool("SECURE_COOKIES", not EMBEDDED)
+    CSRF_COOKIE_SECURE = envbool("SECURE_COOKIES", not EMBEDDED)
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     # HSTS: browsers keep to https for a year once they saw it over https (0 turns it off, e.g.
     # for a plain-http intranet install behind nothing).
-    SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", 365 * 86400, minimum=0)
+    SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", 0 if EMBEDDED else 365 * 86400, minimum=0)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
     SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", False)

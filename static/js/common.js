@@ -35,6 +35,14 @@ document.addEventListener("keydown", function (event) {
   if (event.ctrlKey || event.metaKey || event.altKey) return;
   const target = event.target;
   if (target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) return;
+  if (event.key === "?") {
+    const help = document.getElementById("shortcuts");
+    if (help && typeof help.showModal === "function") {
+      event.preventDefault();
+      if (help.open) help.close(); else help.showModal();
+    }
+    return;
+  }
   if (event.key === "/") {
     const box = document.querySelector("[data-search]") || document.getElementById("topbar-search");
     if (box) { event.preventDefault(); box.focus(); box.select(); }

@@ -12,8 +12,10 @@
   const barText = document.getElementById("upload-progress-text");
   const errorBox = document.getElementById("upload-error");
   const submit = document.getElementById("upload-submit");
+  const cancel = document.getElementById("upload-cancel");
   const limit = Number(form.dataset.limitBytes);
   let files = [];
+  let sending = null;  // the XHR in flight: "Cancel upload" aborts it and nothing is stored
 
   function human(bytes) {
     const units = ["B", "KiB", "MiB", "GiB"];
@@ -73,9 +75,19 @@
       barText.textContent = human(ev.loaded) + " of " + human(ev.total) + " (" + pct + "%)";
     });
     xhr.upload.addEventListener("load", function () {
+      cancel.hidden = true;  // every byte is on the server now: too late to take it back
       barText.textContent = "Uploaded; storing and queueing the diagnosis…";
     });
+    const finished = function () { sending = null; cancel.hidden = true; };
+    xhr.addEventListener("abort", function () {
+      finished();
+      submit.disabled = false;
+      bar.hidden = true;
+      barText.textContent = "";
+      showError("Upload cancelled: nothing was stored. Choose files again or upload the same ones.");
+    });
     xhr.addEventListener("load", function () {
+      finished();
       let body = null;
       try { body = JSON.parse(xhr.responseText); } catch (err) { body = null; }
       if (xhr.status >= 200 && xhr.status < 300 && body && body.url) {
@@ -90,6 +102,7 @@
       showError(message);
     });
     xhr.addEventListener("error", function () {
+      finished();
       submit.disabled = false;
       showError("The upload was interrupted (network error or the server refused it).");
     });
@@ -97,6 +110,9 @@
     submit.disabled = true;
     bar.hidden = false;
     bar.value = 0;
+    sending = xhr;
+    cancel.hidden = false;
     xhr.send(data);
   });
+  cancel.addEventListener("click", function () { if (sending) sending.abort(); });
 })();

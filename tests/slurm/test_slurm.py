@@ -81,3 +81,28 @@ def test_a_refusing_prolog_gate_drains_the_node_before_the_job_runs(
         deadline = time.monotonic() + 60
         while slurm.node_state() != "idle" and time.monotonic() < deadline:
             time.sleep(0.2)
+
+
+def test_the_drain_command_the_dashboard_gives_drains_the_node_with_its_reason(slurm: Slurm) -> None:
+    """The page's Slurm command (triage/fleet/commands.py), run as an operator would paste it
+    into a shell, against the real slurmctld: the node drains, with the reason whole (quotes and
+    `$(...)` in it arrive as text), and nothing in it runs."""
+    import subprocess
+
+    from triage.fleet.commands import drain_commands
+
+    reason = "nccl-triage 3f2a: Xid 79 on it's GPU 3 $(touch PWNED) \"x\""
+    command = drain_commands(host=slurm.node, reason=reason)["slurm"]
+    try:
+        done = subprocess.run(["bash", "-c", command], cwd=slurm.root, env=slurm.env, capture_output=True,
+                              text=True, timeout=60, check=False)
+        assert done.returncode == 0, done.stderr
+        deadline = time.monotonic() + 60
+        while "drain" not in slurm.node_state():
+            assert time.monotonic() < deadline, f"node {slurm.node_state()}\n{slurm.logs()}"
+            time.sleep(0.2)
+        # Double quotes are scontrol's delimiters: the command gives them as single ones.
+        assert slurm.run("sinfo", "-h", "-R", "-o", "%E").strip() == reason.replace('"', "'")
+        assert not (slurm.root / "PWNED").exists()
+    finally:
+        slurm.run("scontrol", "update", f"nodename={slurm.node}", "state=resume")

@@ -17,6 +17,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from triage.accounts.models import ShareLink
 from triage.accounts.services import ShareRateLimited, sharelink_create, sharelink_revoke
+from triage.fleet.commands import incident_drain
+from triage.incidents.notify import history_data
 from triage.incidents.redact import redact_data, redact_text
 from triage.incidents.selectors import incident_get
 from triage.incidents.services import (
@@ -187,6 +189,11 @@ def incident_detail(request: HttpRequest, incident_id: str) -> HttpResponse:
             "error": incident.error or None,
             "title": redact_text(incident.display_title),
             "workflow": workflow_data(incident),
+            # Who did what, when (assigned, acknowledged, commented ...), oldest first.
+            "history": history_data(incident),
+            # The commands that take the culprit host out of service (null: no host named).
+            "drain": incident_drain(incident_id=incident.pk, host=(incident.first_failure or {}).get("host"),
+                                    title=redact_text(incident.display_title)),
             # Secrets that reached the logs are not repeated by the API (the raw file has them).
             "diagnosis": redact_data(diagnosis.data) if diagnosis is not None else None,
         }

@@ -7,6 +7,7 @@ people. Rows are per team, like incidents: a team sees its own fleet.
 """
 from __future__ import annotations
 
+import base64
 import secrets
 
 from django.db import models
@@ -183,10 +184,22 @@ class Event(models.TextChoices):
     PROBLEM_REGRESSION = "problem.regression"
     DRAIN_RECOMMENDED = "host.drain_recommended"
     WANDER_FLAG = "fleet.wander"
+    # What people do with an incident (triage/incidents/workflow.py).
+    INCIDENT_ASSIGNED = "incident.assigned"
+    INCIDENT_MENTIONED = "incident.mentioned"
+    INCIDENT_ACKNOWLEDGED = "incident.acknowledged"
+    INCIDENT_RESOLVED = "incident.resolved"
+    INCIDENT_REOPENED = "incident.reopened"
 
 
 def new_webhook_secret() -> str:
-    return secrets.token_hex(24)
+    """A Standard Webhooks secret: "whsec_" and the base64 of 24 random bytes (the signing key)."""
+    return "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode()
+
+
+def new_message_id() -> str:
+    """The `webhook-id` of a delivery: the same on every retry, so a receiver can drop a repeat."""
+    return "msg_" + secrets.token_hex(12)
 
 
 class Webhook(models.Model):
@@ -221,6 +234,7 @@ class Delivery(models.Model):
     webhook = models.ForeignKey(Webhook, on_delete=models.CASCADE, related_name="deliveries")
     event = models.CharField(max_length=40)
     payload = models.JSONField()
+    message_id = models.CharField(max_length=40, default=new_message_id, unique=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     attempts = models.PositiveIntegerField(default=0)
     response_code = models.IntegerField(null=True, blank=True)

@@ -13,6 +13,7 @@ from django.db.models import Count, F, Q
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
+from .commands import drain_commands
 from .models import Delivery, GpuRecord, HealthRecord, Occurrence, Problem, WanderFlag, Webhook
 
 
@@ -24,6 +25,13 @@ class DrainDecision:
     incidents: int  # machine-fault incidents with this host as culprit, in the window
     incident_ids: list[str] = field(default_factory=list)
     gpu: str = ""
+
+    @property
+    def commands(self) -> dict[str, str] | None:
+        """What takes the host out of service (None when no drain is recommended)."""
+        if not self.recommended:
+            return None
+        return drain_commands(host=self.host, reason=f"nccl-triage: {self.reason}")
 
 
 def _window_start(days: int) -> Any:
@@ -84,7 +92,9 @@ def host_summary(*, team_id: int, host: str) -> dict[str, Any]:
             duplicate_of__isnull=True,
         ).count(),
         "machine_fault_incidents": decision.incidents,
-        "drain": {"recommended": decision.recommended, "reason": decision.reason},
+        "drain": {"recommended": decision.recommended, "reason": decision.reason,
+                  # What an operator (or a script) runs: filled in, shell-quoted; null when not recommended.
+                  "commands": decision.commands},
         "health": None if health is None else {
             "ok": health.ok, "at": health.seen_at.isoformat(), "backend": health.backend,
             "world_size": health.world_size, "busbw_gbps": health.busbw_gbps,

@@ -7,10 +7,13 @@ diagnosis and nothing changes the second time (no second notification either).
 """
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 import hmac
 import json
 import logging
+import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import timedelta
@@ -415,6 +418,12 @@ EVENT_TEXT = {
     Event.PROBLEM_REGRESSION: "Regression: problem #{problem} ({cause} on {host} {gpu}) is back after it was resolved",
     Event.DRAIN_RECOMMENDED: "Drain recommended for {host}: {reason}",
     Event.WANDER_FLAG: "{scope}: {message}. {summary}",
+    # The verdict's where (cause on host GPU, rank) first: what an on-call phone shows.
+    Event.INCIDENT_ASSIGNED: "{where} — assigned to {assignee} by {actor}: {title} {url}",
+    Event.INCIDENT_MENTIONED: "{where} — {actor} mentioned {mentions}: “{comment}” {title} {url}",
+    Event.INCIDENT_ACKNOWLEDGED: "{where} — acknowledged by {actor}: {title} {url}",
+    Event.INCIDENT_RESOLVED: "{where} — resolved by {actor}: {title} {url}",
+    Event.INCIDENT_REOPENED: "{where} — reopened by {actor}: {title} {url}",
 }
 
 
@@ -451,8 +460,30 @@ def webhooks_notify(*, webhooks: list[Webhook], event: str, data: dict[str, Any]
 
 
 def webhook_signature(*, secret: str, body: bytes) -> str:
-    """The X-Triage-Signature header: "sha256=" + hex HMAC-SHA256 of the raw body."""
+    """The X-Triage-Signature header: "sha256=" + hex HMAC-SHA256 of the raw body, keyed with
+    the secret's text (the first signature this project sent; kept for receivers built on it)."""
     return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+
+
+def signing_key(secret: str) -> bytes:
+    """The Standard Webhooks key: the base64 after "whsec_" (secrets made here), else the
+    secret's own UTF-8 bytes (one typed by an admin, or made before that form)."""
+    if secret.startswith("whsec_"):
+        try:
+            return base64.b64decode(secret.removeprefix("whsec_") + "==", validate=False) or secret.encode()
+        except binascii.Error:
+            pass
+    return secret.encode()
+
+
+def standard_webhook_headers(*, secret: str, message_id: str, body: bytes, at: float) -> dict[str, str]:
+    """`webhook-id`, `webhook-timestamp`, `webhook-signature` (https://www.standardwebhooks.com):
+    "v1," + base64 HMAC-SHA256 of "<id>.<timestamp>.<body>". The timestamp is this attempt's, so
+    a receiver can refuse an old message replayed; the id is the same on every retry."""
+    timestamp = str(int(at))
+    mac = hmac.new(signing_key(secret), f"{message_id}.{timestamp}.".encode() + body, hashlib.sha256).digest()
+    return {"webhook-id": message_id, "webhook-timestamp": timestamp,
+            "webhook-signature": "v1," + base64.b64encode(mac).decode()}
 
 
 class DeliveryFailed(Exception):
@@ -504,6 +535,8 @@ def delivery_attempt(*, delivery_id: int, final: bool = False) -> Delivery | Non
         "X-Triage-Event": delivery.event,
         "X-Triage-Delivery": str(delivery.pk),
         "X-Triage-Signature": webhook_signature(secret=delivery.webhook.secret, body=body),
+        **standard_webhook_headers(secret=delivery.webhook.secret, message_id=delivery.message_id, body=body,
+                                   at=time.time()),
     }
     code, error, retry = None, "", True
     try:

@@ -197,3 +197,36 @@ class Comment(models.Model):
 
     class Meta:
         ordering = ["incident", "created_at", "id"]
+
+
+class IncidentEvent(models.Model):
+    """One thing a person did to an incident (assigned it, acknowledged it, commented...): the
+    incident's history, shown on its page and given by the API. Written by workflow.py, never
+    edited; the actor's name is kept too, so the line still reads right after the account is gone."""
+
+    class Verb(models.TextChoices):
+        ASSIGNED = "assigned"
+        UNASSIGNED = "unassigned"
+        ACKNOWLEDGED = "acknowledged"
+        RESOLVED = "resolved"
+        REOPENED = "reopened"
+        IGNORED = "ignored"
+        COMMENTED = "commented"
+        MENTIONED = "mentioned"
+        TICKET = "ticket"
+        RESOLUTION = "resolution"
+        RENAMED = "renamed"
+
+    incident = models.ForeignKey(Incident, on_delete=models.CASCADE, related_name="history")
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    actor_name = models.CharField(max_length=150, blank=True, default="")
+    verb = models.CharField(max_length=20, choices=Verb.choices)
+    # What changed: {"assignee": "bob", "previous": "alice"}, {"from": "resolved", "to": "open"},
+    # {"mentions": ["bob"], "comment": 12}, {"ticket_url": ...}.
+    details = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["incident", "created_at", "id"]

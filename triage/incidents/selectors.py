@@ -39,6 +39,13 @@ class IncidentFilters:
     status: str = ""
     date_from: date | None = None
     date_to: date | None = None
+    # Where people took it: a Workflow value; and who has it (a user name, or NOBODY).
+    workflow: str = ""
+    assignee: str = ""
+
+
+# The assignee filter's value for "assigned to nobody" (no user name has a leading dash).
+NOBODY = "-"
 
 
 # Longer search text is cut: a search is a phrase from a log line, not a whole log.
@@ -61,6 +68,7 @@ def incident_list(*, filters: IncidentFilters, user: Any = None, token: Any = No
             | Q(summary__icontains=q)
             | Q(id__iexact=q)
             | Q(first_failure__icontains=q)
+            | Q(ticket_url__icontains=q)  # "OPS-4711" finds the incident tracked in that ticket
             | Q(pk__in=matching)
         )
     if filters.cause:
@@ -69,6 +77,12 @@ def incident_list(*, filters: IncidentFilters, user: Any = None, token: Any = No
         qs = qs.filter(status=filters.status)
     if filters.job:
         qs = qs.filter(job__icontains=filters.job)
+    if filters.workflow:
+        qs = qs.filter(workflow=filters.workflow)
+    if filters.assignee == NOBODY:
+        qs = qs.filter(assignee__isnull=True)
+    elif filters.assignee:
+        qs = qs.filter(assignee__username=filters.assignee)
     if filters.host:
         # A host named by an upload, or one the diagnosis found ranks on.
         qs = qs.filter(
@@ -79,6 +93,14 @@ def incident_list(*, filters: IncidentFilters, user: Any = None, token: Any = No
     if filters.date_to:
         qs = qs.filter(created_at__date__lte=filters.date_to)
     return qs.select_related("assignee", "resolved_by")  # the workflow column, one query
+
+
+def assignable_users(*, user: Any) -> list[str]:
+    """User names of the members of this person's teams (the list's assignee filter)."""
+    from django.contrib.auth import get_user_model
+
+    return list(get_user_model().objects.filter(memberships__team_id__in=team_ids_for(user=user))
+                .distinct().order_by("username").values_list("username", flat=True)[:500])
 
 
 def incident_bundle(*, incident: Incident, bundle_id: int) -> Bundle | None:

@@ -25,7 +25,8 @@ from django.utils import timezone
 
 from triage.fleet.services import fleet_on_diagnosis
 
-from .models import Bundle, Diagnosis, Finding, Incident, RankState
+from .models import Bundle, Diagnosis, Finding, Incident, IncidentEvent, RankState
+from .notify import history_record
 from .storage import StorageUnavailable, engine_input, is_transient
 from .workflow import title_refresh
 
@@ -558,10 +559,12 @@ class IncidentJobTaken(Exception):
     """Another incident of the team already has this job id (uploads naming it join that one)."""
 
 
-def incident_rename(*, incident: Incident, title: str, job: str) -> Incident:
+def incident_rename(*, incident: Incident, title: str, job: str, user: Any = None) -> Incident:
     """Set the title and job id people see in the list. A job id is unique per team: uploads
-    naming it join the incident, so it cannot be given to a second one."""
+    naming it join the incident, so it cannot be given to a second one. A change made by a
+    person (`user`) is a line of the incident's history."""
     title, job = title.strip()[:300], job.strip()[:200]
+    before = (incident.title if not incident.title_generated else "", incident.job)
     if job and Incident.objects.filter(team_id=incident.team_id, job=job).exclude(pk=incident.pk).exists():
         raise IncidentJobTaken(f"job {job!r} already names another incident of this team")
     incident.title, incident.job = title, job
@@ -573,6 +576,9 @@ def incident_rename(*, incident: Incident, title: str, job: str) -> Incident:
     try:
         with transaction.atomic():
             incident.save(update_fields=["title", "job", "title_generated", "updated_at"])
+            if user is not None and (title, job) != before:
+                history_record(incident=incident, user=user, verb=IncidentEvent.Verb.RENAMED,
+                               details={"title": title or None, "job": job or None})
     except IntegrityError as e:  # the same job id given to another incident a moment ago
         raise IncidentJobTaken(f"job {job!r} already names another incident of this team") from e
     return incident

@@ -111,3 +111,21 @@ def incident_prune_task() -> int:
     if deleted:
         log.info("retention: deleted %d incident(s) older than %d days", len(deleted), settings.TRIAGE_RETENTION_DAYS)
     return len(deleted)
+
+
+@shared_task(bind=True, max_retries=5, soft_time_limit=settings.EMAIL_TIMEOUT * 3 + 15,
+             time_limit=settings.EMAIL_TIMEOUT * 3 + 30)
+def mail_send_task(self: Any, to: str, subject: str, body: str) -> None:
+    """One notification e-mail (notify.py). An SMTP server that is down or refuses is tried
+    again later (1, 2, 4 ... minutes); embedded mode tries once, inside the request."""
+    import smtplib
+
+    from .notify import mail_send
+
+    try:
+        mail_send(to=to, subject=subject, body=body)
+    except (OSError, smtplib.SMTPException) as e:
+        log.warning("mail to %s failed: %s", to, e)
+        if self.request.is_eager:
+            return  # a page that assigned someone never fails because the mail server is down
+        raise self.retry(countdown=60 * 2 ** self.request.retries, exc=e) from e

@@ -17,7 +17,8 @@ from django.utils import timezone
 
 from triage.fleet.fingerprint import fingerprint_of
 
-from .models import Comment, Incident, Workflow
+from .models import Comment, Incident, IncidentEvent, Workflow
+from .notify import history_record, notify
 from .redact import redact_text
 
 MENTION_RE = re.compile(r"(?<![\w.@])@([\w.+-]{1,150})")
@@ -83,17 +84,35 @@ def mentions_in(*, incident: Incident, body: str) -> list[str]:
     return list(team_members(incident=incident).filter(username__in=names).values_list("username", flat=True))
 
 
+# Where a status change comes from and goes to -> what the history (and the webhooks) call it.
+SETTLED = (Workflow.RESOLVED, Workflow.IGNORED)
+
+
+def _status_verb(before: str, after: str) -> str:
+    if after == Workflow.RESOLVED:
+        return IncidentEvent.Verb.RESOLVED
+    if after == Workflow.IGNORED:
+        return IncidentEvent.Verb.IGNORED
+    if before in SETTLED:
+        return IncidentEvent.Verb.REOPENED
+    return IncidentEvent.Verb.ACKNOWLEDGED if after == Workflow.ACKNOWLEDGED else IncidentEvent.Verb.REOPENED
+
+
 def incident_set_workflow(
     *, incident: Incident, user: Any, status: str | None = None, assignee: str | None = None,
-    ticket_url: str | None = None, resolution: str | None = None,
+    ticket_url: str | None = None, resolution: str | None = None, base_url: str = "",
 ) -> Incident:
     """Change where the incident stands. `assignee` is a team member's user name ("" unassigns);
-    None leaves a field as it is. Resolving records who and when."""
+    None leaves a field as it is. Resolving records who and when. Every change is a history
+    row; assignments and status changes notify the team's webhooks (and mail the assignee);
+    `base_url` is the address the change was made on, for the links in them."""
     fields: list[str] = []
+    changes: list[tuple[str, dict[str, Any], list[Any]]] = []  # (verb, details, people to mail)
     if status is not None:
         if status not in Workflow.values:
             raise WorkflowError(f"status must be one of {', '.join(Workflow.values)}")
         if status != incident.workflow:
+            changes.append((_status_verb(incident.workflow, status), {"from": incident.workflow, "to": status}, []))
             incident.workflow = status
             fields.append("workflow")
             if status == Workflow.RESOLVED:
@@ -105,27 +124,51 @@ def incident_set_workflow(
         member = team_members(incident=incident).filter(username=assignee).first() if assignee else None
         if assignee and member is None:
             raise WorkflowError(f"{assignee!r} is not a member of the incident's team")
+        if (member.pk if member else None) != incident.assignee_id:
+            previous = _name(incident.assignee)
+            if member is not None:
+                changes.append((IncidentEvent.Verb.ASSIGNED, {"assignee": assignee, "previous": previous}, [member]))
+            else:
+                changes.append((IncidentEvent.Verb.UNASSIGNED, {"previous": previous}, []))
         incident.assignee = member
         fields.append("assignee")
     if ticket_url is not None:
-        incident.ticket_url = ticket_url.strip()[:500]
+        ticket_url = ticket_url.strip()[:500]
+        if ticket_url != incident.ticket_url:
+            changes.append((IncidentEvent.Verb.TICKET, {"ticket_url": ticket_url or None}, []))
+        incident.ticket_url = ticket_url
         fields.append("ticket_url")
     if resolution is not None:
-        incident.resolution = resolution.strip()[:5000]
+        resolution = resolution.strip()[:5000]
+        if resolution != incident.resolution:
+            changes.append((IncidentEvent.Verb.RESOLUTION, {"resolution": redact_text(resolution)[:500] or None}, []))
+        incident.resolution = resolution
         fields.append("resolution")
     if fields:
-        incident.save(update_fields=[*fields, "updated_at"])
+        with transaction.atomic():
+            incident.save(update_fields=[*fields, "updated_at"])
+            for verb, details, recipients in changes:
+                event = history_record(incident=incident, user=user, verb=verb, details=details)
+                notify(incident=incident, user=user, event=event, base_url=base_url, recipients=recipients)
     return incident
 
 
-def comment_add(*, incident: Incident, user: Any, body: str) -> Comment:
+def comment_add(*, incident: Incident, user: Any, body: str, base_url: str = "") -> Comment:
+    """A comment; the team members it @mentions are told (webhook `incident.mentioned`, mail)."""
     body = body.strip()
     if not body:
         raise WorkflowError("a comment needs some text")
+    mentions = mentions_in(incident=incident, body=body)
     with transaction.atomic():
-        return Comment.objects.create(
-            incident=incident, author=user, body=body[:10000], mentions=mentions_in(incident=incident, body=body)
-        )
+        comment = Comment.objects.create(incident=incident, author=user, body=body[:10000], mentions=mentions)
+        history_record(incident=incident, user=user, verb=IncidentEvent.Verb.COMMENTED, details={"comment": comment.pk})
+        if mentions:
+            event = history_record(incident=incident, user=user, verb=IncidentEvent.Verb.MENTIONED,
+                                   details={"mentions": mentions, "comment": comment.pk})
+            people = list(team_members(incident=incident).filter(username__in=mentions))
+            notify(incident=incident, user=user, event=event, base_url=base_url, recipients=people,
+                   comment=comment.body)
+    return comment
 
 
 def previous_resolution(*, incident: Incident) -> Incident | None:

@@ -35,7 +35,8 @@ class UploadForm(forms.Form):
         queryset=Team.objects.none(), empty_label=None, required=False, help_text="Who may see the incident."
     )
     title = forms.CharField(max_length=300, required=False,
-                            help_text="Optional. What the list shows; the file name otherwise. Can be edited later.")
+                            help_text="Optional. What the list shows; otherwise the verdict names it (what failed, "
+                                      "where, which job). Can be edited later.")
     job = forms.CharField(
         max_length=200, required=False,
         help_text="Optional. Uploads naming the same job join one incident.",
@@ -78,7 +79,9 @@ class CommentForm(forms.Form):
 
 class ShareForm(forms.Form):
     # "0": as long as TRIAGE_SHARE_MAX_DAYS allows (no link lives forever).
-    EXPIRY_CHOICES = [("86400", "1 day"), ("604800", "7 days"), ("2592000", "30 days"), ("0", "the longest allowed")]
+    # An hour or a shift is enough for an on-call channel; a day or more for a ticket.
+    EXPIRY_CHOICES = [("3600", "1 hour"), ("28800", "8 hours"), ("86400", "1 day"), ("604800", "7 days"),
+                      ("2592000", "30 days"), ("0", "the longest allowed")]
     expires_in = forms.TypedChoiceField(choices=EXPIRY_CHOICES, coerce=int, initial="604800", label="Expires after")
 
 
@@ -88,16 +91,27 @@ class IncidentFilterForm(forms.Form):
     status = forms.ChoiceField(required=False, choices=[("", "any status")] + list(Incident.Status.choices))
     host = forms.CharField(required=False)
     job = forms.CharField(required=False)
+    workflow = forms.ChoiceField(required=False, choices=[("", "any workflow")] + list(Workflow.choices))
+    # A user name, "-" (nobody) or "me" (the person asking; the API has no "me").
+    assignee = forms.CharField(required=False, max_length=150)
     date_from = forms.DateField(required=False, label="From", widget=forms.DateInput(attrs={"type": "date"}))
     date_to = forms.DateField(required=False, label="To", widget=forms.DateInput(attrs={"type": "date"}))
+
+    def __init__(self, *args: Any, me: str = "", **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.me = me
 
     def filters(self) -> IncidentFilters:
         if not self.is_bound or not self.is_valid():
             return IncidentFilters()
         data = self.cleaned_data
+        assignee = data["assignee"].strip()
+        if assignee == "me" and self.me:
+            assignee = self.me
         return IncidentFilters(
             q=data["q"].strip(), cause=data["cause"], host=data["host"].strip(), job=data["job"].strip(),
             status=data["status"], date_from=data["date_from"], date_to=data["date_to"],
+            workflow=data["workflow"], assignee=assignee,
         )
 
     def has_filters(self) -> bool:

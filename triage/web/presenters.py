@@ -4,12 +4,14 @@ Pure functions of the stored data: no queries beyond the incident's own rows.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.urls import reverse
 
 from triage.fanout.selectors import incident_nodes_reported
+from triage.fleet.commands import incident_drain
 from triage.incidents.models import Finding, Incident
 from triage.incidents.redact import redact_data, redact_text
 
@@ -156,6 +158,8 @@ def incident_page_context(incident: Incident, *, links: PageLinks | None = None,
         "links": links,
         "shared": shared,
         "log_url": links.log,
+        "drain": incident_drain(incident_id=incident.pk, host=(first_failure or {}).get("host"),
+                                title=incident.display_title) if not shared else None,
         # For timeline.js: it substitutes SOURCE and LINE (URL-encoded) when a mark is clicked.
         "log_url_template": f"{links.log}?source=SOURCE&line=LINE#LLINE",
     }
@@ -235,3 +239,40 @@ def _ecc_sum(gpus: list[dict[str, Any]], keys: tuple[str, ...]) -> int | None:
 
 def _text(value: Any) -> str | None:
     return None if value is None else str(value)
+
+
+CSV_COLUMNS = ("id", "title", "status", "cause", "confidence", "host", "gpu", "rank", "job", "workflow",
+               "assignee", "ticket_url", "created_at", "url")
+
+
+def _csv_cell(value: Any) -> str:
+    """A cell a spreadsheet shows as text: a value starting with = + - @ (or a tab/CR) would be
+    run as a formula (CSV injection), so it gets a leading apostrophe."""
+    text = "" if value is None else str(value)
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def incident_csv_rows(*, incidents: Any, base_url: str) -> Iterator[str]:
+    """The header, then one CSV line per incident (streamed: a filter may match thousands)."""
+    import csv
+    import io
+
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+
+    def line(values: Any) -> str:
+        buffer.seek(0)
+        buffer.truncate()
+        writer.writerow([_csv_cell(v) for v in values])
+        return buffer.getvalue()
+
+    yield line(CSV_COLUMNS)
+    base = base_url.rstrip("/")
+    for incident in incidents.iterator(chunk_size=500):
+        ff = incident.first_failure if isinstance(incident.first_failure, dict) else {}
+        yield line((
+            incident.pk, redact_text(incident.display_title), incident.status, incident.cause,
+            incident.confidence, ff.get("host"), ff.get("device"), ff.get("rank"), incident.job, incident.workflow,
+            incident.assignee.get_username() if incident.assignee else "", incident.ticket_url,
+            incident.created_at.isoformat(), base + reverse("web:incident-detail", args=[incident.pk]),
+        ))

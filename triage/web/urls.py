@@ -8,6 +8,7 @@ app_name = "web"
 
 urlpatterns = [
     path("", views.incident_list_view, name="incident-list"),
+    path("incidents.csv", views.incident_csv_view, name="incident-csv"),
     path("upload", views.upload_view, name="upload"),
     path("incidents/<str:incident_id>/", views.incident_detail_view, name="incident-detail"),
     path("incidents/<str:incident_id>/status.json", views.incident_status_view, name="incident-status"),

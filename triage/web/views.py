@@ -12,7 +12,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
@@ -29,7 +29,7 @@ from triage.accounts.services import (
 from triage.incidents.logs import SourceNotFound, log_find, log_page
 from triage.incidents.models import Incident
 from triage.incidents.redact import redact_data
-from triage.incidents.selectors import incident_bundle, incident_get, incident_list
+from triage.incidents.selectors import NOBODY, assignable_users, incident_bundle, incident_get, incident_list
 from triage.incidents.services import (
     IncidentJobTaken,
     IncidentTooLarge,
@@ -49,7 +49,7 @@ from triage.incidents.workflow import (
 )
 
 from .forms import CommentForm, IncidentEditForm, IncidentFilterForm, ShareForm, UploadForm, WorkflowForm
-from .presenters import PageLinks, incident_page_context, share_links, team_links
+from .presenters import PageLinks, incident_csv_rows, incident_page_context, share_links, team_links
 
 logger = logging.getLogger(__name__)
 
@@ -69,7 +69,7 @@ def _incident_or_404(request: HttpRequest, incident_id: str, role: str = Role.VI
 
 @require_GET
 def incident_list_view(request: HttpRequest) -> HttpResponse:
-    form = IncidentFilterForm(request.GET or None)
+    form = IncidentFilterForm(request.GET or None, me=request.user.get_username())
     filters = form.filters()
     page = Paginator(incident_list(filters=filters, user=request.user), 50).get_page(request.GET.get("page"))
     query = request.GET.copy()
@@ -77,8 +77,20 @@ def incident_list_view(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "incidents/list.html",
-        {"form": form, "page": page, "query": query.urlencode(), "filtered": form.has_filters()},
+        {"form": form, "page": page, "query": query.urlencode(), "filtered": form.has_filters(),
+         "assignees": assignable_users(user=request.user), "nobody": NOBODY},
     )
+
+
+@require_GET
+def incident_csv_view(request: HttpRequest) -> StreamingHttpResponse:
+    """The list as filtered, every page, as CSV (a spreadsheet, a weekly report)."""
+    form = IncidentFilterForm(request.GET or None, me=request.user.get_username())
+    rows = incident_csv_rows(incidents=incident_list(filters=form.filters(), user=request.user),
+                             base_url=request.build_absolute_uri("/"))
+    response = StreamingHttpResponse(rows, content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = 'attachment; filename="incidents.csv"'
+    return response
 
 
 @require_GET
@@ -90,6 +102,7 @@ def incident_detail_view(request: HttpRequest, incident_id: str) -> HttpResponse
     context["can_admin"] = membership is not None and membership.allows(Role.ADMIN)
     context["comments"] = list(incident.comments.select_related("author"))
     context["previous_resolution"] = previous_resolution(incident=incident)
+    context["history"] = list(incident.history.all())
     if context["can_write"]:
         context["members"] = list(team_members(incident=incident))
         context["workflow_statuses"] = Incident.Workflow.choices
@@ -115,7 +128,8 @@ def incident_edit_view(request: HttpRequest, incident_id: str) -> HttpResponse:
         messages.error(request, "The title or job id is too long.")
         return redirect("web:incident-detail", incident.pk)
     try:
-        incident_rename(incident=incident, title=form.cleaned_data["title"], job=form.cleaned_data["job"])
+        incident_rename(incident=incident, title=form.cleaned_data["title"], job=form.cleaned_data["job"],
+                        user=request.user)
     except IncidentJobTaken as e:
         messages.error(request, f"Not saved: {e}.")
     else:
@@ -132,7 +146,8 @@ def incident_workflow_view(request: HttpRequest, incident_id: str) -> HttpRespon
         messages.error(request, "Not saved: " + " ".join(str(e) for errs in form.errors.values() for e in errs))
         return redirect("web:incident-detail", incident.pk)
     try:
-        incident_set_workflow(incident=incident, user=request.user, **form.changes(request.POST))
+        incident_set_workflow(incident=incident, user=request.user, base_url=request.build_absolute_uri("/"),
+                              **form.changes(request.POST))
     except WorkflowError as e:
         messages.error(request, f"Not saved: {e}.")
     else:
@@ -148,7 +163,8 @@ def incident_comment_view(request: HttpRequest, incident_id: str) -> HttpRespons
     try:
         if not form.is_valid():
             raise WorkflowError("a comment needs some text (at most 10,000 characters)")
-        comment_add(incident=incident, user=request.user, body=form.cleaned_data["body"])
+        comment_add(incident=incident, user=request.user, body=form.cleaned_data["body"],
+                    base_url=request.build_absolute_uri("/"))
     except WorkflowError as e:
         messages.error(request, f"Not saved: {e}.")
     return redirect(reverse("web:incident-detail", args=[incident.pk]) + "#workflow")

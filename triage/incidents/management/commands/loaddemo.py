@@ -13,7 +13,8 @@ from triage.accounts.services import membership_set, team_default
 from triage.incidents.demo import demo_fleet_load, demo_incidents_load
 
 DEMO_USER = "demo"
-# Documented in the README; only ever set with DEBUG on (a local, embedded instance).
+# Documented in the README; only ever set on a local instance (DEBUG on, or the embedded default
+# serving the loopback only).
 DEMO_DEV_PASSWORD = "demo"
 
 
@@ -39,11 +40,11 @@ class Command(BaseCommand):
             # Upgraded installs: the demo user predates teams; it belongs to the demo's team.
             membership_set(team=team_default(), user=existing, role=Role.ADMIN)
             return existing
-        password = DEMO_DEV_PASSWORD if settings.DEBUG else secrets.token_urlsafe(12)
+        password = DEMO_DEV_PASSWORD if settings.DEBUG or settings.EMBEDDED else secrets.token_urlsafe(12)
         user = users.objects.create_user(DEMO_USER, password=password, is_staff=True, is_superuser=True)
         # The demo incidents go to the default team; the demo user administers it.
         membership_set(team=team_default(), user=user, role=Role.ADMIN)
-        if settings.DEBUG:
+        if settings.DEBUG or settings.EMBEDDED:
             self.stdout.write(f"created user {DEMO_USER!r} with the dev password {DEMO_DEV_PASSWORD!r}")
         else:
             self.stdout.write(f"created user {DEMO_USER!r}; its password, shown only now: {password}")

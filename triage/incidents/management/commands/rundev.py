@@ -28,7 +28,7 @@ class Command(BaseCommand):
     @staticmethod
     def banner(port: int) -> str:
         lines = [f"nccl-triage is running at http://127.0.0.1:{port}"]
-        if settings.DEBUG:
+        if settings.DEBUG or settings.EMBEDDED:
             lines.append(f"Sign in as {DEMO_USER} / {DEMO_DEV_PASSWORD} (created by `manage.py loaddemo`).")
         else:
             lines.append(f"Sign in as {DEMO_USER} with the password `manage.py loaddemo` printed.")
