@@ -5,9 +5,11 @@ facts.py asks here, once per event, so every class comes from the catalog's entr
 from __future__ import annotations
 
 import re
+from functools import cache
 
+from . import CATALOG
 from .matcher import matcher
-from .xid import fault_class
+from .schema import Signature
 
 __all__ = ["cuda_class", "fault_class"]
 
@@ -31,3 +33,30 @@ def cuda_class(err: str, name: str | None = None) -> tuple[str | None, str]:
     if sig.confidence == "low" or sig.outranked_by:
         return name, "other"
     return name, _CLASS_OF_CAUSE.get(str(sig.cause), "other")
+
+
+@cache
+def _by_code() -> dict[int, Signature]:
+    return {code: sig for sig in CATALOG for code in sig.codes}
+
+
+_XID_TITLE = re.compile(r"^Xid [\d, /-]+: ")
+
+
+def fault_class(code: int) -> tuple[str, str]:
+    """What the catalog says an Xid code means, in the words the rules join on: its name, and
+    `hardware` (a hardware fault the catalog is sure of), `app` (the process's own fault),
+    `secondary` (a symptom of an earlier Xid or fault) or `driver` (anything the catalog is
+    unsure of or has no entry for; the catalog's own finding reports it)."""
+    sig = _by_code().get(code)
+    if sig is None:
+        return f"Xid {code}", "driver"
+    name = _XID_TITLE.sub("", sig.title)
+    if sig.role == "symptom":
+        return name, "secondary"
+    if sig.role == "fault" and sig.confidence != "low":
+        if sig.cause == "hardware_fault":
+            return name, "hardware"
+        if sig.cause == "rank_crash":
+            return name, "app"
+    return name, "driver"
