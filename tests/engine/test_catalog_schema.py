@@ -2,6 +2,8 @@
 error naming the file and the entry, and the checked catalog is cached by the files' content."""
 from __future__ import annotations
 
+import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -29,6 +31,8 @@ not_samples = ['demo pipe mended on eth0']
 def _catalog(tmp_path: Path, entry: str) -> Path:
     (tmp_path / "catalog.toml").write_text("[[source]]\nname = 'demo'\nfiles = ['demo.toml']\n")
     (tmp_path / "demo.toml").write_text(entry)
+    for name in ("causes.toml", "fixes.toml"):
+        shutil.copy(DATA / name, tmp_path / name)
     return tmp_path
 
 
@@ -78,6 +82,33 @@ def test_across_entries_ids_are_unique_and_references_exist(tmp_path: Path) -> N
     with pytest.raises(CatalogError, match="code 79 is already read by 'test.demo.broken_pipe'"):
         read(_catalog(tmp_path, GOOD.replace("\nsamples =", "\ncodes = [79]\nsamples =")
                       + other.replace("\nsamples =", "\ncodes = [79]\nsamples =")))
+
+
+@pytest.mark.parametrize(("old", "new", "says"), [
+    ("[cause.other]", "[cause.weather]", "cause 'weather' is not in the cause vocabulary"),
+    ("[cause.other]\nmeaning", "[cause.other]\nweight = 2\nmeaning", "cause 'other': unknown field(s) weight"),
+    ("[cause.other]\nmeaning", "[cause.other]\nshared = 'yes'\nmeaning", "cause 'other': shared must be true or false"),
+])
+def test_the_cause_traits_are_held_to_their_schema(tmp_path: Path, old: str, new: str, says: str) -> None:
+    folder = _catalog(tmp_path, GOOD)
+    text = (folder / "causes.toml").read_text()
+    assert old in text
+    (folder / "causes.toml").write_text(text.replace(old, new))
+    with pytest.raises(CatalogError, match=re.escape(says)):
+        read(folder)
+
+
+def test_every_cause_has_its_traits_and_every_rule_fix_its_text() -> None:
+    from triage.engine.model import CAUSES
+    from triage.engine.signatures import CAUSES as TRAITS
+    from triage.engine.signatures import cause, fix_text
+
+    assert tuple(TRAITS) == CAUSES
+    assert cause("network").shared and cause("hardware_fault").machine and not cause("oom").shared
+    assert cause(None).name == "" and not cause("no such cause").rank_died
+    assert "--ipc=host" in fix_text("shm_exhausted")
+    with pytest.raises(KeyError, match="no fix 'nothing'"):
+        fix_text("nothing")
 
 
 def test_a_file_that_is_not_toml_is_refused_by_name(tmp_path: Path) -> None:

@@ -15,15 +15,17 @@ from __future__ import annotations
 import hashlib
 import json
 import tomllib
-from dataclasses import dataclass, fields
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
 from ..model import CAUSES
-from .schema import CatalogError, Signature, check
+from .schema import CatalogError, Cause, Signature, check, check_cause
 
 DATA = Path(__file__).with_name("data")
 MANIFEST = "catalog.toml"
+CAUSES_FILE = "causes.toml"
+FIXES_FILE = "fixes.toml"
 _OUTRANKED_CAUSE = "cause:"
 
 
@@ -31,6 +33,8 @@ _OUTRANKED_CAUSE = "cause:"
 class Catalog:
     sources: dict[str, tuple[Signature, ...]]  # by source, in the catalog's order
     raised_in: tuple[Signature, ...]  # read by where an exception was raised, not by a line
+    causes: dict[str, Cause]  # the vocabulary's traits, in model.CAUSES order
+    fixes: dict[str, str]  # the cause rules' fix texts and checklists, by key
 
     @property
     def entries(self) -> tuple[Signature, ...]:
@@ -69,6 +73,28 @@ def _entries(directory: Path, file: str) -> tuple[Signature, ...]:
     return tuple(check(raw, file) for raw in doc.get("signature", []))
 
 
+def _causes(directory: Path) -> dict[str, Cause]:
+    doc = _toml(directory / CAUSES_FILE)
+    if set(doc) != {"cause"} or not isinstance(doc["cause"], dict):
+        raise CatalogError(f"{CAUSES_FILE}: the file holds [cause.<name>] tables only")
+    causes = {name: check_cause(name, raw, CAUSES_FILE) for name, raw in doc["cause"].items()}
+    missing = [c for c in CAUSES if c not in causes]
+    if missing:
+        raise CatalogError(f"{CAUSES_FILE}: no table for the cause(s) {', '.join(missing)}")
+    return {c: causes[c] for c in CAUSES}
+
+
+def _fixes(directory: Path) -> dict[str, str]:
+    doc = _toml(directory / FIXES_FILE)
+    fixes = doc.get("fix")
+    if set(doc) != {"fix"} or not isinstance(fixes, dict):
+        raise CatalogError(f"{FIXES_FILE}: the file holds one [fix] table")
+    for key, text in fixes.items():
+        if not isinstance(text, str) or not text.strip():
+            raise CatalogError(f"{FIXES_FILE}: fix {key!r} must be a non-empty string")
+    return dict(fixes)
+
+
 def _check_across(catalog: Catalog) -> None:
     ids: set[str] = set()
     everything = catalog.entries + catalog.raised_in
@@ -92,7 +118,8 @@ def read(directory: Path = DATA) -> Catalog:
     """The catalog in `directory`, checked (CatalogError names the file and the entry)."""
     sources, raised = _manifest(directory)
     catalog = Catalog({name: tuple(s for f in files for s in _entries(directory, f)) for name, files in sources.items()},
-                      tuple(s for f in raised for s in _entries(directory, f)))
+                      tuple(s for f in raised for s in _entries(directory, f)), _causes(directory),
+                      _fixes(directory))
     _check_across(catalog)
     return catalog
 
@@ -113,7 +140,9 @@ def _dump(catalog: Catalog) -> bytes:
         return [[getattr(s, n) for n in _FIELD_NAMES] for s in sigs]
 
     return json.dumps({"sources": {k: rows(v) for k, v in catalog.sources.items()},
-                       "raised_in": rows(catalog.raised_in)}).encode()
+                       "raised_in": rows(catalog.raised_in),
+                       "causes": {k: asdict(v) for k, v in catalog.causes.items()},
+                       "fixes": catalog.fixes}).encode()
 
 
 def _load(data: bytes) -> Catalog:
@@ -127,7 +156,8 @@ def _load(data: bytes) -> Catalog:
             out.append(Signature(**values))
         return tuple(out)
 
-    return Catalog({k: sigs(v) for k, v in doc["sources"].items()}, sigs(doc["raised_in"]))
+    return Catalog({k: sigs(v) for k, v in doc["sources"].items()}, sigs(doc["raised_in"]),
+                   {k: Cause(**v) for k, v in doc["causes"].items()}, dict(doc["fixes"]))
 
 
 def load(directory: Path = DATA) -> Catalog:

@@ -14,8 +14,10 @@ from .schema import Signature
 __all__ = ["cuda_class", "fault_class"]
 
 _RUNTIME_NAME = re.compile(r"cudaError[A-Z]\w+")
+# The class each cause's faults are called by in the words the rules join on.
 _CLASS_OF_CAUSE = {"oom": "oom", "hardware_fault": "hardware", "version_mismatch": "version",
                    "device_ordinal": "device_ordinal", "rank_crash": "app"}
+_CAUSE_OF_CLASS = {cls: cause for cause, cls in _CLASS_OF_CAUSE.items()}
 
 
 def cuda_class(err: str, name: str | None = None) -> tuple[str | None, str]:
@@ -43,6 +45,12 @@ def _by_code() -> dict[int, Signature]:
 _XID_TITLE = re.compile(r"^Xid [\d, /-]+: ")
 
 
+def class_cause(cls: object) -> str | None:
+    """The cause whose faults a class names (`hardware` -> hardware_fault); None for the classes
+    that name none (`other`, `driver`, `secondary`) and for no class."""
+    return _CAUSE_OF_CLASS.get(str(cls))
+
+
 def fault_class(code: int) -> tuple[str, str]:
     """What the catalog says an Xid code means, in the words the rules join on: its name, and
     `hardware` (a hardware fault the catalog is sure of), `app` (the process's own fault),
@@ -55,8 +63,7 @@ def fault_class(code: int) -> tuple[str, str]:
     if sig.role == "symptom":
         return name, "secondary"
     if sig.role == "fault" and sig.confidence != "low":
-        if sig.cause == "hardware_fault":
-            return name, "hardware"
-        if sig.cause == "rank_crash":
-            return name, "app"
+        cls = _CLASS_OF_CAUSE.get(str(sig.cause))
+        if cls in ("hardware", "app"):  # the classes an Xid's own entry can give
+            return name, cls
     return name, "driver"

@@ -19,6 +19,12 @@ from ..model import CAUSES
 
 ROLES = ("fault", "symptom", "context", "harmless")
 CONFIDENCES = ("high", "medium", "low")
+# What the message says about the node that printed it (the fleet's drain decision): `drain`
+# (its hardware, or the driver under it, is suspect), `reset` (a GPU or port reset brings it
+# back), `none`.
+SEVERITIES = ("drain", "reset", "none")
+# The part of the fabric a network message is about (the network rule tells them apart).
+FABRICS = ("ib", "socket")
 # At or below: a generic catch-all (10-30, see `priority` below) with nothing specific to say.
 CATCH_ALL_PRIORITY = 20
 # What a fix's `{placeholder}` may name besides the entry's `extract` groups: what every
@@ -74,6 +80,13 @@ class Signature:
       through the stdlib (a json or socket call), where the caller's frame says what was going on.
     - `codes`: the program's own numbers this entry reads (Xid codes): readings.fault_class
       looks a code up here. A code belongs to one entry.
+    - `severity`: what the message says about the node (SEVERITIES): the fleet counts `drain`
+      and `reset` lines toward draining a host.
+    - `fabric`: the part of the fabric a network message is about (FABRICS), or none.
+    - `on_one_host`: the cause the message points to instead where the ranks share one host and
+      nothing shows a network between them (NCCL's bare 'unhandled system error': /dev/shm).
+    - `marks_end`: the line says the process got to the end of its work (a launcher reporting
+      its workers finished): a warning before it on the same process was survived.
     """
 
     id: str
@@ -95,6 +108,10 @@ class Signature:
     in_any_frame: bool = False
     not_samples: tuple[str, ...] = field(default_factory=tuple)
     codes: tuple[int, ...] = field(default_factory=tuple)
+    severity: str = "none"
+    fabric: str | None = None
+    on_one_host: str | None = None
+    marks_end: bool = False
 
 
 class CatalogError(ValueError):
@@ -105,8 +122,9 @@ _FIELDS = {f.name: f for f in fields(Signature)}
 _REQUIRED = frozenset(name for name, f in _FIELDS.items()
                       if f.default is MISSING and f.default_factory is MISSING and name != "cause")
 _TEXT_LISTS = frozenset({"patterns", "samples", "not_samples", "literals", "outranked_by", "raised_in"})
-_TEXTS = frozenset({"id", "cause", "role", "confidence", "title", "fix", "origin", "extract", "alone_differs"})
-_FLAGS = frozenset({"survivable", "in_any_frame"})
+_TEXTS = frozenset({"id", "cause", "role", "confidence", "title", "fix", "origin", "extract", "alone_differs",
+                    "severity", "fabric", "on_one_host"})
+_FLAGS = frozenset({"survivable", "in_any_frame", "marks_end"})
 _NUMBERS = frozenset({"priority"})
 _ID = re.compile(r"[a-z0-9_]+(?:\.[a-z0-9_]+)+")
 
@@ -156,8 +174,14 @@ def check(raw: dict[str, Any], file: str) -> Signature:
         raise CatalogError(f"{where}: role {sig.role!r} is not one of {', '.join(ROLES)}")
     if sig.confidence not in CONFIDENCES:
         raise CatalogError(f"{where}: confidence {sig.confidence!r} is not one of {', '.join(CONFIDENCES)}")
-    if sig.cause is not None and sig.cause not in CAUSES:
-        raise CatalogError(f"{where}: cause {sig.cause!r} is not in the cause vocabulary (model.CAUSES)")
+    for name in ("cause", "on_one_host"):
+        value = getattr(sig, name)
+        if value is not None and value not in CAUSES:
+            raise CatalogError(f"{where}: {name} {value!r} is not in the cause vocabulary (model.CAUSES)")
+    if sig.severity not in SEVERITIES:
+        raise CatalogError(f"{where}: severity {sig.severity!r} is not one of {', '.join(SEVERITIES)}")
+    if sig.fabric is not None and sig.fabric not in FABRICS:
+        raise CatalogError(f"{where}: fabric {sig.fabric!r} is not one of {', '.join(FABRICS)}")
     if not sig.patterns or not sig.samples:
         raise CatalogError(f"{where}: an entry needs at least one pattern and one sample")
     patterns = [_compiled(where, "pattern", p) for p in sig.patterns]
@@ -178,3 +202,45 @@ def check(raw: dict[str, Any], file: str) -> Signature:
         raise CatalogError(f"{where}: fix names {', '.join('{' + n + '}' for n in unfillable)}, which neither "
                            "the extract groups nor the line can fill (write <name> for the reader to fill)")
     return sig
+
+
+@dataclass(frozen=True)
+class Cause:
+    """One cause of the vocabulary and the traits the verdict and the fleet act on (data/causes.toml
+    says what each trait means)."""
+
+    name: str
+    meaning: str
+    shared: bool = False
+    stalls: bool = False
+    waits: bool = False
+    rank_died: bool = False
+    residual: bool = False
+    per_gpu: bool = False
+    per_nic: bool = False
+    machine: bool = False
+    killed_note: str = ""
+
+
+_CAUSE_FIELDS = {f.name: f for f in fields(Cause)}
+
+
+def check_cause(name: str, raw: Any, file: str) -> Cause:
+    """One `[cause.<name>]` table of `file` as a Cause, held to its fields and their types."""
+    where = f"{file}: cause {name!r}"
+    if name not in CAUSES:
+        raise CatalogError(f"{where} is not in the cause vocabulary (model.CAUSES)")
+    if not isinstance(raw, dict):
+        raise CatalogError(f"{where} must be a table")
+    unknown = sorted(set(raw) - set(_CAUSE_FIELDS) | ({"name"} & set(raw)))
+    if unknown:
+        raise CatalogError(f"{where}: unknown field(s) {', '.join(unknown)}")
+    if not isinstance(raw.get("meaning"), str) or not raw["meaning"]:
+        raise CatalogError(f"{where}: meaning must be a non-empty string")
+    for key, value in raw.items():
+        kind = _CAUSE_FIELDS[key].default
+        if isinstance(kind, bool) and type(value) is not bool:
+            raise CatalogError(f"{where}: {key} must be true or false")
+        if isinstance(kind, str) and not isinstance(value, str):
+            raise CatalogError(f"{where}: {key} must be a string")
+    return Cause(name=name, **raw)
