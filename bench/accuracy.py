@@ -142,7 +142,8 @@ def leave_one_source_out(real: list[Path]) -> list[dict[str, Any]]:
                 kw = keyword_verdict(log)
                 out.append({"source": source, "case": case.name, "entries_off": len(seen),
                             "rules_off": sorted(rules_off), "label": meta["primary_cause"],
-                            "acceptable": meta["acceptable"], "engine": got, "confidence": conf, "rule": (result["findings"][0]["rule"] if result["findings"] else None),
+                            "acceptable": meta["acceptable"], "engine": got, "confidence": conf,
+                            "rule": (result["findings"][0]["rule"] if result["findings"] else None),
                             "ok": score_case(got, conf, meta["acceptable"]),
                             "keyword_ok": score_case(kw, "high", meta["acceptable"]),
                             "keyword_label": kw == meta["primary_cause"], "entries_lost": sorted(lost)})
