@@ -3,6 +3,11 @@ and the synthetic scenarios, against a 20-line first-match keyword table in the 
 
     python bench/accuracy.py [--shared ../shared] [--no-scenarios] [--no-loso] [--ablate] [--json out.json]
 
+Calibration: per confidence of the verdict (high, medium, low, no finding), how many cases and
+how often findings[0].cause is the label and is acceptable, on the corpus and on
+leave-one-source-out. The aim: high right on the label >= 95%, medium >= 80%; low is for a line
+nothing confirmed.
+
 A real case counts as *acceptable* when findings[0].cause is in its meta.json `acceptable`
 (or it has no finding / only a low one and `unknown` is acceptable), and as *label* when it
 equals `primary_cause`. Healthy logs count as right when nothing above `low` is found.
@@ -137,7 +142,8 @@ def leave_one_source_out(real: list[Path]) -> list[dict[str, Any]]:
                 kw = keyword_verdict(log)
                 out.append({"source": source, "case": case.name, "entries_off": len(seen),
                             "rules_off": sorted(rules_off), "label": meta["primary_cause"],
-                            "engine": got, "rule": (result["findings"][0]["rule"] if result["findings"] else None),
+                            "acceptable": meta["acceptable"], "engine": got, "confidence": conf,
+                            "rule": (result["findings"][0]["rule"] if result["findings"] else None),
                             "ok": score_case(got, conf, meta["acceptable"]),
                             "keyword_ok": score_case(kw, "high", meta["acceptable"]),
                             "keyword_label": kw == meta["primary_cause"], "entries_lost": sorted(lost)})
@@ -216,6 +222,29 @@ def print_ablation(rows: list[dict[str, Any]], verbose: bool) -> None:
             if not r["ok"]:
                 print(f"    {r['case']:26s} -> {r['engine']}/{r['confidence']} ({r['rule']}) without "
                       f"{', '.join(r['entries_off'])}")
+
+
+CONFIDENCE_LEVELS = ("high", "medium", "low", None)
+
+
+def calibration(rows: list[dict[str, Any]]) -> dict[str, tuple[int, int, int]]:
+    """Per confidence of the verdict (None: no finding): (cases, top finding is the label, top
+    finding is acceptable). What a confidence is worth is how often it is right."""
+    out: dict[str, tuple[int, int, int]] = {}
+    for level in CONFIDENCE_LEVELS:
+        sub = [r for r in rows if r["confidence"] == level]
+        out[str(level or "none")] = (len(sub), sum(r["engine"] == r["label"] for r in sub),
+                                     sum(r["engine"] in r["acceptable"] for r in sub))
+    return out
+
+
+def print_calibration(name: str, rows: list[dict[str, Any]]) -> None:
+    """How often the verdict is right at each confidence; the aim: high >= 95%, medium >= 80%,
+    and low only for a line nothing confirmed."""
+    print(f"\ncalibration, {name}: confidence -> cases, top finding is the label, top finding is acceptable")
+    for level, (n, label, ok) in calibration(rows).items():
+        if n:
+            print(f"  {level:6s} {n:3d}   label {label:3d} ({label / n:4.0%})   acceptable {ok:3d} ({ok / n:4.0%})")
 
 
 def print_loso(loso: list[dict[str, Any]], verbose: bool) -> None:
@@ -345,10 +374,12 @@ def main() -> int:
     for r in healthy_rows:
         if not r["quiet"]:
             print(f"  healthy {r['case']}: {r['engine']}/{r['confidence']}")
+    print_calibration("real corpus", rows)
     loso: list[dict[str, Any]] = []
     if not args.no_loso:
         loso = leave_one_source_out(real)
         print_loso(loso, args.verbose)
+        print_calibration("leave-one-source-out", loso)
     ablation: list[dict[str, Any]] = []
     if args.ablate:
         ablation = ablate_decisive(real)

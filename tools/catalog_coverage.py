@@ -30,7 +30,7 @@ and the installed torch package:
   errors, NVLink / fabric faults, the adapter or module not coming up, the RC watchdog, a fatal
   PCIe error), less the driver's own bookkeeping (its allocations, address spaces, register keys,
   parameter checks) and the display, vGPU and Tegra paths; and the NV_STATUS codes of these
-  failures as its assertion lines print them. Xid lines are the Xid table's (signatures/xid.py);
+  failures as its assertion lines print them. Xid lines are the Xid table's (signatures/data/xid.toml);
   the NVLink core library's own prints (NVLINK_PRINT) are compiled out of release builds
   (src/common/nvlink/interface/nvlink.h) and never reach a kernel log.
 - with --vllm, vLLM's raise texts (its distributed layer, executors, worker and engine core: see

@@ -2,7 +2,7 @@
 Abseil's and glog's, CPython's faulthandler, libstdc++'s terminate), NVRM lines without an Xid,
 and what the catalog says about context: a fallback the run survived, a message another line
 explains, a layout error that is no crash. The lines are written from the programs' format
-strings (see triage/engine/signatures/crash.py), not copied from any corpus log."""
+strings (see triage/engine/signatures/data/crash.toml), not copied from any corpus log."""
 from __future__ import annotations
 
 from pathlib import Path

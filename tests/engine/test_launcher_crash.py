@@ -1,7 +1,7 @@
 """torchrun (the elastic agent) can crash while collecting its workers' failures: it reads a
 failed rank's error file while the rank is still writing it (json.load of an empty file, seen in
 real gloo runs under CPU load) and raises from its monitoring code instead of printing the failure
-report. The catalog reads such an exception by the agent's frames (signatures/raised_in.py,
+report. The catalog reads such an exception by the agent's frames (signatures/data/raised_in.toml,
 torch.raised_in.elastic_agent_monitor): the launcher relaying, not the first failure.
 
 The traceback below is torchrun's own (torch 2.13, CPython 3.11), made by a worker that exits 1

@@ -1,4 +1,4 @@
-"""A generic exception read by the module that raised it (signatures/raised_in.py): the
+"""A generic exception read by the module that raised it (signatures/data/raised_in.toml): the
 traceback's last frame is structure the python_tb parser gives; what the module means is the
 catalog's. Only where no specific entry reads the exception's own message."""
 from __future__ import annotations

@@ -312,11 +312,11 @@ def test_tensorflow_saying_its_allocation_retry_is_not_a_failure_stays_quiet(tmp
 
 
 def _named_cuda_faults() -> list[tuple[str, str, str]]:
-    from triage.engine.signatures import cuda
+    from triage.engine.signatures import SOURCES
 
     return [
         (sig.id, sig.cause, sample)
-        for sig in cuda.SIGNATURES
+        for sig in SOURCES["cuda"]
         if sig.id.startswith("cuda.rt.") and sig.role == "fault" and sig.cause not in (None, "rank_crash", "other")
         and sig.confidence != "low"
         for sample in sig.samples

@@ -27,6 +27,7 @@ produces nothing; a line no entry can match never reaches Python.
 """
 from __future__ import annotations
 
+import hashlib
 import re
 from functools import cache, lru_cache
 from pathlib import Path
@@ -160,12 +161,15 @@ WORD_GATE_MIN = 10
 
 
 def fingerprint() -> list[object]:
-    """Everything the cover depends on besides the patterns (for the scanner's disk cache)."""
-    return [_background(), MIN_LETTERS, MERGE_MIN, MERGE_MAX, COVER_VERSION]
+    """Everything the cover depends on besides the patterns (for the scanner's disk cache): the
+    background, the thresholds, and this module's own text, so a change to how the cover is
+    chosen is a new key without a version to remember to bump."""
+    return [_background(), MIN_LETTERS, MERGE_MIN, MERGE_MAX, _own_digest()]
 
 
-# Raised when the way the cover is chosen changes, so cached covers are not reused.
-COVER_VERSION = 4
+@cache
+def _own_digest() -> str:
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
 
 
 @lru_cache(maxsize=1)

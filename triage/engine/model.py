@@ -213,6 +213,9 @@ class Finding:
     priority: int | None = None
     # The event the finding considers the first failure, if it names one.
     culprit: Event | None = None
+    # The finding's ranks stopped reporting (fell behind, their GPU went idle): the verdict
+    # draws them `silent`. Not part of the JSON contract.
+    silent: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {

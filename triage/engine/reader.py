@@ -409,7 +409,7 @@ def signature_event(ctx: LineCtx, events: list[Event]) -> Event | None:
         found = matcher().best(ctx.body)
     if found is None or found.sig.priority <= CATCH_ALL_PRIORITY:
         # No specific entry reads the line: an exception raised in a module the catalog knows
-        # is read by where it was raised (signatures/raised_in.py).
+        # is read by where it was raised (signatures/data/raised_in.toml).
         for exc in events:
             if exc.kind == "exception" and exc.data.get("frame"):
                 sig = raised_in(str(exc.message), str(exc.data["frame"]), tuple(exc.data.get("stack") or ()))

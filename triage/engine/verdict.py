@@ -8,6 +8,7 @@ from typing import Any
 from .facts import Facts
 from .model import CONFIDENCE_ORDER, DEFAULT_PRIORITY, ROLE_TIER, Event, Finding, RankInfo, iso
 from .rules.rank_crash import crash_events, exit_events
+from .signatures import cause as traits
 
 SHARED_ERROR_MIN_CHARS = 12  # an error text this long is searched for in the other ranks' lines
 ONE_NODE_MAX_PROCESSES = 8  # this many processes at most: a GPU index names a GPU of one node
@@ -180,10 +181,6 @@ def _ranks_off_their_gpu(facts: Facts) -> bool:
                for e in facts.by_kind.get("nccl_init", []))
 
 
-# Causes of the fabric, the software stack or a configuration the ranks share: the rank that
-# printed the line is the failing rank only when the log identifies it and no other rank
-# failed the same way (every rank failing to connect names no rank).
-_SHARED = ("network", "version_mismatch", "device_ordinal", "rendezvous_hang")
 _NAMED = ("named by the message", "named by the launcher")
 
 
@@ -193,7 +190,10 @@ def _names_failing_rank(facts: Facts, verdict: Finding, ev: Event, rank_from: st
     meaning = ev if ev.kind == "signature" else facts.meaning_of(ev)
     if verdict.rule.startswith("signature.") and meaning is not None and meaning.data.get("role") == "symptom":
         return False  # a symptom is printed by a victim: it does not name the rank that failed
-    if verdict.cause in _SHARED:
+    # A cause the ranks share (the catalog's trait): the rank that printed the line is the failing
+    # rank only when the log identifies it and no other rank failed the same way (every rank
+    # failing to connect names no rank).
+    if traits(verdict.cause).shared:
         if rank_from != "log" or verdict.confidence == "low":
             return False
         if meaning is not None:
@@ -316,10 +316,10 @@ def set_rank_states(facts: Facts, findings: list[Finding], culprit: Event | None
     }
     errored = {e.rank for e in facts.events if e.rank is not None and e.severity in ("error", "fatal")} - crashed
     if (culprit is not None and culprit.rank is not None and findings
-            and findings[0].cause != "collective_timeout_straggler"):
+            and not traits(findings[0].cause).stalls):
         crashed.add(culprit.rank)
     named = ff.get("rank") if ff else None
-    if named is not None and findings and findings[0].cause != "collective_timeout_straggler":
+    if named is not None and findings and not traits(findings[0].cause).stalls:
         # The first failure's rank, however it was found: never "ok" beside the card naming it.
         crashed.add(named)
     if named is not None and ff is not None:
@@ -330,8 +330,7 @@ def set_rank_states(facts: Facts, findings: list[Finding], culprit: Event | None
         info.device = info.device if info.device is not None else ff.get("device")
         info.bus_id = info.bus_id or ff.get("bus_id")
     silent: set[int] = set()
-    if findings and findings[0].rule in ("collective_timeout_straggler.laggard",
-                                         "collective_timeout_straggler.idle_gpu"):
+    if findings and findings[0].silent:
         # The ranks that fell behind or whose GPU went idle. A desync's or a mismatch's ranks did
         # report (another collective): they stay errored, as the timeline draws them.
         silent.update(findings[0].ranks)
@@ -368,7 +367,7 @@ def summary(facts: Facts, findings: list[Finding], culprit: Event | None) -> str
     text = v.title.rstrip(".") + when
     victims = [r for r, info in facts.ranks.items()
                if info.state in ("errored", "crashed") and (culprit is None or r != culprit.rank)]
-    if culprit is not None and culprit.rank is not None and victims and v.cause != "collective_timeout_straggler":
+    if culprit is not None and culprit.rank is not None and victims and not traits(v.cause).stalls:
         text += f"; the errors on {len(victims)} other rank{'s' if len(victims) != 1 else ''} followed it"
     if v.role == "context" and v.confidence == "low":
         text += " (a hint only: the program went on after it and nothing failed)"
@@ -391,18 +390,16 @@ def notes(facts: Facts, findings: list[Finding]) -> list[str]:
             out.append(f"{len(missing)} of {facts.world_size} ranks have no lines in the bundle (ranks {shown}): "
                        "conclusions about them are inferred from absence.")
     timeouts: list[Any] = [e.data.get("timeout_ms") for e in facts.kind("watchdog_timeout") if e.data.get("timeout_ms")]
-    crashed = bool(findings) and findings[0].cause in ("rank_crash", "oom", "hardware_fault")
+    crashed = bool(findings) and traits(findings[0].cause).rank_died
     if crashed and timeouts and max(timeouts) > LONG_WATCHDOG_MS:
         out.append(
             f"The collective timeout was raised to {max(timeouts) // 60000} min. Raising the timeout never fixes "
             "a crashed rank: "
             "the others only wait longer before failing."
         )
-    if findings and findings[0].cause in ("rank_crash",) and any(
-        e.data.get("signal") == "SIGKILL" for e in facts.events
-    ):
-        out.append("A process was killed with SIGKILL: check `dmesg` for the host OOM killer and the "
-                   "scheduler for limits.")
+    killed_note = traits(findings[0].cause).killed_note if findings else ""
+    if killed_note and any(e.data.get("signal") == "SIGKILL" for e in facts.events):
+        out.append(killed_note)
     for _name, doc in facts.docs.smoke_results:
         if doc.get("ok") is False:
             failed = [r for r in doc.get("ranks") or [] if isinstance(r, dict) and not r.get("ok")]

@@ -2,7 +2,9 @@
 
 Pure functions over plain data, no database: the grouping service, the benchmark and the tests
 all call `fingerprint_of`. Only the JSON contract is read, never engine internals, so a change
-inside the engine does not regroup the fleet unless the verdict itself changes.
+inside the engine does not regroup the fleet unless the verdict itself changes. What a cause or
+a line means for the machine is the signature catalog's (its cause traits and its entries'
+`severity`), read through the catalog's matcher, never decided here.
 
 What makes two incidents "the same problem": the cause, the culprit host, the GPU (its UUID
 where a snapshot has it, else its PCI bus, else the CUDA device index), the NIC/HCA when the
@@ -18,16 +20,11 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-# Causes whose culprit is the machine itself (the drain rule counts only these). An application
-# OOM or a Python exception says nothing about the node; a rank crash counts only as a segfault.
-MACHINE_CAUSES = {"hardware_fault"}
-SEGFAULT_RE = re.compile(r"segmentation fault|SIGSEGV|signal 11\b|Signals\.SIGSEGV|core dumped", re.I)
-# A network verdict implicates the node only when it names a NIC/port error, not a config one.
-NIC_FAULT_RE = re.compile(
-    r"completion[ _]error|Got completion from peer|port[ _](?:state|error)|link_down|link (?:is )?down|phys_state"
-    r"|LinkDown|local catastrophic|"
-    r"IBV_WC_|ibv_poll_cq|remote access error|retry exceeded|transport retry counter", re.I,
-)
+from triage.engine.signatures import BY_ID
+from triage.engine.signatures import cause as traits
+from triage.engine.signatures.matcher import matcher
+
+CATALOG_RULE = "signature."  # the rule id of a catalog finding is this and the entry's id
 
 # NIC/HCA names as NCCL, the kernel and ibstat print them (mlx5_0, mlx5_0:1, hfi1_0, efa0, ...).
 NIC_RE = re.compile(r"\b((?:mlx\d|hfi\d|bnxt_re|irdma|rdmap|efa|qedr|erdma)_?\d+(?::\d+)?)\b")
@@ -239,26 +236,25 @@ def fingerprint_of(diagnosis: dict[str, Any]) -> Fingerprint | None:
     cause = str(verdict.get("cause") or "other")
     host = _culprit_host(diagnosis)
     texts = _texts(diagnosis)
-    hardware_like = cause in ("hardware_fault", "rank_crash", "oom", "device_ordinal", "p2p_unsupported")
     gpu, label, device, pci, uuid = (
-        _gpu_identity(diagnosis, host, texts) if (host and hardware_like) else ("", "", None, "", "")
+        _gpu_identity(diagnosis, host, texts) if (host and traits(cause).per_gpu) else ("", "", None, "", "")
     )
 
     nic = ""
-    if cause == "network":
+    if traits(cause).per_nic:
         nic = next((m.group(1) for t in texts for m in [NIC_RE.search(t)] if m), "")
     transport = next((m.group(1) for t in texts for m in [TRANSPORT_RE.search(t)] if m), "")
 
     rule = str(verdict.get("rule") or "")
     all_hosts = sorted({str(h) for h in verdict.get("hosts") or [] if h} | ({host} if host else set()))
-    if rule.startswith("signature."):
+    if rule.startswith(CATALOG_RULE):
         family = rule
     else:
         first_text = str((diagnosis.get("first_failure") or {}).get("text") or "")
         rank_hosts = [str(r.get("host")) for r in diagnosis.get("ranks") or [] if r.get("host")]
         family = normalise_message(first_text, hosts=sorted(set(all_hosts + rank_hosts))) if first_text else rule
 
-    machine, reason = _machine_fault(cause, texts + [rule], nic)
+    machine, reason = _machine_fault(cause, rule, texts, nic)
     return Fingerprint(
         cause=cause, host=host, gpu=gpu, gpu_label=label, device=device, pci=pci, uuid=uuid, nic=nic,
         family=family, transport=transport, machine_fault=machine and bool(host), machine_reason=reason,
@@ -266,13 +262,18 @@ def fingerprint_of(diagnosis: dict[str, Any]) -> Fingerprint | None:
     )
 
 
-def _machine_fault(cause: str, texts: list[str], nic: str) -> tuple[bool, str]:
-    joined = "\n".join(texts)
-    if cause in MACHINE_CAUSES:
-        xid = XID_RE.search(joined)
+def _machine_fault(cause: str, rule: str, texts: list[str], nic: str) -> tuple[bool, str]:
+    """Whether the verdict counts against the machine, and why: a cause the catalog counts
+    against it (a GPU hardware fault), else a line of the verdict's cause whose catalog entry
+    says the node is suspect (`severity` drain or reset: an IB port error, a segfault)."""
+    if traits(cause).machine:
+        xid = XID_RE.search("\n".join(texts))
         return True, f"Xid {xid.group(1)}" if xid else "GPU hardware fault"
-    if cause == "network" and nic and NIC_FAULT_RE.search(joined):
-        return True, f"NIC/port error on {nic}"
-    if cause == "rank_crash" and SEGFAULT_RE.search(joined):
-        return True, "segfault"
+    own = BY_ID.get(rule.removeprefix(CATALOG_RULE))  # a catalog finding: the verdict's own entry
+    read = (found.sig for found in map(matcher().best, texts) if found is not None)
+    for sig in ([own] if own is not None else []) + list(read):
+        if sig.cause == cause and sig.severity != "none":
+            if traits(cause).per_nic and not nic:
+                return False, ""  # a port error the verdict cannot place on a NIC of the host
+            return True, sig.title + (f" on {nic}" if nic else "")
     return False, ""

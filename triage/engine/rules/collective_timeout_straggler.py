@@ -12,18 +12,11 @@ from statistics import median
 from ..facts import Facts, short_host
 from ..model import Event, Evidence, Finding, duration_text
 from ..parsers.kernel import bus_key
+from ..signatures import cause as traits
+from ..signatures import fix_text
 from .common import earliest, evidence, hosts_of, ranks_of, spread_evidence, without
 
-FIX = (
-    "Find what the lagging rank was doing instead of joining the collective: a slow step only it "
-    "runs (data loading, checkpoint I/O, weight loading, a Python branch on rank), or a different "
-    "order of collectives (desync). Dump the stacks of a hung job and compare ranks:\n"
-    "py-spy dump --pid <pid of the lagging rank>\n"
-    "TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1  # flight recorder on the next run\n"
-    "python -m torch.distributed.flight_recorder.fr_trace <dump dir>\n"
-    "Raise the timeout (init_process_group(timeout=...)) only when a known slow step, such as weight "
-    "loading at start-up, legitimately exceeds it."
-)
+FIX = fix_text("collective_timeout_straggler")
 
 
 MIN_GPUS_SAMPLED = 3  # fewer GPUs with NVML samples: no "the others" to compare with
@@ -54,7 +47,7 @@ def waiting_events(facts: Facts) -> list[Event]:
     'Timed out waiting Nms for recv', whatever the backend words it)."""
     return facts.kind("watchdog_timeout", "heartbeat_timeout") + [
         e for e in facts.kind("signature")
-        if e.data.get("cause") == "collective_timeout_straggler" and e.data.get("role") == "symptom"
+        if traits(e.data.get("cause")).stalls and e.data.get("role") == "symptom"
         # A line naming the peer that timed out ('dump signal from rank 3') tells of that
         # peer's timeout, not of its printer's.
         and not _tells_of_a_peer(e)]
@@ -67,7 +60,7 @@ def _tells_of_a_peer(ev: Event) -> bool:
 @cache
 def _names_a_peer(sig_id: str) -> bool:
     # Once per catalog entry: a fleet's watchdog lines are thousands of the same few entries.
-    from .signature import BY_ID
+    from ..signatures import BY_ID
 
     sig = BY_ID.get(sig_id)
     return sig is not None and sig.extract is not None and "(?P<peer>" in sig.extract
@@ -81,7 +74,7 @@ def failed_in_group(facts: Facts, waited: list[Event] | None = None) -> list[Eve
     where the caller has it already (each is a pass over every line the catalog read)."""
     return (waiting_events(facts) if waited is None else waited) + [
         e for e in facts.kind("signature")
-        if e.data.get("role") == "symptom" and e.data.get("cause") == "rank_crash"
+        if e.data.get("role") == "symptom" and traits(e.data.get("cause")).residual
         and not e.data.get("launcher_report")]
 
 
@@ -180,7 +173,7 @@ def _idle_gpu(facts: Facts) -> list[Finding]:
         detail=f"NVML samples show {names} near 0% utilisation over its last samples while the median GPU was at "
                f"{busy:.0f}%: "
                "its rank stopped feeding work (stuck, or waiting in a different collective).",
-        fix=FIX, ranks=sorted(ranks), hosts=sorted({h for h, _ in idle if h}),
+        fix=FIX, ranks=sorted(ranks), hosts=sorted({h for h, _ in idle if h}), silent=True,
         evidence=[Evidence(*where_of[(h, g)], f"{h} GPU {g}: {last[(h, g)]:.0f}% utilisation over its last samples")
                   for h, g in idle][:4],
         role="inferred",
@@ -241,7 +234,7 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
             hosts=sorted({facts.ranks[r].host or "" for r in laggards if r in facts.ranks and facts.ranks[r].host}),
             evidence=(evidence(laggard_events, 3) if laggard_events else [w for w, _t in last_words])
             + spread_evidence(without(all_events, laggard_events), 5),
-            role="inferred", culprit=culprit,
+            role="inferred", culprit=culprit, silent=True,
         ))
     elif timeouts or heartbeat:
         first = earliest(timeouts or heartbeat)

@@ -5,10 +5,11 @@ from collections.abc import Iterable
 
 from ..facts import Facts, event_sort_key
 from ..model import Event, Evidence
-from ..signatures import CATALOG
+from ..signatures import BY_ID, CATALOG
 
 MAX_EVIDENCE = 8
 SURVIVABLE = frozenset(s.id for s in CATALOG if s.survivable)
+ENDS_WORK = frozenset(s.id for s in CATALOG if s.marks_end)
 
 def evidence(events: Iterable[Event], limit: int = MAX_EVIDENCE) -> list[Evidence]:
     """The earliest lines first, at most one per (source, line), capped."""
@@ -72,19 +73,24 @@ def downstream_exceptions(facts: Facts) -> set[int]:
 
 
 def read_as(facts: Facts, events: Iterable[Event], cause: str, roles: tuple[str, ...] = ("fault", "symptom"),
-            area: str | None = None) -> list[Event]:
-    """The events whose line the catalog reads as `cause` in one of `roles` (and, with `area`,
-    from that part of the catalog: `nccl.ib`, `nccl.socket`): the parser gave who and where,
+            fabric: str | None = None) -> list[Event]:
+    """The events whose line the catalog reads as `cause` in one of `roles` (and, with `fabric`,
+    about that part of the fabric: the entry's `fabric`, `ib` or `socket`): the parser gave who and where,
     the catalog says what it means. A `survivable` entry (the program goes on) is left to the
     catalog's own finding, which counts it only where the run then failed."""
     out = []
     for ev in events:
         meaning = facts.meaning_of(ev)
         if (meaning is not None and meaning.data.get("cause") == cause and meaning.data.get("role") in roles
-                and (area is None or str(meaning.data.get("sig")).startswith(area + "."))
+                and (fabric is None or _fabric(meaning) == fabric)
                 and str(meaning.data.get("sig")) not in SURVIVABLE):
             out.append(ev)
     return out
+
+
+def _fabric(meaning: Event) -> str | None:
+    sig = BY_ID.get(str(meaning.data.get("sig")))
+    return sig.fabric if sig is not None else None
 
 
 def nccl_lines(facts: Facts) -> list[Event]:
@@ -102,23 +108,15 @@ def where(facts: Facts, ev: Event | None) -> str:
     return facts.rank_label(ev.rank, ev.host)
 
 
-CHECKLIST_VERSIONS = (
-    "python -c 'import torch; print(torch.__version__, torch.version.cuda, torch.cuda.nccl.version())'  # "
-    "on every host\n"
-    "nvidia-smi --query-gpu=driver_version --format=csv,noheader"
-)
-CHECKLIST_GPU = (
-    "nvidia-smi -q -d ECC,ROW_REMAPPER,PAGE_RETIREMENT -i <gpu>\n"
-    "sudo dmesg -T | grep -iE 'NVRM|xid'"
-)
 
 
 def normal_ends(facts: Facts) -> list[Event]:
     """Where a process shows it got to the end of its work: NCCL's init.cc tearing a
     communicator down (`- Destroy COMPLETE`, or `- Abort COMPLETE` as torch does at exit without
-    destroy_process_group), or torchrun's agent reporting its workers finished."""
+    destroy_process_group), or a line the catalog says marks the end of the work (`marks_end`:
+    torchrun's agent reporting its workers finished)."""
     ends = [e for e in facts.kind("nccl_init") if e.data.get("phase") in ("Destroy COMPLETE", "Abort COMPLETE")]
-    return ends + [e for e in facts.kind("signature") if e.data.get("sig") == "torch.elastic.group_finished"]
+    return ends + [e for e in facts.kind("signature") if e.data.get("sig") in ENDS_WORK]
 
 
 def _same_place(a: Event, b: Event) -> bool:

@@ -7,17 +7,11 @@ from collections import defaultdict
 
 from ..facts import Facts
 from ..model import Finding
+from ..signatures import fix_text
 from .common import earliest, evidence, hosts_of, ranks_of, read_as
 from .signature import catalog_fix
 
-FIX = (
-    "Give every process its own GPU: call torch.cuda.set_device(local_rank) (LOCAL_RANK from the "
-    "launcher) before init_process_group / model creation, and make --nproc-per-node match the "
-    "GPUs in CUDA_VISIBLE_DEVICES. Check what each process sees:\n"
-    "python -c 'import os, torch; print(os.environ.get(\"CUDA_VISIBLE_DEVICES\"), os.environ.get(\"LOCAL_RANK\"), "
-    "torch.cuda.device_count())'\n"
-    "nvidia-smi --query-compute-apps=pid,gpu_bus_id --format=csv"
-)
+FIX = fix_text("device_ordinal")
 
 
 def find(facts: Facts) -> list[Finding]:

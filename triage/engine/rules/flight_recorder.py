@@ -9,6 +9,8 @@ from typing import Any
 from ..facts import Facts
 from ..forensics.match import match
 from ..model import Event, Evidence, Finding
+from ..signatures import cause as traits
+from ..signatures import fix_text
 from .collective_timeout_straggler import FIX
 
 RULE = {
@@ -31,10 +33,7 @@ TITLE = {
     "lagging": "Straggler (flight recorder): {who} had not started {op} #{seq}",
     "no_dump": "Collective hang (flight recorder): {who} left no dump while the others waited in #{seq}",
 }
-FIX_DUMPS = (
-    "\nThe dumps read: python -m torch.distributed.flight_recorder.fr_trace <dump dir> --prefix <prefix> "
-    "(or the 'collectives' panel of this incident)."
-)
+FIX_DUMPS = fix_text("flight_recorder.dumps")
 
 _cache: tuple[int, Any, dict[str, Any], list[dict[str, Any]]] | None = None
 
@@ -79,7 +78,7 @@ def _own_faults(facts: Facts, ranks: list[int]) -> list[Event]:
     """A fault the culprit rank printed itself (an OOM, a crash, an Xid): that is the story,
     the dumps only show its consequence."""
     return [e for e in facts.kind("signature") if e.rank in ranks and e.data.get("role") == "fault"
-            and e.data.get("cause") not in (None, "collective_timeout_straggler", "rendezvous_hang")]
+            and e.data.get("cause") is not None and not traits(e.data.get("cause")).waits]
 
 
 def find(facts: Facts) -> list[Finding]:

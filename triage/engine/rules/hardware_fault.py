@@ -4,15 +4,11 @@ from __future__ import annotations
 
 from ..facts import Facts, short_host
 from ..model import Event, Evidence, Finding
-from .common import CHECKLIST_GPU, earliest, evidence, hosts_of, ranks_of, read_as, where
+from ..signatures import fix_text
+from .common import earliest, evidence, hosts_of, ranks_of, read_as, where
 from .signature import catalog_fix
 
-FIX = (
-    "Drain the node and take the GPU out of the pool; do not just restart the job on it. "
-    "Check the GPU's error counters and the kernel log, reset the GPU (or reboot the node), "
-    "and open an RMA if the error repeats:\n" + CHECKLIST_GPU + "\n"
-    "sudo nvidia-smi -r -i <gpu>   # after draining; Xid 79 usually needs a reboot"
-)
+FIX = fix_text("hardware_fault")
 
 
 def find(facts: Facts) -> list[Finding]:

@@ -7,14 +7,10 @@ from typing import Any
 from ..facts import Facts
 from ..forensics.ras import diff
 from ..model import Evidence, Finding
+from ..signatures import fix_text
 from .collective_timeout_straggler import FIX
 
-FIX_DEAD = (
-    "RAS lost the process for over 60 s: it crashed, was killed (OOM killer, scheduler) or its node hangs. "
-    "Read that process's own log and the node's kernel log:\n"
-    "sudo dmesg -T | grep -iE 'killed process|oom|xid|segfault'\n"
-    "ncclras -v   # again, while the job still runs: which communicators miss it"
-)
+FIX_DEAD = fix_text("ncclras.dead")
 
 
 def _world_size(reports: list[dict[str, Any]]) -> int | None:

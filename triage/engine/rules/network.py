@@ -6,31 +6,14 @@ from __future__ import annotations
 
 from ..facts import Facts, short_host
 from ..model import Event, Evidence, Finding
+from ..signatures import BY_ID, fix_text
 from .common import earliest, evidence, hosts_of, nccl_lines, ranks_of, read_as, upper_first, where
 from .rank_crash import fault_elsewhere
-from .signature import BY_ID, catalog_fix
+from .signature import catalog_fix
 
-FIX_IB = (
-    "Check the fabric on both nodes named in the evidence: port state, link errors, and the GID/"
-    "HCA NCCL uses. Retry-exceeded (status 12) right at start usually means the NICs cannot talk "
-    "over IB/RoCE at all (wrong NCCL_IB_GID_INDEX or NCCL_IB_HCA, a down port, a bad cable):\n"
-    "ibstat; ibv_devinfo | grep -E 'state|link_layer'\n"
-    "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET  # re-run to see the chosen devices\n"
-    "NCCL_IB_DISABLE=1   # diagnostic only: if sockets work, the IB path is at fault"
-)
-FIX_SOCKET = (
-    "Make every node use the same, routable interface and transport: set NCCL_SOCKET_IFNAME to the "
-    "data-network interface on all nodes, open the ports between nodes, and make sure IB is either "
-    "working everywhere or disabled everywhere:\n"
-    "ip -br addr; ibstat\n"
-    "NCCL_SOCKET_IFNAME=<iface> NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET torchrun ..."
-)
-FIX_PEER = (
-    "A peer's connection dropped. Usually the peer process died first: look for its log (a "
-    "traceback, OOM, signal) on the host named in the evidence. If every process was alive, check "
-    "the network path between those hosts:\n"
-    "ibstat; ip -s link; sudo dmesg -T | grep -iE 'mlx|link'"
-)
+FIX_IB = fix_text("network.ib")
+FIX_SOCKET = fix_text("network.socket")
+FIX_PEER = fix_text("network.peer")
 
 
 IBV_WC_RETRY_EXC_ERR = 12  # ibverbs enum ibv_wc_status
@@ -40,10 +23,10 @@ def find(facts: Facts) -> list[Finding]:
     lines = nccl_lines(facts)
     # An IB error the parser sees the shape of: a work completion's status, or the verbs call
     # that failed. Other IB lines (an async event, a missing device) are the catalog's finding.
-    ib = [e for e in read_as(facts, lines, "network", area="nccl.ib") if "status" in e.data or "fn" in e.data]
+    ib = [e for e in read_as(facts, lines, "network", fabric="ib") if "status" in e.data or "fn" in e.data]
     # A connect the catalog reads as another cause (a refused port: the peer is not listening
     # yet or died; a UNIX-domain socket between local ranks) is that cause's.
-    connect = read_as(facts, lines, "network", roles=("fault",), area="nccl.socket")
+    connect = read_as(facts, lines, "network", roles=("fault",), fabric="socket")
     if ib:
         first = earliest(ib)
         assert first is not None
@@ -130,8 +113,8 @@ def _ib_unused(facts: Facts) -> list[Finding]:
 
 def _dropped_peer(facts: Facts) -> list[Finding]:
     lines = nccl_lines(facts)
-    drops = read_as(facts, lines, "network", roles=("symptom",), area="nccl.socket")
-    closed = read_as(facts, lines, "rank_crash", roles=("symptom",), area="nccl.socket")
+    drops = read_as(facts, lines, "network", roles=("symptom",), fabric="socket")
+    closed = read_as(facts, lines, "rank_crash", roles=("symptom",), fabric="socket")
     if not drops and closed:
         first = earliest(closed)
         assert first is not None

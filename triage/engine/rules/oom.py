@@ -3,20 +3,12 @@ from __future__ import annotations
 
 from ..facts import Facts
 from ..model import Finding
+from ..signatures import fix_text
 from .common import earliest, evidence, hosts_of, ranks_of, read_as, where
 from .signature import catalog_fix
 
-FIX = (
-    "Reduce memory per GPU on the failing rank: smaller micro-batch, activation checkpointing, "
-    "ZeRO/FSDP sharding, or a shorter sequence. Fragmentation: set "
-    "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True. Check nothing else holds the GPU:\n"
-    "nvidia-smi --query-compute-apps=pid,used_memory --format=csv"
-)
-FIX_HOST = (
-    "The kernel's OOM killer ended the process (host RAM, not GPU). Lower host memory use "
-    "(dataloader workers, pinned-memory buffers, CPU offload) or give the job more RAM:\n"
-    "sudo dmesg -T | grep -iE 'out of memory|oom-kill'"
-)
+FIX = fix_text("oom")
+FIX_HOST = fix_text("oom.host")
 
 
 def find(facts: Facts) -> list[Finding]:

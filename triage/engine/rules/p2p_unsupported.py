@@ -5,17 +5,11 @@ from __future__ import annotations
 
 from ..facts import Facts
 from ..model import Finding
+from ..signatures import fix_text
 from .common import earliest, evidence, hosts_of, ranks_of
 from .signature import catalog_fix
 
-FIX = (
-    "Check that GPU peer-to-peer works on this node: IOMMU/ACS on PCIe switches breaks P2P "
-    "(disable ACS or set iommu=pt in the kernel command line), and some driver versions hang P2P. "
-    "Test P2P directly, then confirm with P2P off:\n"
-    "nvidia-smi topo -m; nvidia-smi topo -p2p r\n"
-    "sudo lspci -vvv | grep -i acsctl\n"
-    "NCCL_P2P_DISABLE=1   # diagnostic only: if the hang disappears, P2P is the cause (it costs bandwidth)"
-)
+FIX = fix_text("p2p_unsupported")
 
 
 FIRST_SEQS = 2  # a watchdog timeout on one of the first collectives (sequence numbers from 1)

@@ -6,6 +6,8 @@ import signal
 
 from ..facts import Facts
 from ..model import Event, Finding
+from ..signatures import cause as traits
+from ..signatures import fix_text
 from .collective_timeout_straggler import failed_in_group, silent_ranks, waiting_events
 from .common import (
     downstream_exceptions,
@@ -18,22 +20,9 @@ from .common import (
 )
 from .signature import catalog_fix
 
-FIX = (
-    "Fix the error on the rank that died first (its traceback is the evidence below); the other "
-    "ranks only lost their peer. Raising the NCCL/c10d timeout does not help a crashed rank. "
-    "Re-run with per-rank logs to be sure which rank fails:\n"
-    "torchrun --tee 3 --log-dir ./logs ...   # or: python -m collectors run --server ... -- torchrun ..."
-)
-FIX_SIGKILL = (
-    "The rank was killed with SIGKILL. The usual sender is the host OOM killer or the scheduler "
-    "(memory or time limit). Check the kernel log and the scheduler's record of the job:\n"
-    "sudo dmesg -T | grep -iE 'out of memory|oom-kill|killed process'\n"
-    "sacct -j $SLURM_JOB_ID --format=JobID,State,ExitCode,MaxRSS,ReqMem"
-)
-FIX_SEGV = (
-    "A native crash (SIGSEGV/SIGABRT) in the rank's process: get its core dump or faulthandler "
-    "output (PYTHONFAULTHANDLER=1), and check extension/library versions on that host."
-)
+FIX = fix_text("rank_crash")
+FIX_SIGKILL = fix_text("rank_crash.sigkill")
+FIX_SEGV = fix_text("rank_crash.segv")
 SIGNAL_EXITS = {"SIGKILL", "SIGSEGV", "SIGABRT", "SIGBUS", "SIGILL", "SIGFPE"}
 
 
@@ -44,7 +33,7 @@ def named_elsewhere(facts: Facts, ev: Event) -> bool:
     meaning = facts.meaning_of(ev)
     if meaning is None or meaning.data.get("role") not in ("fault", "symptom"):
         return False
-    return meaning.data.get("cause") != "rank_crash" or meaning.data.get("role") == "symptom"
+    return not traits(meaning.data.get("cause")).residual or meaning.data.get("role") == "symptom"
 
 
 def _names_other_fault(facts: Facts, ev: Event) -> bool:
@@ -53,7 +42,8 @@ def _names_other_fault(facts: Facts, ev: Event) -> bool:
     meaning = facts.meaning_of(ev)
     if meaning is None or meaning.data.get("role") != "fault":
         return False
-    return meaning.data.get("cause") not in (None, "rank_crash") and meaning.data.get("confidence") != "low"
+    named = meaning.data.get("cause")
+    return named is not None and not traits(named).residual and meaning.data.get("confidence") != "low"
 
 
 def crash_events(facts: Facts) -> list[Event]:
@@ -109,7 +99,7 @@ def own_faults(facts: Facts) -> list[Event]:
     return crash_events(facts) + facts.kind("cuda_oom", "host_oom_kill") + [
         e for e in facts.kind("xid") if e.data.get("fault_class") == "hardware"
     ] + [e for e in facts.kind("signature") if e.data.get("role") == "fault" and e.data.get("confidence") != "low"
-         and e.data.get("cause") not in (None, "collective_timeout_straggler")]
+         and e.data.get("cause") is not None and not traits(e.data.get("cause")).stalls]
 
 
 def watchdog_ranks(facts: Facts) -> set[int | None]:

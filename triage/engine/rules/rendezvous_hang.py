@@ -6,16 +6,11 @@ from __future__ import annotations
 
 from ..facts import Facts
 from ..model import Event, Finding
+from ..signatures import fix_text
 from .common import earlier_on_same_process, earliest, evidence, hosts_of, later_on_same_process, normal_ends, ranks_of
 from .signature import catalog_fix
 
-FIX = (
-    "Make every node reach the rendezvous endpoint: MASTER_ADDR must be the address of the rank-0 "
-    "host on an interface the other nodes can route to, MASTER_PORT open, and every node started "
-    "with the same world size (nnodes x nproc-per-node). Test from each worker node:\n"
-    "nc -zv $MASTER_ADDR $MASTER_PORT\n"
-    "echo $MASTER_ADDR $MASTER_PORT $WORLD_SIZE   # identical on every node"
-)
+FIX = fix_text("rendezvous_hang")
 
 
 # What a process logs only once it reached the store: NCCL setting its communicator up (the

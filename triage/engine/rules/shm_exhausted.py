@@ -3,16 +3,12 @@ Attaching to a peer's segment that is gone (ENOENT) is a different failure: see 
 from __future__ import annotations
 
 from ..facts import Facts, short_host
-from ..model import Evidence, Finding
+from ..model import Event, Evidence, Finding
+from ..signatures import BY_ID, fix_text
 from .common import earliest, evidence, hosts_of, nccl_lines, ranks_of, read_as, upper_first, where
 from .signature import catalog_fix
 
-FIX = (
-    "Give the container a real /dev/shm: run it with --ipc=host or --shm-size=16g (Kubernetes: an "
-    "emptyDir with medium: Memory mounted at /dev/shm), and check its size and permissions:\n"
-    "df -h /dev/shm && ls -ld /dev/shm   # expect several GB and drwxrwxrwt\n"
-    "NCCL_SHM_DISABLE=1   # diagnostic only: confirms the shm transport is the problem, costs speed"
-)
+FIX = fix_text("shm_exhausted")
 SMALL_SHM = 256 * 1024 * 1024
 
 
@@ -69,18 +65,22 @@ def _small_shm(facts: Facts) -> tuple[list[Evidence], str] | None:
     return None
 
 
+def _on_one_host(ev: Event) -> str | None:
+    """The cause the line's entry points to where the ranks share one host (`on_one_host`)."""
+    sig = BY_ID.get(str(ev.data.get("sig")))
+    return sig.on_one_host if sig is not None else None
+
+
 def single_node_system_error(facts: Facts) -> list[Finding]:
     """NCCL's bare 'unhandled system error' (ncclSystemError, no WARN naming the call) where
     nothing shows a network between the ranks (no NET transport, no socket or IB error, at most
     one host): between ranks of one machine the system calls NCCL makes are the /dev/shm and IPC
     ones (a container's 64 MB default is the usual reason), so that is the likelier cause, at
     low confidence. With NCCL_DEBUG=INFO the WARN before it names the call."""
-    errors = [e for e in facts.kind("signature") if "system" in str(e.data.get("sig"))
-              and e.data.get("cause") == "network"
-              and e.data.get("confidence") == "low"]
+    errors = [e for e in facts.kind("signature") if _on_one_host(e) and e.data.get("confidence") == "low"]
     transports = {str(e.data.get("transport")) for e in facts.kind("nccl_transport")}
     lines = nccl_lines(facts)
-    net = (read_as(facts, lines, "network", area="nccl.ib") or read_as(facts, lines, "network", area="nccl.socket")
+    net = (read_as(facts, lines, "network", fabric="ib") or read_as(facts, lines, "network", fabric="socket")
            or "NET" in transports)
     hosts = {e.host for e in facts.events if e.host}
     if not errors or net or len(hosts) > 1:
@@ -88,7 +88,7 @@ def single_node_system_error(facts: Facts) -> list[Finding]:
     first = earliest(errors)
     assert first is not None
     return [Finding(
-        cause="shm_exhausted", rule="shm_exhausted.single_node_system_error", confidence="low",
+        cause=str(_on_one_host(first)), rule="shm_exhausted.single_node_system_error", confidence="low",
         title="NCCL system error with no network in sight: /dev/shm is the likely cause",
         detail="NCCL reports 'unhandled system error' without a WARN naming the call, and nothing in these logs shows "
                "a "

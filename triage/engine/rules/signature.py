@@ -10,11 +10,11 @@ from collections import defaultdict
 
 from ..facts import Facts
 from ..model import CONFIDENCE_ORDER, Event, Finding
-from ..signatures import CATALOG, RAISED_IN
+from ..signatures import BY_ID
+from ..signatures.readings import class_cause
 from ..signatures.schema import CATCH_ALL_PRIORITY, Signature
 from .common import earliest, evidence, hosts_of, later_on_same_process, normal_ends, ranks_of, upper_first, where
 
-BY_ID: dict[str, Signature] = {s.id: s for s in CATALOG + RAISED_IN}
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 
 
@@ -57,7 +57,8 @@ def _survivable(facts: Facts) -> list[Event]:
     NCCL error report, an Xid). A fault followed by one of these on its own process was a
     warning NCCL printed and then worked around (a /sys path a container hides, an address
     change it recovered from): no cause of anything."""
-    if any(e.severity in ("error", "fatal") and "NCCL WARN" not in e.text for e in facts.events):
+    warns = {(e.source, e.line) for e in facts.kind("nccl_warn")}
+    if any(e.severity in ("error", "fatal") and (e.source, e.line) not in warns for e in facts.events):
         return []
     return normal_ends(facts)
 
@@ -77,7 +78,7 @@ def outranked(facts: Facts, sig: Signature) -> Event | None:
                 found.append(e)
         if cause is not None:
             found.extend(e for e in facts.kind("xid") if e.data.get("cause") == cause
-                         or (cause == "hardware_fault" and e.data.get("fault_class") == "hardware"))
+                         or class_cause(e.data.get("fault_class")) == cause)
     return earliest(found)
 
 

@@ -7,13 +7,10 @@ from collections import defaultdict
 
 from ..facts import Facts
 from ..model import Evidence, Finding
-from .common import CHECKLIST_VERSIONS, evidence
+from ..signatures import fix_text
+from .common import evidence
 
-FIX = (
-    "Install the same PyTorch, CUDA and NCCL builds on every node (one container image or one "
-    "lockfile), and a driver at least as new as the CUDA runtime needs. Compare on every host:\n"
-    + CHECKLIST_VERSIONS
-)
+FIX = fix_text("version_mismatch")
 COMPONENTS = ("nccl", "torch", "cuda", "driver")
 
 

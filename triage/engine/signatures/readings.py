@@ -5,15 +5,19 @@ facts.py asks here, once per event, so every class comes from the catalog's entr
 from __future__ import annotations
 
 import re
+from functools import cache
 
+from . import CATALOG
 from .matcher import matcher
-from .xid import fault_class
+from .schema import Signature
 
 __all__ = ["cuda_class", "fault_class"]
 
 _RUNTIME_NAME = re.compile(r"cudaError[A-Z]\w+")
+# The class each cause's faults are called by in the words the rules join on.
 _CLASS_OF_CAUSE = {"oom": "oom", "hardware_fault": "hardware", "version_mismatch": "version",
                    "device_ordinal": "device_ordinal", "rank_crash": "app"}
+_CAUSE_OF_CLASS = {cls: cause for cause, cls in _CLASS_OF_CAUSE.items()}
 
 
 def cuda_class(err: str, name: str | None = None) -> tuple[str | None, str]:
@@ -31,3 +35,35 @@ def cuda_class(err: str, name: str | None = None) -> tuple[str | None, str]:
     if sig.confidence == "low" or sig.outranked_by:
         return name, "other"
     return name, _CLASS_OF_CAUSE.get(str(sig.cause), "other")
+
+
+@cache
+def _by_code() -> dict[int, Signature]:
+    return {code: sig for sig in CATALOG for code in sig.codes}
+
+
+_XID_TITLE = re.compile(r"^Xid [\d, /-]+: ")
+
+
+def class_cause(cls: object) -> str | None:
+    """The cause whose faults a class names (`hardware` -> hardware_fault); None for the classes
+    that name none (`other`, `driver`, `secondary`) and for no class."""
+    return _CAUSE_OF_CLASS.get(str(cls))
+
+
+def fault_class(code: int) -> tuple[str, str]:
+    """What the catalog says an Xid code means, in the words the rules join on: its name, and
+    `hardware` (a hardware fault the catalog is sure of), `app` (the process's own fault),
+    `secondary` (a symptom of an earlier Xid or fault) or `driver` (anything the catalog is
+    unsure of or has no entry for; the catalog's own finding reports it)."""
+    sig = _by_code().get(code)
+    if sig is None:
+        return f"Xid {code}", "driver"
+    name = _XID_TITLE.sub("", sig.title)
+    if sig.role == "symptom":
+        return name, "secondary"
+    if sig.role == "fault" and sig.confidence != "low":
+        cls = _CLASS_OF_CAUSE.get(str(sig.cause))
+        if cls in ("hardware", "app"):  # the classes an Xid's own entry can give
+            return name, cls
+    return name, "driver"
