@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import re
 from collections import deque
 from dataclasses import dataclass, field
@@ -73,8 +74,13 @@ def classify_json(name: str, doc: Any, docs: StructuredDocs,
         docs.manifests.append((name, _manifest(name, doc, notes)))
         return "manifest"
     if kind == "snapshot":
+        left_out = LeftOut()
+        doc = conform(doc, SNAPSHOT_SHAPE, left_out, "")
         if isinstance(doc.get("env"), dict):
             doc["env"] = redact_env(doc["env"])
+        note = left_out.note(name, "collector snapshot")
+        if note is not None:
+            notes.append(note)
         docs.snapshots.append((name, doc))
         return "snapshot"
     if kind == "smoke":
@@ -90,6 +96,69 @@ def classify_json(name: str, doc: Any, docs: StructuredDocs,
         docs.flight_records.append((name, fr_rank(name), summarize(name, doc, rank=fr_rank(name), notes=notes)))
         return "flight_recorder"
     return False
+
+
+# The snapshot's shape (collectors/snapshot.py, host.py, nvml.py) where the engine reads it: a
+# dict spec names the keys checked (others are kept as they are, within the document's budget),
+# [spec] is a list of spec, {"*": spec} a dict of any keys; a value not of its spec is left out.
+# Shapes take a value or refuse it: str / number / bool / int, or a check of their own.
+def _finite(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and integer(value) is not None or (
+        isinstance(value, float) and math.isfinite(value))
+
+
+Shape = Any
+TEXT: Shape = ("text", lambda v: isinstance(v, str) and len(v) <= MAX_TEXT)
+NUM: Shape = ("number", _finite)
+SCALAR: Shape = ("scalar", lambda v: v is None or isinstance(v, bool) or _finite(v) or (
+    isinstance(v, str) and len(v) <= MAX_TEXT))
+XID: Shape = ("xid", lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 1 << 31)
+OFFSET: Shape = ("utc offset", lambda v: _finite(v) and abs(v) <= 86400)  # noqa: PLR2004 - a day, in seconds
+MAX_TEXT = 65536
+MAX_KEYS = 4096  # of a dict of any keys (the environment, the versions)
+SNAPSHOT_SHAPE: Shape = {
+    "host": {"hostname": TEXT, "boot_time": TEXT, "kernel": TEXT, "timezone": {"utc_offset_seconds": OFFSET},
+             "shm": {"size_bytes": NUM}, "infiniband": [{"state": SCALAR, "device": SCALAR, "port": SCALAR}]},
+    "nvml": {"driver_version": SCALAR, "cuda_driver_version": SCALAR,
+             "gpus": [{"index": SCALAR, "pci_bus_id": SCALAR, "uuid": SCALAR, "name": SCALAR,
+                       "ecc": {"uncorrected_volatile": NUM}, "remapped_rows": {}}]},
+    "versions": {"*": SCALAR},
+    "env": {"*": SCALAR},
+    "xid": [{"xid": XID, "text": TEXT, "pci": TEXT}],
+    "kernel_log": {},
+}
+
+
+def conform(value: Any, shape: Shape, left_out: LeftOut, where: str) -> Any:
+    """`value` in `shape`, what is not left out (counted by its path); a dict or list that is
+    not one is replaced by None by the caller."""
+    if isinstance(shape, tuple):
+        return value
+    if isinstance(shape, list):
+        return [conform(x, shape[0], left_out, where) for x in value if _fits(x, shape[0], left_out, where)]
+    out = dict(value)
+    if "*" in shape:
+        if len(out) > MAX_KEYS:
+            left_out.add(f"{where} past {MAX_KEYS} keys")
+            out = dict(list(out.items())[:MAX_KEYS])
+        return {k: v for k, v in out.items() if _fits(v, shape["*"], left_out, f"{where}.*")}
+    for key, sub in shape.items():
+        if key not in out:
+            continue
+        path = f"{where}.{key}" if where else key
+        if out[key] is None or not _fits(out[key], sub, left_out, path):
+            if out[key] is not None:
+                del out[key]
+            continue
+        out[key] = conform(out[key], sub, left_out, path)
+    return out
+
+
+def _fits(value: Any, shape: Shape, left_out: LeftOut, where: str) -> bool:
+    ok = shape[1](value) if isinstance(shape, tuple) else isinstance(value, list if isinstance(shape, list) else dict)
+    if not ok:
+        left_out.add(where)
+    return bool(ok)
 
 
 def _manifest(name: str, doc: dict[str, Any], notes: list[str]) -> dict[str, Any]:

@@ -187,17 +187,24 @@ class PlainReader:
         """Drop the memo entries of a handed-over item and of the lists and tuples in it (its
         sizes, dtypes, group). Its dicts stay: torch memoises each stack frame once and later
         entries refer back to it; strings stay too (shared names and paths)."""
-        if isinstance(obj, (list, dict, tuple)):
-            for key in self.memo_of.pop(id(obj), ()):
+        # A walk of the shared structure, each container once (a walk of its expansion would be
+        # the 2**22 steps the budget refuses), and without recursion (a list in a list in a
+        # list ... 100,000 deep is a few hundred kilobytes).
+        todo = [obj] if isinstance(obj, (list, dict, tuple)) else []
+        seen: set[int] = set()
+        while todo:
+            current = todo.pop()
+            if id(current) in seen:
+                continue
+            seen.add(id(current))
+            for key in self.memo_of.pop(id(current), ()):
                 self.memo.pop(key, None)
                 self.dropped += 1
-            for child in obj.values() if isinstance(obj, dict) else obj:
+            for child in current.values() if isinstance(current, dict) else current:
                 if isinstance(child, (list, tuple)) and id(child) in self.memo_of:
-                    self._forget(child)
+                    todo.append(child)
                 elif isinstance(child, (list, tuple)) and child:
-                    for grandchild in child:
-                        if isinstance(grandchild, (list, tuple)):
-                            self._forget(grandchild)
+                    todo.extend(g for g in child if isinstance(g, (list, tuple)))
 
     def _extend(self, target: Any, items: list[Any]) -> None:
         if isinstance(target, _Sink):
@@ -426,5 +433,5 @@ def load_plain(stream: IO[bytes], *, sink_key: str | None = None,
     """Read one pickle of plain data from `stream`; raises RefusedPickle otherwise."""
     try:
         return PlainReader(stream, sink_key=sink_key, on_item=on_item, max_bytes=max_bytes).load()
-    except (IndexError, struct.error, UnicodeDecodeError, TypeError) as exc:
+    except (IndexError, struct.error, UnicodeDecodeError, TypeError, RecursionError) as exc:
         raise MalformedPickle(f"malformed pickle ({type(exc).__name__})") from None
