@@ -485,6 +485,10 @@ TRIAGE_STUCK_AFTER_SECONDS = envint(
 # often; `parsing` ones older than the hard limit (their worker died) too, at most this many times.
 TRIAGE_REQUEUE_AFTER_SECONDS = envint("TRIAGE_REQUEUE_AFTER_SECONDS", 60, minimum=1)
 TRIAGE_PARSE_MAX_ATTEMPTS = envint("TRIAGE_PARSE_MAX_ATTEMPTS", 3, minimum=1)
+# Each diagnosis in a worker runs in a child process with this much address space beyond the
+# worker's own (RLIMIT_AS; incidents/memory.py): past it that incident fails with the reason and
+# the worker goes on. 0: no limit of its own (the engine runs in the pool process).
+TRIAGE_DIAGNOSIS_MEMORY_MB = envint("TRIAGE_DIAGNOSIS_MEMORY_MB", 4096, minimum=0)
 if TRIAGE_PARSE_SOFT_TIME_LIMIT >= TRIAGE_PARSE_TIME_LIMIT:
     raise ImproperlyConfigured("TRIAGE_PARSE_SOFT_TIME_LIMIT must be below TRIAGE_PARSE_TIME_LIMIT")
 if TRIAGE_VISIBILITY_TIMEOUT <= TRIAGE_PARSE_TIME_LIMIT:

@@ -138,19 +138,24 @@ def read_member(member: Member, out: Collected, budget: Budget, engine: Prefilte
     if looks_like_dump(head) or is_pickle(head):
         # Flight-recorder dumps (pickle or JSON), recognised by content, read streaming.
         info.kind = "flight_recorder"
+        notes: list[str] = []
         try:
-            out.docs.flight_records.append((member.name, rank_from_name(member.name), read_dump(member.name, stream)))
+            out.docs.flight_records.append((member.name, rank_from_name(member.name),
+                                            read_dump(member.name, stream, notes=notes)))
         except DumpError as exc:
             budget.note(str(exc))
             info.kind = "binary"
+        _note_all(budget, notes)
         out.sources.append(info)
         return
     if looks_like_ras(head):
         # ncclras output (text or JSON): NCCL's own view of dead ranks and operation counts.
         data = stream.read(MAX_JSON_BYTES + 1)
         if len(data) <= MAX_JSON_BYTES:
-            reports = read_ras(member.name, data)
+            ras_notes: list[str] = []
+            reports = read_ras(member.name, data, ras_notes)
             if reports:
+                _note_all(budget, ras_notes)
                 info.kind, info.bytes = "ncclras", len(data)
                 out.docs.ras_reports.extend((member.name, r) for r in reports)
                 out.sources.append(info)
@@ -164,14 +169,18 @@ def read_member(member: Member, out: Collected, budget: Budget, engine: Prefilte
     if b"\n" in head and first_line_is_sample(head):
         # NVML samples of a long job can be large: stream them line by line, never whole.
         info.kind = "nvml_samples"
-        info.bytes, dropped = stream_nvml_samples(member.name, stream, out.docs)
+        sample_notes: list[str] = []
+        info.bytes, dropped = stream_nvml_samples(member.name, stream, out.docs, sample_notes)
+        _note_all(budget, sample_notes)
         if dropped:
             budget.note(f"{member.name}: {dropped} older NVML samples dropped (kept the last {MAX_SAMPLES})")
         out.sources.append(info)
         return
     if _looks_like_json(head):
         data = stream.read(MAX_JSON_BYTES + 1)
-        kind = parse_json_blob(member.name, data, out.docs) if len(data) <= MAX_JSON_BYTES else False
+        json_notes: list[str] = []
+        kind = parse_json_blob(member.name, data, out.docs, json_notes) if len(data) <= MAX_JSON_BYTES else False
+        _note_all(budget, json_notes)
         if kind:
             info.kind = kind
             info.bytes = len(data)
@@ -183,6 +192,12 @@ def read_member(member: Member, out: Collected, budget: Budget, engine: Prefilte
     out.sources.append(info)
     light = budget.total_bytes > LIGHT_AFTER_BYTES or len(out.sources) + out.sources_before > LIGHT_AFTER_SOURCES
     _read_text(stream, info, out, engine, clock, light=light)
+
+
+def _note_all(budget: Budget, notes: list[str]) -> None:
+    """What a structured reader refused or left out, on the diagnosis's problems."""
+    for note in notes:
+        budget.note(note)
 
 
 _JSON_START = re.compile(rb"^\s*(?:\{|\[\s*(?:\{|\]))")

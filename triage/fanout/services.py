@@ -17,8 +17,15 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from triage.incidents.memory import DiagnosisOutOfMemory
 from triage.incidents.models import Bundle, Incident
-from triage.incidents.services import _store_diagnosis, _store_failure, archive_limits
+from triage.incidents.services import (
+    _store_diagnosis,
+    _store_failure,
+    archive_limits,
+    diagnosis_limited,
+    failure_reason,
+)
 from triage.incidents.storage import StoredBlob, engine_input
 
 from .models import BundlePart
@@ -96,14 +103,12 @@ def bundle_part_parse(*, part_id: int) -> Incident | None:
     incident_id = part.bundle.incident_id
     if part.state is None:
         started = time.monotonic()
+        inputs, members, limits = _inputs(part.bundle), set(part.members) if part.members else None, archive_limits()
         try:
-            state = parse_members(_inputs(part.bundle), set(part.members) if part.members else None,
-                                  limits=archive_limits())
-        except BundleError as e:
+            blob = diagnosis_limited(lambda: parse_members(inputs, members, limits=limits).to_bytes())
+        except (BundleError, DiagnosisOutOfMemory) as e:
             revision = Incident.objects.values_list("revision", flat=True).get(pk=incident_id)
-            return _store_failure(incident_id=incident_id, revision=revision,
-                                  reason=f"the bundle could not be read: {e}")
-        blob = state.to_bytes()
+            return _store_failure(incident_id=incident_id, revision=revision, reason=failure_reason(e))
         seconds = time.monotonic() - started
     with transaction.atomic():
         incident = Incident.objects.select_for_update().filter(pk=incident_id).first()
@@ -140,13 +145,15 @@ def incident_conclude(*, incident_id: str) -> Incident | None:
     if not _complete(bundles, parts):
         return Incident.objects.filter(pk=incident_id).first()  # the last part to be read concludes
     started = time.monotonic()
+    # Every part has its state here (_complete); the filter only tells mypy so.
+    states = [bytes(p.state) for p in parts if p.state is not None]
     try:
-        # Every part has its state here (_complete); the filter only tells mypy so.
-        diagnosis = conclude([PartialState.from_bytes(bytes(p.state)) for p in parts if p.state is not None])
-    except BundleError as e:
-        return _store_failure(incident_id=incident_id, revision=revision, reason=f"the bundle could not be read: {e}")
+        data = diagnosis_limited(lambda: conclude([PartialState.from_bytes(s) for s in states]).to_dict())
+    except (BundleError, DiagnosisOutOfMemory) as e:
+        return _store_failure(incident_id=incident_id, revision=revision, reason=failure_reason(e))
     seconds = time.monotonic() - started + sum(p.parse_seconds for p in parts)
-    return _store_diagnosis(incident_id=incident_id, revision=revision, data=diagnosis.to_dict(), seconds=seconds)
+    return _store_diagnosis(incident_id=incident_id, revision=revision, data=data, seconds=seconds)
+
 
 
 def _complete(bundles: Iterable[Bundle], parts: list[BundlePart]) -> bool:

@@ -9,12 +9,12 @@ import hashlib
 import logging
 import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.core.files import File
@@ -25,12 +25,14 @@ from django.utils import timezone
 
 from triage.fleet.services import fleet_on_diagnosis
 
+from .memory import DiagnosisOutOfMemory, run_limited
 from .models import Bundle, Diagnosis, Finding, Incident, IncidentEvent, RankState
 from .notify import history_record
 from .storage import StorageUnavailable, engine_input, is_transient
 from .workflow import title_refresh
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar", ".zip", ".gz", ".tar.bz2", ".tar.xz")
 
@@ -377,13 +379,37 @@ def incident_diagnose(*, incident_id: str, force: bool = False) -> Incident | No
         return incident_read_in_parts(incident_id=incident_id, revision=revision, bundles=bundles, force=force)
 
     started = time.monotonic()
+    inputs, limits = bundle_inputs(bundles), archive_limits()
     try:
-        result = diagnose(bundle_inputs(bundles), limits=archive_limits())
-    except BundleError as e:
-        return _store_failure(incident_id=incident_id, revision=revision, reason=f"the bundle could not be read: {e}")
+        data = diagnosis_limited(lambda: diagnose(inputs, limits=limits).to_dict())
+    except (BundleError, DiagnosisOutOfMemory) as e:
+        return _store_failure(incident_id=incident_id, revision=revision, reason=failure_reason(e))
     return _store_diagnosis(
-        incident_id=incident_id, revision=revision, data=result.to_dict(), seconds=time.monotonic() - started
+        incident_id=incident_id, revision=revision, data=data, seconds=time.monotonic() - started
     )
+
+
+def failure_reason(error: Exception) -> str:
+    """What an incident whose diagnosis stopped says."""
+    if isinstance(error, DiagnosisOutOfMemory):
+        return f"{error}; the raw bundles are kept"
+    return f"the bundle could not be read: {error}"
+
+
+def diagnosis_limited(run: Callable[[], T]) -> T:
+    """run() under the diagnosis's own memory limit (incidents.memory) in a worker; in the
+    web process (eager mode, `make run`) or with TRIAGE_DIAGNOSIS_MEMORY_MB=0, in place: a
+    server's threads are not forked."""
+    limit = settings.TRIAGE_DIAGNOSIS_MEMORY_MB
+    if not limit or settings.CELERY_TASK_ALWAYS_EAGER:
+        return run()
+    from triage.engine.scan import prefilter
+    from triage.engine.signatures.matcher import matcher
+
+    prefilter()  # the catalog's gate and matcher, compiled once in the worker, shared with each child
+    matcher()
+    result: T = run_limited(run, limit_mb=limit)
+    return result
 
 
 def archive_limits() -> Any:

@@ -13,6 +13,13 @@ sets, out-of-band buffers) stops the read with `RefusedPickle` naming the opcode
 Every length is checked against a cap before anything is allocated, and the number of objects
 held at once is capped.
 
+What it builds is bounded too, not only what it reads: the memo lets a pickle refer to one
+object many times, so 300 bytes can make a tuple of two references to a tuple of two
+references ... 22 levels deep, 4 million leaves to any walk of it (`str()` of it is 50 MB). Each
+streamed item, and the whole object at the end, is measured as a walk would see it (a memo
+reference counted each time it is reached; shapes.expansion) against MAX_ITEM_* / MAX_TOP_*,
+and refused past them.
+
 Streaming: a caller may name one top-level key (`sink_key`, e.g. "entries") whose list items
 are handed to a callback one by one as the pickle appends them, and never kept; the memo
 entries of a handed-over item are dropped too. A dump of 20,000 entries is then read with the
@@ -24,6 +31,8 @@ import struct
 from collections.abc import Callable
 from typing import IO, Any
 
+from ..shapes import OverBudget, expansion
+
 # Caps: a flight-recorder dump holds short strings (names, file paths, dtypes) and small ints.
 MAX_STR_BYTES = 4 * 1024 * 1024
 MAX_INT_BYTES = 64
@@ -32,6 +41,17 @@ MAX_LIVE_OBJECTS = 2_000_000  # held at once (handed-over entries are not counte
 MAX_MEMO = 2_000_000
 MAX_ITEMS = 1_000_000  # in one list or dict kept (the streamed list is not kept)
 CHUNK = 1 << 18
+# Output budgets: what one streamed item (a dump entry) and the whole object may expand to.
+# A real entry (torch 2.13 gloo/NCCL dumps, tests/engine/forensics) is at most 156 nodes and 1.7
+# thousand characters, with its 15 stack frames; a 1,000-frame stack of 200-character paths
+# is 7,000 nodes and 250,000 characters. The top level (pg_config, pg_status, comm state)
+# holds about 10 nodes and a ranks string per process group: 4 million nodes is 400,000
+# groups, a job of that many ranks lists its world in 1.5 million characters.
+MAX_KEY_ITEMS = 16  # a tuple used as a dict key (a dump's keys are strings and ints)
+MAX_ITEM_NODES = 200_000
+MAX_ITEM_CHARS = 16 * 1024 * 1024
+MAX_TOP_NODES = 4_000_000
+MAX_TOP_CHARS = 256 * 1024 * 1024
 
 
 class RefusedPickle(ValueError):
@@ -167,22 +187,30 @@ class PlainReader:
         """Drop the memo entries of a handed-over item and of the lists and tuples in it (its
         sizes, dtypes, group). Its dicts stay: torch memoises each stack frame once and later
         entries refer back to it; strings stay too (shared names and paths)."""
-        if isinstance(obj, (list, dict, tuple)):
-            for key in self.memo_of.pop(id(obj), ()):
+        # A walk of the shared structure, each container once (a walk of its expansion would be
+        # the 2**22 steps the budget refuses), and without recursion (a list in a list in a
+        # list ... 100,000 deep is a few hundred kilobytes).
+        todo = [obj] if isinstance(obj, (list, dict, tuple)) else []
+        seen: set[int] = set()
+        while todo:
+            current = todo.pop()
+            if id(current) in seen:
+                continue
+            seen.add(id(current))
+            for key in self.memo_of.pop(id(current), ()):
                 self.memo.pop(key, None)
                 self.dropped += 1
-            for child in obj.values() if isinstance(obj, dict) else obj:
+            for child in current.values() if isinstance(current, dict) else current:
                 if isinstance(child, (list, tuple)) and id(child) in self.memo_of:
-                    self._forget(child)
+                    todo.append(child)
                 elif isinstance(child, (list, tuple)) and child:
-                    for grandchild in child:
-                        if isinstance(grandchild, (list, tuple)):
-                            self._forget(grandchild)
+                    todo.extend(g for g in child if isinstance(g, (list, tuple)))
 
     def _extend(self, target: Any, items: list[Any]) -> None:
         if isinstance(target, _Sink):
             for item in items:
                 target.taken += 1
+                self._measure(item, MAX_ITEM_NODES, MAX_ITEM_CHARS, f"flight-recorder dump entry {target.taken}")
                 self._forget(item)
                 target.take(item)
         elif isinstance(target, list):
@@ -191,6 +219,12 @@ class PlainReader:
             target.extend(items)
         else:
             raise RefusedPickle(f"pickle appends to a {type(target).__name__}")
+
+    def _measure(self, obj: Any, max_nodes: int, max_chars: int, what: str) -> None:
+        try:
+            expansion(obj, max_nodes=max_nodes, max_chars=max_chars, what=what)
+        except OverBudget as exc:
+            raise RefusedPickle(str(exc)) from None
 
     def load(self) -> Any:  # noqa: C901 - one dispatch per pickle opcode, as pickle's own loader
         stack: list[Any] = []
@@ -364,6 +398,7 @@ class PlainReader:
             elif op == b".":  # STOP
                 if len(stack) != 1 or marks:
                     raise RefusedPickle("pickle ends with a malformed stack")
+                self._measure(stack[0], MAX_TOP_NODES, MAX_TOP_CHARS, "flight-recorder dump")
                 return stack[0]
             elif op in _REFUSED:
                 what = _REFUSED[op]
@@ -385,6 +420,11 @@ class PlainReader:
 def _key(key: Any) -> Any:
     if isinstance(key, (list, dict)):
         raise RefusedPickle("pickle uses an unhashable dict key")
+    # Hashing a tuple walks all of it: a tuple of shared tuples 30 deep is a billion steps
+    # before anything could measure it. A dump's keys are strings and numbers.
+    if isinstance(key, tuple) and not (len(key) <= MAX_KEY_ITEMS and all(
+            isinstance(x, (str, bytes, int, float, bool)) or x is None for x in key)):
+        raise RefusedPickle("pickle uses a dict key that is a tuple of containers: not a flight-recorder dump")
     return key
 
 
@@ -393,5 +433,5 @@ def load_plain(stream: IO[bytes], *, sink_key: str | None = None,
     """Read one pickle of plain data from `stream`; raises RefusedPickle otherwise."""
     try:
         return PlainReader(stream, sink_key=sink_key, on_item=on_item, max_bytes=max_bytes).load()
-    except (IndexError, struct.error, UnicodeDecodeError, TypeError) as exc:
+    except (IndexError, struct.error, UnicodeDecodeError, TypeError, RecursionError) as exc:
         raise MalformedPickle(f"malformed pickle ({type(exc).__name__})") from None
