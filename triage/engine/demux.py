@@ -80,23 +80,30 @@ _ATTR = {"rank": "rank", "local_rank": "local_rank", "task": "task", "host": "ho
 _INT_FIELDS = {"rank", "local_rank", "task", "pid", "tp_rank"}
 
 
-def _compile(entries: tuple[identity.Entry, ...]) -> tuple[re.Pattern[str], dict[str, tuple[_Prefix, ...]]]:
-    """The union of every prefix (one anchored pass says whether a line has any: most lines
-    carry none) and, per first character, the prefixes that can start with it, in order."""
-    union = re.compile("|".join("(?:" + re.sub(r"\(\?P<\w+>", "(?:", e.pattern) + ")" for e in entries))
-    by_first: dict[str, list[_Prefix]] = {}
+def _compile(entries: tuple[identity.Entry, ...]) -> dict[str, tuple[re.Pattern[str], tuple[_Prefix, ...]]]:
+    """Per first character: the union of the prefixes that can start with it (one anchored
+    pass says whether a line has any: most lines carry none, and a union of only the few that
+    can start with its first character is tried the fastest) and those prefixes, in order."""
+    by_first: dict[str, list[tuple[identity.Entry, _Prefix]]] = {}
     for e in entries:
         prefix = _Prefix(
             id=e.id, regex=e.regex, check=e.check, unless=tuple(_ATTR.get(f, f) for f in e.unless),
             sets=tuple((g, _ATTR[g], g in _INT_FIELDS) for g in e.groups() if g in _ATTR),
         )
         for ch in e.start_chars():
-            by_first.setdefault(ch, []).append(prefix)
-    return union, {ch: tuple(p) for ch, p in by_first.items()}
+            by_first.setdefault(ch, []).append((e, prefix))
+    out: dict[str, tuple[re.Pattern[str], tuple[_Prefix, ...]]] = {}
+    for ch, pairs in by_first.items():
+        # Each alternative a named group (its own groups unnamed): the match's lastgroup says
+        # the first prefix that holds, so the others before it are not tried one by one.
+        union = re.compile("|".join(f"(?P<a{i}>" + re.sub(r"\(\?P<\w+>", "(?:", e.pattern) + ")"
+                                    for i, (e, _p) in enumerate(pairs)))
+        out[ch] = (union, tuple(p for _e, p in pairs))
+    return out
 
 
-_ANY_PREFIX, _BY_FIRST = _compile(identity.prefixes())
-_NONE: tuple[_Prefix, ...] = ()
+_BY_FIRST = _compile(identity.prefixes())
+_ALTERNATIVE = {f"a{i}": i for i in range(len(identity.prefixes()))}  # a union's group -> its prefix's index
 MAX_PREFIXES = 6  # nested prefixes peeled off one line at most
 
 
@@ -111,21 +118,34 @@ def _looks_like_host(token: str) -> bool:
 
 def split_prefix(line: str) -> tuple[Origin, str]:
     """Peel launcher prefixes off a line; returns (who wrote it, the remaining body)."""
-    if not _ANY_PREFIX.match(line):
+    first = _BY_FIRST.get(line[:1])
+    held = first[0].match(line) if first is not None else None
+    if held is None:
         return Origin(), line
-    return _peel(line)
+    return _peel(line, held)
 
 
-def _peel(line: str) -> tuple[Origin, str]:
+def _peel(line: str, held: re.Match[str] | None) -> tuple[Origin, str]:
     """The catalog's prefixes, outermost first: each field the first (outermost) prefix that
-    names it says, but a Slurm task is a rank only where no launcher inside it names one."""
+    names it says, but a Slurm task is a rank only where no launcher inside it names one.
+    `held`: the union's match on the line (its lastgroup the first prefix that holds)."""
     origin = Origin()
     known = origin.__dict__
     body = line
     for _ in range(MAX_PREFIXES):
-        for prefix in _BY_FIRST.get(body[:1], _NONE):
+        first = _BY_FIRST.get(body[:1])
+        if first is None:
+            break
+        if held is None:
+            held = first[0].match(body)
+            if held is None:
+                break  # no prefix holds: the body after the last one, mostly
+        start, held = _ALTERNATIVE[held.lastgroup or ""], None
+        for prefix in first[1][start:]:
             m = prefix.regex.match(body)
-            if m is None or any(known[a] is not None for a in prefix.unless):
+            if m is None:
+                continue
+            if prefix.unless and _known_any(known, prefix.unless):
                 continue
             rest = body[m.end():]
             if prefix.check is not None:
@@ -144,6 +164,13 @@ def _peel(line: str) -> tuple[Origin, str]:
     if origin.task is not None and origin.rank is None and origin.local_rank is None:
         origin.rank = origin.task
     return origin, body
+
+
+def _known_any(known: dict[str, Any], attrs: tuple[str, ...]) -> bool:
+    for attr in attrs:  # noqa: SIM110 - a plain loop: any() over a generator costs twice as much
+        if known[attr] is not None:
+            return True
+    return False
 
 
 def peel_one(entry: identity.Entry, line: str) -> tuple[Origin, str] | None:

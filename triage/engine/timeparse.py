@@ -129,10 +129,6 @@ def parse_time(text: str, clock: Clock) -> tuple[datetime | None, bool]:
         if m:
             return _safe(int(m["x_y"]), int(m["x_mo"]), int(m["x_d"]), int(m["x_h"]), int(m["x_mi"]),
                          int(m["x_s"])), False
-    m = _CTIME.search(head) if _has_day_name(head) else None
-    if m:
-        return _safe(int(m["x_y"]), _MONTHS[m["x_mon"]], int(m["x_d"]), int(m["x_h"]), int(m["x_mi"]),
-                     int(m["x_s"])), False
     m = _GLOG.search(head)
     if m:
         md = m["x_md"]
@@ -142,6 +138,11 @@ def parse_time(text: str, clock: Clock) -> tuple[datetime | None, bool]:
         # go backwards in it): keep seconds. glog builds print 6 wall-clock digits: keep them.
         frac = m["x_f"] if m["x_f"] and len(m["x_f"]) <= _MICRO_DIGITS else None
         return _safe(clock.assume_year(), month, day, int(m["x_h"]), int(m["x_mi"]), int(m["x_s"]), _micro(frac)), True
+    # After glog's (the commoner): ctime's day names never make a glog time.
+    m = _CTIME.search(head) if _has_day_name(head) else None
+    if m:
+        return _safe(int(m["x_y"]), _MONTHS[m["x_mon"]], int(m["x_d"]), int(m["x_h"]), int(m["x_mi"]),
+                     int(m["x_s"])), False
     m = _SYSLOG.search(head)
     if m:
         return _safe(clock.assume_year(), _MONTHS[m["x_mon"]], int(m["x_d"]), int(m["x_h"]), int(m["x_mi"]),
