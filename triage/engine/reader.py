@@ -11,6 +11,7 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import identity
 from .bundle import Budget, LimitExceeded, Member, NulFold, Prefixed
 from .demux import Origin, origin_from_name, split_prefix
 from .forensics.flight_recorder import DumpError, is_pickle, looks_like_dump, rank_from_name, read_dump
@@ -338,7 +339,7 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                 if tag:
                     for ev in events:
                         if ev.rank is None:
-                            ev.rank = int(tag.group(1))
+                            ev.rank = int(tag["rank"])
             uptime = dmesg_uptime(body) if when is None and events else None
             kernel_clock = when is not None and bool(events) and kernel_wall_time(text)
             if events and origin.task is not None and origin.rank == origin.task:
@@ -429,7 +430,7 @@ def read_recorded(name: str, lines: list[str], origin: Origin, when: Any) -> lis
 
 
 _ALWAYS_AFTER = ALWAYS[1:]
-_TORCH_RANK = re.compile(r"\[(?:PG (?:ID )?0 (?:PG GUID [^\s\]]+ )?(?:\([^)]*\) )?)?Rank (\d+)\]")
+_TORCH_RANK = identity.pattern("torch.pg_rank_tag")
 
 
 def signature_event(ctx: LineCtx, events: list[Event]) -> Event | None:
