@@ -9,7 +9,7 @@ PORT ?= 8000
 # where no local wheel folder carries torch's CPU build (see requirements-dev.txt).
 PIP_EXTRA ?=
 
-.PHONY: run test lint venv dev-venv services chromium slurm bench clean collector-pyz
+.PHONY: run test lint venv dev-venv services chromium slurm openmpi bench clean collector-pyz
 
 # `make run` needs only the dashboard's requirements (bench/install.py measures them).
 $(VENV)/.installed-run: requirements.txt
@@ -50,6 +50,9 @@ chromium:
 slurm:
 	bash scripts/ensure-slurm
 
+openmpi:
+	bash scripts/ensure-openmpi
+
 # ruff over the whole tree; mypy --strict over triage/ and collectors/ (config in
 # pyproject.toml; the cache in .mypy_cache makes a second run take seconds). Runs before the tests.
 lint: dev-venv
@@ -61,9 +64,9 @@ lint: dev-venv
 TEST_WORKERS ?= 2
 
 # Steps that need root (README "make test"): chromium and slurm apt-get install Debian packages
-# (chromium fonts-dejavu-core; slurmctld slurmd slurm-client munge) when missing; services starts
+# (chromium fonts-dejavu-core; slurmctld slurmd slurm-client munge; openmpi-bin) when missing; services starts
 # the installed redis-server and PostgreSQL cluster (pg_ctlcluster).
-test: dev-venv lint services chromium slurm
+test: dev-venv lint services chromium slurm openmpi
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 bench: dev-venv services chromium
