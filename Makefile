@@ -9,7 +9,7 @@ PORT ?= 8000
 # where no local wheel folder carries torch's CPU build (see requirements-dev.txt).
 PIP_EXTRA ?=
 
-.PHONY: run test lint venv dev-venv services chromium slurm ldap bench clean collector-pyz
+.PHONY: run test lint venv dev-venv services chromium slurm ldap openmpi bench clean collector-pyz
 
 # `make run` needs only the dashboard's requirements (bench/install.py measures them).
 $(VENV)/.installed-run: requirements.txt
@@ -59,6 +59,9 @@ $(VENV)/.installed-ldap: requirements-ldap.txt $(VENV)/.installed
 
 ldap: $(VENV)/.installed-ldap
 
+openmpi:
+	bash scripts/ensure-openmpi
+
 # ruff over the whole tree; mypy --strict over triage/ and collectors/ (config in
 # pyproject.toml; the cache in .mypy_cache makes a second run take seconds). Runs before the tests.
 lint: dev-venv
@@ -69,11 +72,11 @@ lint: dev-venv
 # groups them), each worker with its own test database.
 TEST_WORKERS ?= 2
 
-# Steps that need root (README "make test"): chromium, slurm and ldap apt-get install Debian
-# packages (chromium fonts-dejavu-core; slurmctld slurmd slurm-client munge; slapd libldap2-dev
-# libsasl2-dev) when missing; services starts the installed redis-server and PostgreSQL cluster
-# (pg_ctlcluster).
-test: dev-venv lint services chromium slurm ldap
+# Steps that need root (README "make test"): chromium, slurm, ldap and openmpi apt-get install
+# Debian packages (chromium fonts-dejavu-core; slurmctld slurmd slurm-client munge; slapd
+# libldap2-dev libsasl2-dev; openmpi-bin) when missing; services starts the installed
+# redis-server and PostgreSQL cluster (pg_ctlcluster).
+test: dev-venv lint services chromium slurm ldap openmpi
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 bench: dev-venv services chromium

@@ -2,8 +2,10 @@
 
 Launchers glue prefixes in front of every line of a combined log (torchrun `[rank3]:`,
 `[default3]:`, Slurm `srun -l` `3: `, pdsh `host: `, vLLM `(VllmWorker rank=3 pid=42)`, sglang
-`[... TP3]`). `split_prefix` peels them off, in any nesting order, and returns what they said
-about the writer plus the body the format parsers read. A file name says who wrote it only
+`[... TP3]`), and capture layers put theirs (journald, syslog, kubectl, CRI, Docker). The
+formats are the identity catalog's `prefix` entries (triage/engine/identity/, each with its
+program, source file and samples); `split_prefix` peels them off, in any nesting order, and
+returns what they said about the writer plus the body the format parsers read. A file name says who wrote it only
 where a program chose it and it says what it is: NCCL_DEBUG_FILE's `%h`/`%p`
 (`nccl_<host>_<pid>.log`) and torchrun's log dir (`<run>/attempt_N/<local_rank>/stdout.log`).
 Names people give files (`rank3.log`, `node-b/`, the upload's archive name) say nothing: the
@@ -16,23 +18,8 @@ import re
 from dataclasses import dataclass, fields
 from typing import Any
 
-_TORCHRUN = re.compile(r"^\[(?:rank(?P<rank>\d+)|(?P<role>[A-Za-z_]+)(?P<lrank>\d+))\]:\s?")
-# Open MPI's --tag-output ('[jobid,rank]<stdout>:'), which horovodrun turns on, and Horovod's
-# Gloo launcher ('[rank]<stderr>:'): the rank is MPI_COMM_WORLD's, the job's global rank.
-_MPI_TAG = re.compile(r"^\[(?:\d+,)?(?P<rank>\d+)\]<(?:stdout|stderr|stddiag)>:\s?")
-# Open MPI's own messages (opal/util/stacktrace.c HOSTFORMAT "[%s:%05d] ", orte/prrte show_help):
-# '[host:pid] ' names the process that wrote the line.
-_OMPI_PROC = re.compile(r"^\[(?P<host>[A-Za-z0-9][\w.-]*):(?P<pid>\d{1,8})\] ")
-# UCX's fatal-signal handler: '[host:pid:thread_index:tid]', the pid padded ('[h:5283 :0:5704]').
-_UCX_PROC = re.compile(r"^\[(?P<host>[A-Za-z0-9][\w.-]*):(?P<pid>\d{1,8}) *:\d+:\d+\] ")
-_SLURM = re.compile(r"^\s{0,4}(?P<task>\d{1,5}): ")
-_VLLM = re.compile(
-    r"^\((?P<who>[A-Za-z_]+)(?: rank=(?P<rank>\d+))?(?: pid=(?P<pid>\d+))?(?:, ip=(?P<ip>[\d.]+))?\) "
-)
-_SGLANG = re.compile(r"^\[(?P<ts>20\d\d-\d\d-\d\d \d\d:\d\d:\d\d)(?: DP(?P<dp>\d+))?(?: PP(?P<pp>\d+))? TP"
-                     r"(?P<tp>\d+)\] ")
-_PDSH_OWN = re.compile(r"^pdsh@(?P<launcher>[\w.-]+): (?P<host>[\w.-]+): ")
-_PDSH = re.compile(r"^(?P<host>(?:\d{1,3}\.){3}\d{1,3}|[A-Za-z0-9][\w-]*(?:\.[\w-]+)*): ")
+from . import identity
+
 # Words that look like a pdsh host but start ordinary log lines.
 _NOT_HOSTS = {
     "INFO", "WARNING", "WARN", "ERROR", "DEBUG", "CRITICAL", "FATAL", "NOTE", "Note", "note",
@@ -40,25 +27,6 @@ _NOT_HOSTS = {
     "Failures", "Root", "time", "host", "rank", "exitcode", "error_file", "traceback", "what",
     "Hint", "HINT", "Last", "http", "https", "File", "Caused", "During", "Message", "Reason",
 }
-_GCP = re.compile(r"^(?:INFO|WARNING|ERROR|DEFAULT|DEBUG|CRITICAL) (?P<ts>20\d\d-\d\d-\d\dT[\d:.]+Z) ")
-_BUILDKITE = re.compile(r"^\s*\|\s{1,2}")
-# A CI runner's or log shipper's own timestamp in front of the line (GitHub Actions, GitLab,
-# Loki/kubectl --timestamps): ISO 8601 with a 'T', then a space.
-# One space separates it from the line, which keeps its own indentation (a traceback frame, a
-# launcher table's '  rank : 3' field).
-_CI_TIME = re.compile(r"^(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?) ")
-# Kubernetes' CRI container log (kubelet, /var/log/containers/*.log): time, stream, then 'F'
-# for a full line or 'P' for a partial one.
-_CRI = re.compile(r"^(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)) (?:stdout|stderr) [FP] ")
-# journalctl's default (short) output: syslog time, host, the unit's process and its pid. That
-# pid is the process that opened the stream, not necessarily the line's writer; the host is.
-_JOURNALD = re.compile(
-    r"^(?P<ts>[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d) (?P<host>[A-Za-z0-9][\w.-]*) [^\s:\[\]]+(?:\[\d+\])?: "
-)
-# A log viewer's or a paste site's line numbers: '  123 | text'.
-_LINE_NUMBER = re.compile(r"^\s*\d{1,8} \| ")
-# Docker's json-file log driver: one JSON object a line, the text in "log".
-_DOCKER_JSON = re.compile(r'^\{\s*"log"\s*:')
 
 # torchrun --log-dir (torch.distributed.elastic.multiprocessing): <run>/attempt_<n>/<local_rank>/
 # with stdout.log, stderr.log and error.json in it.
@@ -75,6 +43,7 @@ class Origin:
     pid: int | None = None
     tp_rank: int | None = None
     time_text: str | None = None  # a timestamp carried by the prefix (sglang, GCP)
+    task: int | None = None  # Slurm's task id (srun --label): a rank where no launcher names one
 
     def known(self) -> list[tuple[str, Any]]:
         """The fields this origin knows, for fill(). Read one by one: asking for __dict__ would
@@ -93,13 +62,49 @@ class Origin:
 _ORIGIN_FIELDS = tuple(f.name for f in fields(Origin))
 
 
-# Any of the prefixes split_prefix peels, in one anchored pass: most lines carry none, and
-# trying the patterns one by one cost a dozen regex calls a line before giving up.
-_ANY_PREFIX = re.compile("|".join(
-    "(?:" + re.sub(r"\(\?P<\w+>", "(?:", p.pattern) + ")"
-    for p in (_TORCHRUN, _MPI_TAG, _OMPI_PROC, _UCX_PROC, _VLLM, _SGLANG, _PDSH_OWN, _DOCKER_JSON, _JOURNALD,
-              _LINE_NUMBER, _GCP, _CRI, _CI_TIME, _SLURM, _PDSH)
-))
+@dataclass(frozen=True)
+class _Prefix:
+    """One prefix entry of the identity catalog, ready for the line loop."""
+
+    id: str
+    regex: re.Pattern[str]
+    sets: tuple[tuple[str, str, bool], ...]  # (group, Origin attribute, read as an int)
+    unless: tuple[str, ...]  # Origin attributes that, once known, keep this prefix from applying
+    check: str | None
+
+
+# The catalog's fields as Origin keeps them (the others are the catalog's record only: a tid,
+# a device and a zone are read from the lines that carry them by the parsers).
+_ATTR = {"rank": "rank", "local_rank": "local_rank", "task": "task", "host": "host", "pid": "pid",
+         "tp_rank": "tp_rank", "time": "time_text"}
+_INT_FIELDS = {"rank", "local_rank", "task", "pid", "tp_rank"}
+
+
+def _compile(entries: tuple[identity.Entry, ...]) -> dict[str, tuple[re.Pattern[str], tuple[_Prefix, ...]]]:
+    """Per first character: the union of the prefixes that can start with it (one anchored
+    pass says whether a line has any: most lines carry none, and a union of only the few that
+    can start with its first character is tried the fastest) and those prefixes, in order."""
+    by_first: dict[str, list[tuple[identity.Entry, _Prefix]]] = {}
+    for e in entries:
+        prefix = _Prefix(
+            id=e.id, regex=e.regex, check=e.check, unless=tuple(_ATTR.get(f, f) for f in e.unless),
+            sets=tuple((g, _ATTR[g], g in _INT_FIELDS) for g in e.groups() if g in _ATTR),
+        )
+        for ch in e.start_chars():
+            by_first.setdefault(ch, []).append((e, prefix))
+    out: dict[str, tuple[re.Pattern[str], tuple[_Prefix, ...]]] = {}
+    for ch, pairs in by_first.items():
+        # Each alternative a named group (its own groups unnamed): the match's lastgroup says
+        # the first prefix that holds, so the others before it are not tried one by one.
+        union = re.compile("|".join(f"(?P<a{i}>" + re.sub(r"\(\?P<\w+>", "(?:", e.pattern) + ")"
+                                    for i, (e, _p) in enumerate(pairs)))
+        out[ch] = (union, tuple(p for _e, p in pairs))
+    return out
+
+
+_BY_FIRST = _compile(identity.prefixes())
+_ALTERNATIVE = {f"a{i}": i for i in range(len(identity.prefixes()))}  # a union's group -> its prefix's index
+MAX_PREFIXES = 6  # nested prefixes peeled off one line at most
 
 
 def _looks_like_host(token: str) -> bool:
@@ -113,96 +118,103 @@ def _looks_like_host(token: str) -> bool:
 
 def split_prefix(line: str) -> tuple[Origin, str]:
     """Peel launcher prefixes off a line; returns (who wrote it, the remaining body)."""
-    if not _ANY_PREFIX.match(line):
+    first = _BY_FIRST.get(line[:1])
+    held = first[0].match(line) if first is not None else None
+    if held is None:
         return Origin(), line
-    return _peel(line)
+    return _peel(line, held)
 
 
-def _peel(line: str) -> tuple[Origin, str]:
+def _peel(line: str, held: re.Match[str] | None) -> tuple[Origin, str]:
+    """The catalog's prefixes, outermost first: each field the first (outermost) prefix that
+    names it says, but a Slurm task is a rank only where no launcher inside it names one.
+    `held`: the union's match on the line (its lastgroup the first prefix that holds)."""
     origin = Origin()
+    known = origin.__dict__
     body = line
-    for _ in range(6):
-        # Every prefix is anchored and can start with only a few characters: the first one
-        # says which can match at all (most lines start with none of them and try only pdsh).
-        first = body[:1]
-        bracket = first == "["
-        upper = "A" <= first <= "Z"
-        digit = first.isdigit()
-        space_or_digit = digit or first.isspace()
-        m = _TORCHRUN.match(body) if bracket else None
-        if m:
-            if m["rank"] is not None:
-                origin.rank = int(m["rank"]) if origin.rank is None else origin.rank
-            elif origin.local_rank is None:
-                origin.local_rank = int(m["lrank"])
-            body = body[m.end() :]
-            continue
-        m = _MPI_TAG.match(body) if bracket else None
-        if m:
-            origin.rank = int(m["rank"]) if origin.rank is None else origin.rank
-            body = body[m.end() :]
-            continue
-        m = (_OMPI_PROC.match(body) or _UCX_PROC.match(body)) if bracket else None
-        if m and origin.pid is None and _looks_like_host(m["host"]):
-            origin.host = origin.host or m["host"]
-            origin.pid = int(m["pid"])
-            body = body[m.end() :]
-            continue
-        m = _VLLM.match(body) if first == "(" else None
-        if m and m["who"] and ("Worker" in m["who"] or m["who"] in ("EngineCore", "Worker", "pid")):
-            if m["rank"] is not None and origin.rank is None:
-                origin.rank = int(m["rank"])
-            if m["pid"] is not None and origin.pid is None:
-                origin.pid = int(m["pid"])
-            body = body[m.end() :]
-            continue
-        m = _SGLANG.match(body) if bracket else None
-        if m:
-            origin.tp_rank = int(m["tp"])
-            if m["dp"] is None and m["pp"] is None and origin.rank is None:
-                # Pure tensor parallelism: the TP rank is the global rank.
-                origin.rank = origin.tp_rank
-            origin.time_text = m["ts"]
-            body = body[m.end() :]
-            continue
-        m = _PDSH_OWN.match(body) if first == "p" else None
-        if m:
-            origin.host = origin.host or m["host"]
-            body = body[m.end() :]
-            continue
-        m = _DOCKER_JSON.match(body) if first == "{" else None
-        if m:
-            record = _docker_record(body)
-            if record is not None:
-                body, origin.time_text = record[0], origin.time_text or record[1]
+    for _ in range(MAX_PREFIXES):
+        first = _BY_FIRST.get(body[:1])
+        if first is None:
+            break
+        if held is None:
+            held = first[0].match(body)
+            if held is None:
+                break  # no prefix holds: the body after the last one, mostly
+        start, held = _ALTERNATIVE[held.lastgroup or ""], None
+        for prefix in first[1][start:]:
+            m = prefix.regex.match(body)
+            if m is None:
                 continue
-        m = _JOURNALD.match(body) if upper else None
-        if m:
-            origin.time_text = origin.time_text or m["ts"]
-            origin.host = origin.host or m["host"]
-            body = body[m.end() :]
-            continue
-        m = _LINE_NUMBER.match(body) if space_or_digit else None
-        if m:
-            body = body[m.end() :]
-            continue
-        m = (_GCP.match(body) if upper else None) or ((_CRI.match(body) or _CI_TIME.match(body)) if digit else None)
-        if m:
-            origin.time_text = origin.time_text or m["ts"]
-            body = body[m.end() :]
-            continue
-        m = _SLURM.match(body) if space_or_digit else None
-        if m and origin.rank is None:
-            origin.rank = int(m["task"])
-            body = body[m.end() :]
-            continue
-        m = _PDSH.match(body) if digit or first.isalnum() else None
-        if m and origin.host is None and _looks_like_host(m["host"]) and not _is_nccl_prefix(body):
-            origin.host = m["host"]
-            body = body[m.end() :]
-            continue
-        break
+            if prefix.unless and _known_any(known, prefix.unless):
+                continue
+            rest = body[m.end():]
+            if prefix.check is not None:
+                checked = _check(prefix.check, m, body, rest, origin)
+                if checked is None:
+                    continue
+                rest = checked
+            for group, attr, as_int in prefix.sets:
+                value = m[group]
+                if value is not None and known[attr] is None:
+                    known[attr] = int(value) if as_int else value
+            body = rest
+            break
+        else:
+            break
+    if origin.task is not None and origin.rank is None and origin.local_rank is None:
+        origin.rank = origin.task
     return origin, body
+
+
+def _known_any(known: dict[str, Any], attrs: tuple[str, ...]) -> bool:
+    for attr in attrs:  # noqa: SIM110 - a plain loop: any() over a generator costs twice as much
+        if known[attr] is not None:
+            return True
+    return False
+
+
+def peel_one(entry: identity.Entry, line: str) -> tuple[Origin, str] | None:
+    """What one prefix entry alone reads of a line (its checks included), None where it does
+    not hold: the catalog's tests read samples and not-samples entry by entry with it."""
+    m = entry.regex.match(line)
+    if m is None:
+        return None
+    origin = Origin()
+    rest = line[m.end():]
+    if entry.check is not None:
+        checked = _check(entry.check, m, line, rest, origin)
+        if checked is None:
+            return None
+        rest = checked
+    for group in entry.groups():
+        attr = _ATTR.get(group)
+        if attr is not None and m[group] is not None and getattr(origin, attr) is None:
+            setattr(origin, attr, int(m[group]) if group in _INT_FIELDS else m[group])
+    return origin, rest
+
+
+def _check(check: str, m: re.Match[str], body: str, rest: str, origin: Origin) -> str | None:
+    """What a regex cannot say of a prefix (identity.CHECKS): the rest of the line where the
+    prefix holds, None where it does not."""
+    if check == "host":
+        return rest if _looks_like_host(m["host"]) else None
+    if check == "not_nccl_prefix":
+        # 'host:pid:tid [d] NCCL ...' must stay whole for the NCCL parser.
+        return rest if _looks_like_host(m["host"]) and not _is_nccl_prefix(body) else None
+    if check == "vllm_process":
+        who = m["x_who"]
+        return rest if "Worker" in who or who.startswith("EngineCore") else None
+    if check == "sglang_tp":
+        if m["dp_rank"] is None and m["pp_rank"] is None and origin.rank is None:
+            origin.rank = int(m["tp_rank"])  # pure tensor parallelism: the TP rank is the global rank
+        return rest
+    if check == "docker_json":
+        record = _docker_record(body)
+        if record is None:
+            return None
+        origin.time_text = origin.time_text or record[1]
+        return record[0]
+    raise ValueError(f"unknown identity check {check!r}")
 
 
 def _docker_record(line: str) -> tuple[str, str | None] | None:

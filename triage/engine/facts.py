@@ -602,6 +602,7 @@ def _resolve_uptimes(facts: Facts) -> None:
         up = ev.data.get("uptime_s")
         if up is not None and ev.time is None and ev.host in boots:
             ev.time = boots[ev.host] + timedelta(seconds=up)
+            ev.data["kernel_clock"] = True
 
 
 def _collect_versions(facts: Facts) -> None:

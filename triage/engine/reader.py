@@ -11,6 +11,7 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import identity
 from .bundle import Budget, LimitExceeded, Member, NulFold, Prefixed
 from .demux import Origin, origin_from_name, split_prefix
 from .forensics.flight_recorder import DumpError, is_pickle, looks_like_dump, rank_from_name, read_dump
@@ -31,7 +32,7 @@ from .structured import (
     stream_nvml_samples,
 )
 from .text import clean_line, looks_binary
-from .timeparse import Clock, dmesg_uptime, parse_time
+from .timeparse import Clock, dmesg_uptime, kernel_wall_time, parse_time
 
 
 @dataclass(slots=True)
@@ -318,10 +319,12 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                     info.last_time = when
                 continue
             origin, body = split_prefix(text)
+            if origin.task is not None:
+                _task_rank(origin, state)
             writer = _writer(origin, file_origin)
             owner = state.extra.get("block_owner")
             reported = False
-            if owner is not None and body[:1].isspace() and origin.rank is None:
+            if owner is not None and body[:1].isspace() and (origin.rank is None or origin.rank == origin.task):
                 reported = True
                 origin.rank, origin.host = owner[0], origin.host or owner[1]
             if inherited:
@@ -351,13 +354,18 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                 if tag:
                     for ev in events:
                         if ev.rank is None:
-                            ev.rank = int(tag.group(1))
+                            ev.rank = int(tag["rank"])
             uptime = dmesg_uptime(body) if when is None and events else None
+            kernel_clock = when is not None and bool(events) and kernel_wall_time(text)
+            if events and origin.task is not None and origin.rank == origin.task:
+                _agent_lines_name_no_task_rank(events, origin.task)
             # The launcher's failure table speaks of a rank: its lines are not the rank's words.
             reported = reported or (bool(events) and any(e.kind == "elastic_failure" for e in events))
             for ev in events:
                 if uptime is not None:
                     ev.data["uptime_s"] = uptime
+                elif kernel_clock and ev.time is when:
+                    ev.data["kernel_clock"] = True
                 if ev.time is None:
                     ev.approx_time = info.last_time
                 if yearless and ev.time is not None and ev.time is when:
@@ -376,6 +384,32 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
     out.events.extend(flush_source(state, info))
     if (kernel_hits and "dmesg" in info.name.lower()) or kernel_hits > KERNEL_LOG_MIN_HITS:
         info.kind = "kernel_log"
+
+
+# What a launcher's agent prints about its children (torchrun's agent, DeepSpeed's launcher):
+# under `srun --label` the task that ran the agent is a node's launcher, not a rank.
+_AGENT_KINDS = frozenset({"process_exit", "closing_signal", "process_exit_no_error_file", "launcher_killing",
+                          "elastic_failure"})
+
+
+def _task_rank(origin: Origin, state: SourceState) -> None:
+    """A Slurm task label is the rank only where srun started the ranks: once a line of the
+    source shows a launcher inside a task naming its own rank or local rank (srun torchrun),
+    the tasks run launchers, and a task's number names no rank of the lines after."""
+    if origin.rank != origin.task or origin.local_rank is not None:
+        state.extra["tasks_run_launchers"] = True
+    elif state.extra.get("tasks_run_launchers"):
+        origin.rank = None
+
+
+def _agent_lines_name_no_task_rank(events: list[Event], task: int) -> None:
+    """A line of the agent behind a Slurm task label: the task's number is no rank of its
+    events (the failure table names its own, set where it was read)."""
+    if not any(e.kind in _AGENT_KINDS for e in events):
+        return
+    for ev in events:
+        if ev.rank == task and ev.kind != "elastic_failure":
+            ev.rank = None
 
 
 def read_line(ctx: LineCtx, state: SourceState) -> tuple[list[Event], Event | None]:
@@ -411,7 +445,7 @@ def read_recorded(name: str, lines: list[str], origin: Origin, when: Any) -> lis
 
 
 _ALWAYS_AFTER = ALWAYS[1:]
-_TORCH_RANK = re.compile(r"\[(?:PG (?:ID )?0 (?:PG GUID [^\s\]]+ )?(?:\([^)]*\) )?)?Rank (\d+)\]")
+_TORCH_RANK = identity.pattern("torch.pg_rank_tag")
 
 
 def signature_event(ctx: LineCtx, events: list[Event]) -> Event | None:

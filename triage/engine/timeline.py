@@ -368,6 +368,8 @@ def _first_failure(facts: Facts, culprit: Event | None, axis: str, x_of: Any,
     if axis == "time" and culprit.time is not None:
         others = [r.last_time for r in facts.ranks.values() if r.rank != culprit.rank and r.last_time]
         label = f"{who} failed at {_clock(culprit.time)}"
+        if culprit.data.get("kernel_clock"):
+            label += " (the kernel's clock, which may drift from the logs')"
         if others:
             gap = (max(others) - culprit.time).total_seconds()
             if gap > 0:

@@ -11,15 +11,14 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-# [2026-05-05 06:16:47] or [2026-05-05 06:16:47.123456] (NCCL >= 2.26 default), also ISO 'T'
-_FULL = re.compile(
-    r"(?P<y>20\d\d)-(?P<mo>\d\d)-(?P<d>\d\d)[T _](?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)(?:[.,](?P<f>\d{1,9}))?"
-)
-# glog / torch C++: [E0822 16:31:16.131931664 or E0813 08:21:22.980000 ; MMDD may be 3 digits
-_GLOG = re.compile(r"(?:^|[\[\s:])[FEWIV](?P<md>\d{3,4}) (?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)(?:\.(?P<f>\d{1,9}))?")
-# vLLM v0: 'INFO 04-22 15:53:32 utils.py:580]'
-_VLLM = re.compile(r"^(?:\([^)]*\) )?(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) (?P<mo>\d\d)-(?P<d>\d\d) (?P<h>\d\d):"
-                   r"(?P<mi>\d\d):(?P<s>\d\d)")
+from . import identity
+
+# The formats are the identity catalog's `time` entries (triage/engine/identity/times.toml:
+# program, source file, samples of each); this module keeps the order they are tried in.
+_FULL = identity.pattern("time.iso8601")
+_GLOG = identity.pattern("time.glog")
+_VLLM = identity.pattern("time.vllm")
+_CTIME = identity.pattern("time.ctime")
 # Every wall-clock format here has hh:mm:ss (a host:pid:tid prefix does not: 'node-01:40000:40077'),
 # looked for from its first colon: a pattern that starts with a literal is searched for that
 # character first, where one that starts with a digit class is tried at every position (7 us
@@ -38,14 +37,24 @@ def has_hms(text: str) -> bool:
     return False
 
 
-# dmesg: '[1118468.873266] ...'
-_DMESG = re.compile(r"^\[\s*(?P<sec>\d+)\.(?P<us>\d{1,6})\]")
-# syslog/journal: 'Dec  1 14:22:01 host kernel: ...'
-_SYSLOG = re.compile(
-    r"^(?P<mon>Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +(?P<d>\d{1,2}) (?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)"
-)
-# Application 'DD-MM-YYYY HH:MM:SS' (seen in Lightning user logs)
-_DMY = re.compile(r"^(?P<d>\d\d)-(?P<mo>\d\d)-(?P<y>20\d\d) (?P<h>\d\d):(?P<mi>\d\d):(?P<s>\d\d)")
+_DMESG = identity.pattern("dmesg.raw")
+_SYSLOG = identity.pattern("time.syslog")
+_DMY = identity.pattern("time.dmy")
+_RELTIME = identity.pattern("dmesg.reltime")
+# The kernel's own clock printed as a wall time (dmesg -T, --time-format iso): boot time plus
+# the monotonic clock, which dmesg(1) warns may drift from the wall clock.
+_KERNEL_WALL = (identity.pattern("dmesg.ctime"), identity.pattern("dmesg.iso"))
+
+_DAY_NAMES = ("Mon ", "Tue ", "Wed ", "Thu ", "Fri ", "Sat ", "Sun ")
+
+
+def _has_day_name(text: str) -> bool:
+    # A few substring checks before the ctime search, which would try every position.
+    for day in _DAY_NAMES:  # noqa: SIM110 - a plain loop: any() over a generator costs twice as much
+        if day in text:
+            return True
+    return False
+
 
 _MONTH_NAMES = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 _MONTHS = {m: i for i, m in enumerate(_MONTH_NAMES, 1)}
@@ -79,42 +88,63 @@ def full_date(text: str) -> datetime | None:
     m = _FULL.search(text)
     if not m:
         return None
-    return _safe(int(m["y"]), int(m["mo"]), int(m["d"]), int(m["h"]), int(m["mi"]), int(m["s"]), _micro(m["f"]))
+    return _safe(int(m["x_y"]), int(m["x_mo"]), int(m["x_d"]), int(m["x_h"]), int(m["x_mi"]), int(m["x_s"]),
+                 _micro(m["x_f"]))
 
 
 def dmesg_uptime(text: str) -> float | None:
     """dmesg's '[1118468.873266]': seconds since boot; facts.py turns it into a wall time once the
     host's boot time (from its snapshot) is known."""
     m = _DMESG.match(text)
-    return float(f"{m['sec']}.{m['us']}") if m else None
+    return float(m["uptime"]) if m else None
+
+
+def kernel_wall_time(text: str) -> bool:
+    """Whether the line's time is the kernel's clock printed as a wall time (dmesg -T / iso)."""
+    first = text[:1]
+    return (first == "[" and _KERNEL_WALL[0].match(text) is not None) or (
+        first.isdigit() and _KERNEL_WALL[1].match(text) is not None)
 
 
 def parse_time(text: str, clock: Clock) -> tuple[datetime | None, bool]:
     """The first timestamp found in a line, or None; the flag says the year was assumed."""
     head = text[:200]
     if not has_hms(head):
-        return None, False  # every format below has hh:mm:ss; most log lines have no time
+        # Every format below has hh:mm:ss but dmesg's reltime minute ('[Dec 2 09:11] '); most
+        # log lines have no time.
+        if head[:1] == "[" and (m := _RELTIME.match(head)):
+            return _safe(clock.assume_year(), _MONTHS[m["x_mon"]], int(m["x_d"]), int(m["x_h"]), int(m["x_mi"]),
+                         0), True
+        return None, False
     if "-" in head:
         m = _FULL.search(head)
         if m:
-            return _safe(int(m["y"]), int(m["mo"]), int(m["d"]), int(m["h"]), int(m["mi"]), int(m["s"]),
-                         _micro(m["f"])), False
+            return _safe(int(m["x_y"]), int(m["x_mo"]), int(m["x_d"]), int(m["x_h"]), int(m["x_mi"]), int(m["x_s"]),
+                         _micro(m["x_f"])), False
         m = _VLLM.search(head)
         if m:
-            return _safe(clock.assume_year(), int(m["mo"]), int(m["d"]), int(m["h"]), int(m["mi"]), int(m["s"])), True
+            return _safe(clock.assume_year(), int(m["x_mo"]), int(m["x_d"]), int(m["x_h"]), int(m["x_mi"]),
+                         int(m["x_s"])), True
         m = _DMY.search(head)
         if m:
-            return _safe(int(m["y"]), int(m["mo"]), int(m["d"]), int(m["h"]), int(m["mi"]), int(m["s"])), False
+            return _safe(int(m["x_y"]), int(m["x_mo"]), int(m["x_d"]), int(m["x_h"]), int(m["x_mi"]),
+                         int(m["x_s"])), False
     m = _GLOG.search(head)
     if m:
-        md = m["md"]
+        md = m["x_md"]
         month, day = int(md[:-2]), int(md[-2:])
         # The 9-digit fraction of torch's C++ logger is CLOCK_MONOTONIC, not wall time (checked
         # against torch 2.13: it follows time.monotonic()'s fraction, and lines of one process
         # go backwards in it): keep seconds. glog builds print 6 wall-clock digits: keep them.
-        frac = m["f"] if m["f"] and len(m["f"]) <= _MICRO_DIGITS else None
-        return _safe(clock.assume_year(), month, day, int(m["h"]), int(m["mi"]), int(m["s"]), _micro(frac)), True
+        frac = m["x_f"] if m["x_f"] and len(m["x_f"]) <= _MICRO_DIGITS else None
+        return _safe(clock.assume_year(), month, day, int(m["x_h"]), int(m["x_mi"]), int(m["x_s"]), _micro(frac)), True
+    # After glog's (the commoner): ctime's day names never make a glog time.
+    m = _CTIME.search(head) if _has_day_name(head) else None
+    if m:
+        return _safe(int(m["x_y"]), _MONTHS[m["x_mon"]], int(m["x_d"]), int(m["x_h"]), int(m["x_mi"]),
+                     int(m["x_s"])), False
     m = _SYSLOG.search(head)
     if m:
-        return _safe(clock.assume_year(), _MONTHS[m["mon"]], int(m["d"]), int(m["h"]), int(m["mi"]), int(m["s"])), True
+        return _safe(clock.assume_year(), _MONTHS[m["x_mon"]], int(m["x_d"]), int(m["x_h"]), int(m["x_mi"]),
+                     int(m["x_s"]), _micro(m["x_f"])), True
     return None, False

@@ -18,6 +18,10 @@ FILL_WORLD_MAX = 4096  # ranks with no line at all are listed up to this world s
 SHOWN_MISSING = 12  # ranks with no lines named in the note
 LONG_WATCHDOG_MS = 1_800_000  # 30 min: a watchdog timeout raised from the 10 min default
 SHOWN_CANDIDATES = 8  # candidate hosts named for a source that names none
+# first_failure.time_clock of a time the kernel printed or that its uptime gave (dmesg -T, or
+# dmesg's seconds since boot plus the snapshot's boot time): its clock may drift from the wall
+# clock the processes log by (util-linux dmesg(1)).
+KERNEL_CLOCK = "kernel"
 
 
 def support(facts: Facts, f: Finding) -> None:
@@ -284,7 +288,9 @@ def _with_process(ff: dict[str, Any], facts: Facts, ev: Event | None) -> dict[st
     bus = (info.bus_id if info else None) or (facts.bus_of_rank.get(ff["rank"]) if ff["rank"] is not None else None)
     if ev is not None and bus is None and isinstance(ev.data.get("bus_id"), str):
         bus = ev.data["bus_id"]
-    ff.update(pid=pid, device=device, bus_id=bus, time_estimate=None, time_estimate_basis=None)
+    ff.update(pid=pid, device=device, bus_id=bus, time_estimate=None, time_estimate_basis=None,
+              time_clock=KERNEL_CLOCK if ff["time"] is not None and ev is not None and ev.data.get("kernel_clock")
+              else None)
     if ff["time"] is None:
         # The same failure often has a timed line elsewhere (torchelastic's error file, the
         # watchdog's teardown): the rank's first timed error, not before the line's lower bound.

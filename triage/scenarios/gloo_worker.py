@@ -35,7 +35,9 @@ def _setup_logging(rank: int) -> None:
     # as real training scripts do.
     logging.basicConfig(
         level=logging.INFO,
-        format=f"%(asctime)s [rank{rank}] %(levelname)s %(message)s",
+        # LOG_RANK_TAG=0: the script names no rank itself, the launcher's prefix is all that does.
+        format=(f"%(asctime)s [rank{rank}] %(levelname)s %(message)s" if os.environ.get("LOG_RANK_TAG", "1") == "1"
+                else "%(asctime)s %(levelname)s %(message)s"),
         stream=sys.stdout,
     )
 
@@ -75,7 +77,10 @@ def main() -> None:
     fail_step = int(os.environ.get("FAIL_STEP", "3"))
     steps = int(os.environ.get("STEPS", "6"))
     timeout = timedelta(seconds=float(os.environ.get("PG_TIMEOUT_S", "10")))
-    rank = int(os.environ["RANK"])
+    # RANK as torchrun sets it, or the rank a launcher names its processes by (mpirun, srun).
+    rank = int(os.environ.get("RANK") or os.environ.get("OMPI_COMM_WORLD_RANK") or os.environ["SLURM_PROCID"])
+    os.environ["RANK"] = str(rank)
+    os.environ.setdefault("WORLD_SIZE", os.environ.get("OMPI_COMM_WORLD_SIZE") or os.environ.get("SLURM_NTASKS", "1"))
     _setup_logging(rank)
     log.info("starting: mode=%s world_size=%s pid=%d", mode, os.environ.get("WORLD_SIZE"), os.getpid())
     sys.stdout.flush()

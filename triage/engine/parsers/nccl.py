@@ -11,6 +11,7 @@ import os
 import re
 from sys import intern
 
+from .. import identity
 from ..model import Event
 from .base import LineCtx, SourceState
 
@@ -35,11 +36,8 @@ GATE_IDENTITY: tuple[str, ...] = (
     r"Connected all rings",
 )
 
-_LINE = re.compile(
-    r"(?P<host>[^\s:\[\]]+):(?P<pid>\d+):(?P<tid>\d+) (?:\[(?P<dev>\d+)\] )?"
-    r"(?:(?P<loc>[\w./+-]+:\d+)(?: \((?P<func>\w+)\))? )?(?:[\d.]+ [\w:]+ )?NCCL (?P<lvl>INFO|WARN|TRACE|CALL) "
-    r"(?P<msg>.*)$"
-)
+# host:pid:tid [dev] ... NCCL LEVEL: the identity catalog's entry (identity/reports.toml).
+_LINE = identity.pattern("nccl.debug_prefix")
 _LEVEL = re.compile(r"NCCL (?:INFO|WARN|TRACE|CALL) ")
 # Prefix stripped by the user, or very old NCCL: '[3] include/shm.h:28 NCCL WARN ...', 'misc/x.cc:60 WARN ...'
 _BARE_WARN = re.compile(r"(?:\[(?P<dev>\d+)\] )?(?P<loc>[\w./+-]+\.(?:cc|c|h|cu|cpp):\d+)(?: \((?P<func>\w+)\))? "
@@ -98,8 +96,8 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
         # one; a job of thousands of ranks keeps one copy of it, not one per event.
         ctx.origin.host = intern(m["host"])
         ctx.origin.pid = _pid(m["pid"])
-        dev = int(m["dev"]) if m["dev"] is not None else None
-        level, msg, loc, func = m["lvl"], m["msg"], m["loc"], m["func"]
+        dev = int(m["device"]) if m["device"] is not None else None
+        level, msg, loc, func = m["x_lvl"], m["x_msg"], m["x_loc"], m["x_func"]
     else:
         vm = _VERSION.search(body)
         if vm and "NCCL error" not in body:

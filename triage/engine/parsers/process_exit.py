@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import signal
 
+from .. import identity
 from ..model import Event
 from ..timeparse import full_date
 from .base import LineCtx, SourceState, searched
@@ -36,8 +37,7 @@ GATE_MEANING: tuple[str, ...] = (
 )
 GATE_IDENTITY: tuple[str, ...] = (r"sigquit",)
 
-_ELASTIC_FAILED = re.compile(r"failed \(exitcode: (?P<code>-?\d+)\) local_rank: (?P<lrank>\d+) \(pid: (?P<pid>\d+)\) "
-                             r"of (?:binary|fn)")
+_ELASTIC_FAILED = identity.pattern("torchrun.failed_local_rank")
 _CLOSING = re.compile(r"Sending process (?P<pid>\d+) closing signal (?P<sig>SIG\w+)")
 _NO_ERROR_FILE = re.compile(r"local_rank (?P<lrank>\d+) FAILED with no error file")
 _BLOCK_FIELD = re.compile(r"^\s+(?P<key>time|host|rank|exitcode|error_file|traceback)\s*: ?(?P<val>.*)$")
@@ -87,14 +87,14 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:  # noqa: C901 - one 
         return block
     m = _ELASTIC_FAILED.search(body)
     if m:
-        code = int(m["code"])
+        code = int(m["x_code"])
         return [
             ctx.event(
                 "process_exit",
                 severity="fatal" if code != -signal.SIGTERM else "warn",
                 exitcode=code,
                 signal=signal_name(code),
-                local_rank=int(m["lrank"]),
+                local_rank=int(m["local_rank"]),
                 child_pid=int(m["pid"]),
                 reporter="elastic",
             )

@@ -1,0 +1,83 @@
+"""Real jobs through real launchers: torchrun (--tee) and Open MPI's mpirun (--tag-output,
+--timestamp-output) start gloo workers on CPU (triage/scenarios/gloo_worker.py) of which one
+chosen rank fails first; the launcher's combined output alone, one file with a name that says
+nothing, must name that rank. The worker's own log format names no rank (LOG_RANK_TAG=0): the
+launcher's prefixes, torch's own and the launcher's reports are all that do.
+
+mpirun is Debian's openmpi-bin (`make openmpi`, scripts/ensure-openmpi)."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from triage.engine import diagnose
+from triage.scenarios.gloo import WORKER, free_port
+
+RUN_TIMEOUT_S = 120
+
+
+def _env(mode: str, fail_rank: int) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT")}
+    env.update({"OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1", "LOG_RANK_TAG": "0", "SCENARIO_MODE": mode,
+                "FAIL_RANK": str(fail_rank), "FAIL_STEP": "3", "STEPS": "6", "PG_TIMEOUT_S": "30"})
+    return env
+
+
+def _run(cmd: list[str], env: dict[str, str], out: Path) -> dict[str, Any]:
+    out.mkdir(parents=True)
+    with (out / "job.log").open("w") as fh:
+        done = subprocess.run(cmd, env=env, cwd=out, stdout=fh, stderr=subprocess.STDOUT, timeout=RUN_TIMEOUT_S,
+                              check=False)
+    assert done.returncode != 0, (out / "job.log").read_text()[-3000:]
+    return diagnose(str(out)).to_dict()
+
+
+def _mpirun() -> str:
+    path = shutil.which("mpirun")
+    if path is None:
+        pytest.fail("Open MPI's mpirun is not installed: run `make openmpi` (scripts/ensure-openmpi)")
+    return path
+
+
+def _mpirun_cmd(*flags: str, nproc: int = 3) -> list[str]:
+    return [_mpirun(), "--allow-run-as-root", "--oversubscribe", *flags, "-np", str(nproc),
+            "-x", "MASTER_ADDR=127.0.0.1", "-x", f"MASTER_PORT={free_port()}", sys.executable, str(WORKER)]
+
+
+@pytest.mark.parametrize("fail_rank", [2, 0])
+def test_torchrun_tee_output_alone_names_the_rank_that_failed(tmp_path: Path, fail_rank: int) -> None:
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--nnodes", "1", "--nproc-per-node", "3",
+           "--master-addr", "127.0.0.1", "--master-port", str(free_port()), "--max-restarts", "0", "--tee", "3",
+           str(WORKER)]
+    d = _run(cmd, _env("exception", fail_rank), tmp_path / "run")
+    assert d["findings"][0]["cause"] == "rank_crash"
+    assert d["first_failure"]["rank"] == fail_rank
+    assert {r["rank"] for r in d["ranks"]} == {0, 1, 2}
+
+
+@pytest.mark.parametrize("fail_rank", [1, 2])
+def test_mpirun_tag_output_names_the_rank_that_failed(tmp_path: Path, fail_rank: int) -> None:
+    d = _run(_mpirun_cmd("--tag-output"), _env("exception", fail_rank), tmp_path / "run")
+    text = (tmp_path / "run" / "job.log").read_text()
+    assert f"[1,{fail_rank}]<stderr>:" in text and "Process name: [[" in text
+    assert d["findings"][0]["cause"] == "rank_crash"
+    assert d["first_failure"]["rank"] == fail_rank
+    assert {r["rank"] for r in d["ranks"]} == {0, 1, 2}
+
+
+def test_mpirun_timestamped_tags_name_a_killed_rank_and_its_time(tmp_path: Path) -> None:
+    # The killed rank prints no error of its own: its tagged lines stop, mpirun's report names it.
+    d = _run(_mpirun_cmd("--tag-output", "--timestamp-output"), _env("sigkill", 2), tmp_path / "run")
+    text = (tmp_path / "run" / "job.log").read_text()
+    assert "noticed that process rank 2 with PID" in text
+    ff = d["first_failure"]
+    assert ff["rank"] == 2
+    assert "[1,2]<" in ff["text"]  # its own last line, behind its tag
+    assert ff["time"] is not None
