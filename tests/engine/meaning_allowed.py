@@ -41,10 +41,6 @@ ALLOWED: dict[str, dict[str, str]] = {
         ': no such file or directory': "bundle's own error message for a path it cannot open (output)",
         'more than ': "bundle's own limit message (output)",
     },
-    'engine/demux.py': {
-        '^\\((?P<who>[A-Za-z_]+)(?: rank=(?P<rank>\\d+))?(?: pid=(?P<pid>\\d+))?(?:, ip=(?P<ip>[\\d.]+))?\\) ': _PREFIX,
-        '^\\[(?P<ts>20\\d\\d-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d)(?: DP(?P<dp>\\d+))?(?: PP(?P<pp>\\d+))? TP(?P<tp>\\d+)\\] ': _PREFIX,
-    },
     'engine/forensics/match.py': {
         ' last enqueued ': "wording of the flight-recorder match's own summary (output)",
     },
@@ -90,7 +86,6 @@ ALLOWED: dict[str, dict[str, str]] = {
     'engine/parsers/nccl.py': {
         '(?:\\[(?P<dev>\\d+)\\] )?(?P<loc>[\\w./+-]+\\.(?:cc|c|h|cu|cpp):\\d+)(?: \\((?P<func>\\w+)\\))? (?:NCCL )?WARN (?P<msg>.*)$': _NCCL,
         '(?:\\[Rank \\d+\\] )?(?:(?P<fn>nccl\\w+) )?comm (?P<comm>0x[0-9a-f]+) rank (?P<rank>\\d+) nranks (?P<nranks>\\d+) cudaDev (?P<dev>\\d+)(?: nvmlDev (?P<nvml>\\d+))? busId (?P<bus>[0-9a-f]+)(?P<rest>.*?)- (?P<phase>Init START|Init COMPLETE|Abort COMPLETE|Destroy COMPLETE)': _NCCL,
-        '(?P<host>[^\\s:\\[\\]]+):(?P<pid>\\d+):(?P<tid>\\d+) (?:\\[(?P<dev>\\d+)\\] )?(?:(?P<loc>[\\w./+-]+:\\d+)(?: \\((?P<func>\\w+)\\))? )?(?:[\\d.]+ [\\w:]+ )?NCCL (?P<lvl>INFO|WARN|TRACE|CALL) (?P<msg>.*)$': _NCCL,
         '(?P<var>NCCL_\\w+) set by environment to (?P<val>.*?)\\.?$': _NCCL,
         'Call to (?P<fn>\\w+)': _NCCL,
         "Cuda failure (?:(?P<code>\\d+) )?'(?P<err>[^']+)'": _NCCL,
@@ -124,7 +119,6 @@ ALLOWED: dict[str, dict[str, str]] = {
         '[Ee]xit(?:ed)? (?:code|status|with)': _EXITS,
         '\\*\\*\\* (?:(?P<name>SIG[A-Z]+)|Signal (?P<num>\\d+)) received at time=\\d+': _EXITS,
         'exits with return code = (?P<code>-?\\d+)': _EXITS,
-        'failed \\(exitcode: (?P<code>-?\\d+)\\) local_rank: (?P<lrank>\\d+) \\(pid: (?P<pid>\\d+)\\) of (?:binary|fn)': _EXITS,
         'local_rank (?P<lrank>\\d+) FAILED with no error file': _EXITS,
         'ssh exited with exit code (?P<code>\\d+)': _EXITS,
         "terminate called after throwing an instance of '(?P<type>[^']+)'": _EXITS,
@@ -184,9 +178,6 @@ ALLOWED: dict[str, dict[str, str]] = {
         'timed out': _C10D,
         'timed out in blocking wait': _C10D,
         'will retry': _C10D,
-    },
-    'engine/reader.py': {
-        '\\[(?:PG (?:ID )?0 (?:PG GUID [^\\s\\]]+ )?(?:\\([^)]*\\) )?)?Rank (\\d+)\\]': _PREFIX,
     },
     'engine/rules/collective_timeout_straggler.py': {
         ' failed in ': "wording of the rule's finding detail (output)",
