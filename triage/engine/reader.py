@@ -507,7 +507,7 @@ def flush_source(state: SourceState, info: SourceInfo) -> list[Event]:
                 kind="exception",
                 source=info.name,
                 line=tb["line"],
-                text="Traceback (most recent call last): … (cut off before the exception line)",
+                text=tb.get("text") or "Traceback (most recent call last):",  # the line as printed; message says what is missing
                 severity="error",
                 message="traceback cut off before the exception line",
                 rank=int(rank_text) if rank_text != "None" else None,

@@ -62,10 +62,10 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
         ignored[key] = ctx.lineno
         return []
     if header:
-        tbs[key] = {"frames": [], "line": ctx.lineno, "ignored": _follows_ignored(ignored, key, ctx.lineno)}
+        tbs[key] = {"frames": [], "line": ctx.lineno, "text": ctx.text[:500], "ignored": _follows_ignored(ignored, key, ctx.lineno)}
         return []
     if frame_m:
-        tb = tbs.setdefault(key, {"frames": [], "line": ctx.lineno})
+        tb = tbs.setdefault(key, {"frames": [], "line": ctx.lineno, "text": ctx.text[:500]})
         tb["frames"].append(f"{frame_m['file']}:{frame_m['line']} in {frame_m['func']}")
         del tb["frames"][:-STACK_FRAMES]
         return []
