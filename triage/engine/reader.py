@@ -507,7 +507,8 @@ def flush_source(state: SourceState, info: SourceInfo) -> list[Event]:
                 kind="exception",
                 source=info.name,
                 line=tb["line"],
-                text=tb.get("text") or "Traceback (most recent call last):",  # the line as printed; message says what is missing
+                # The line as printed (its header, or its first frame); the message says what is missing.
+                text=tb.get("text") or "Traceback (most recent call last):",
                 severity="error",
                 message="traceback cut off before the exception line",
                 rank=int(rank_text) if rank_text != "None" else None,

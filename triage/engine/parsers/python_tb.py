@@ -62,7 +62,8 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
         ignored[key] = ctx.lineno
         return []
     if header:
-        tbs[key] = {"frames": [], "line": ctx.lineno, "text": ctx.text[:500], "ignored": _follows_ignored(ignored, key, ctx.lineno)}
+        tbs[key] = {"frames": [], "line": ctx.lineno, "text": ctx.text[:500],
+                    "ignored": _follows_ignored(ignored, key, ctx.lineno)}
         return []
     if frame_m:
         tb = tbs.setdefault(key, {"frames": [], "line": ctx.lineno, "text": ctx.text[:500]})
