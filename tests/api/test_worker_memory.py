@@ -11,6 +11,7 @@ import pytest
 from django.test import Client
 
 from tests.api.test_worker import REDIS_URL, Worker, running_worker, upload, wait_for
+from tests.engine.readers_fuzz import shared_tuples
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
@@ -30,7 +31,18 @@ def test_an_upload_past_the_limit_fails_with_the_reason_and_the_next_is_diagnose
     heavy = tmp_path / "values.json"
     heavy.write_text(json.dumps({"values": [[0]] * 3_700_000}, separators=(",", ":")))
     assert heavy.stat().st_size < 16 * 1024 * 1024
+    bomb = tmp_path / "fr_trace_k25.pkl"
+    bomb.write_bytes(shared_tuples(30))
     worker.start()
+    # The 30-level shared-tuple pickle (a loose file: named by its host label): refused by the
+    # reader's budget, with the reason.
+    refused = upload(client, api_token, bomb, job="memory-0", host="node-a")
+    body = wait_for(client, api_token, refused["api"], {"ready", "failed"}, worker)
+    assert body["status"] == "failed", body
+    assert body["error"] == ("the bundle could not be read: node-a: pickle refused: flight-recorder dump "
+                             "entry 1: shared structure expands past 200000 nodes (a memo reference counted each "
+                             "time it is expanded); refused")
+
     first = upload(client, api_token, heavy, job="memory-1", host="node-a")
     body = wait_for(client, api_token, first["api"], {"ready", "failed"}, worker)
     assert body["status"] == "failed", body
