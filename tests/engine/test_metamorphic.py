@@ -179,8 +179,25 @@ def rewrite_tree(src: Path, dst: Path, transform: Callable[[list[str]], list[str
     return dst
 
 
-@pytest.mark.parametrize("name", list(TRANSFORMS) + list(CAPTURES))
-@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+# Known misses, each with why; strict, so the suite fails the day one of them passes.
+REWRITE_MISSES = {
+    # The 120-column wrap falls inside the peer's IPv6 link-local address, so 'with error 4' of
+    # NET/IB's completion WARN lands on the next physical line: the entry needs the status to
+    # tell a fault from the flush errors (status 5) that follow one elsewhere.
+    ("nccl-928", "hard_wrap"): "the wrap splits NET/IB's completion WARN from its status",
+}
+
+
+def _rewrite_cases() -> list[object]:
+    return [
+        pytest.param(case, name, id=f"{case.name}-{name}",
+                     marks=[pytest.mark.xfail(reason=REWRITE_MISSES[case.name, name], strict=True)]
+                     if (case.name, name) in REWRITE_MISSES else [])
+        for case in CASES for name in [*TRANSFORMS, *CAPTURES]
+    ]
+
+
+@pytest.mark.parametrize(("case", "name"), _rewrite_cases())
 def test_corpus_verdict_holds(tmp_path: Path, case: Path, name: str) -> None:
     before = original_cause(case / "log.txt")
     after = cause_of(rewrite_tree(case / "log.txt", tmp_path / name, {**TRANSFORMS, **CAPTURES}[name]))
