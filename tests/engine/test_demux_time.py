@@ -148,8 +148,11 @@ def test_ordinary_lines_are_not_pdsh_hosts(line):
         ("worker-3.log", None, None, None, None),
         ("node-b/rank7.log", None, None, None, None),
         ("logs/train.log", None, None, None, None),
-        # NCCL_DEBUG_FILE's %h / %p, and torchrun's --log-dir layout (a local rank).
-        ("nccl_node-a_4242.log", None, None, "node-a", 4242),
+        # NCCL_DEBUG_FILE is the user's pattern: its lines carry host:pid, the name says nothing.
+        ("nccl_node-a_4242.log", None, None, None, None),
+        ("nccl_run_2024.log", None, None, None, None),
+        ("logs/nccl_zq_2203.log", None, None, None, None),
+        # torchrun's --log-dir layout (a local rank).
         ("run-1/attempt_0/3/stderr.log", None, 3, None, None),
         ("x/none_abc/attempt_2/0/error.json", None, 0, None, None),
         ("attempt_0/3/notes.log", None, None, None, None),

@@ -9,11 +9,12 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from .demux import Origin
-from .model import Event, Evidence, RankInfo, shared_data
+from .model import Event, Evidence, RankInfo, from_epoch, shared_data
 from .parsers.kernel import bus_key
 from .reader import Collected, SourceInfo, read_recorded
 from .signatures.readings import cuda_class, fault_class
 from .structured import StructuredDocs, elastic_error_summary, fr_summary
+from .timeparse import YEAR_UNKNOWN
 
 LOCAL_NAMES = {"localhost", "localhost.localdomain", "127.0.0.1", "::1"}
 
@@ -190,21 +191,50 @@ def _read_codes(events: list[Event]) -> None:
             ev.severity = "error" if cls in ("hardware", "app") else "warn"
 
 
+def _bundle_year(collected: Collected) -> int | None:
+    """The year the bundle itself writes: the most common one of its full dates (log lines),
+    its snapshots' `collected_at` and its torchelastic error files' epochs. None when it writes
+    none: the machine's calendar is no witness."""
+    years = list(collected.years_seen)
+    for _name, doc in collected.docs.snapshots:
+        taken = doc.get("collected_at")
+        if isinstance(taken, str) and taken[:4].isdecimal():
+            years.append(int(taken[:4]))
+    for _name, doc in collected.docs.elastic_errors:
+        when = elastic_error_summary(doc)["time"]
+        if when is not None:
+            years.append(when.year)
+    years = [y for y in years if y != YEAR_UNKNOWN]
+    if not years:
+        return None
+    counts = Counter(years)
+    return max(sorted(counts), key=counts.__getitem__)
+
+
 def _fix_years(collected: Collected, facts: Facts) -> None:
-    """glog/vLLM times have no year: take the most common year printed in full elsewhere."""
-    if not collected.years_seen:
+    """glog/vLLM/syslog times have no year: they take the bundle's (_bundle_year); without one
+    they stay in YEAR_UNKNOWN and the diagnosis says their time is unknown (model.iso)."""
+    year = _bundle_year(collected)
+    if year is None:
         return
-    year = max(set(collected.years_seen), key=collected.years_seen.count)
-    assumed = datetime.now().year
+
+    def fixed(t: Any) -> Any:
+        if isinstance(t, datetime) and t.year == YEAR_UNKNOWN:
+            with contextlib.suppress(ValueError):  # 29 February of a year that has none
+                return t.replace(year=year)
+        return t
+
     for ev in collected.events:
-        if ev.approx_time is not None and ev.approx_time.year == assumed != year:
-            with contextlib.suppress(ValueError):
-                ev.approx_time = ev.approx_time.replace(year=year)
+        ev.approx_time = fixed(ev.approx_time)
         if ev.time is not None and "_yearless" in ev.data:
             ev.data = shared_data({k: v for k, v in ev.data.items() if k != "_yearless"})  # (shared: never in place)
-            if ev.time.year != year:
+            if ev.time.year != year:  # the bundle's year beats a caller's reference year
                 with contextlib.suppress(ValueError):
                     ev.time = ev.time.replace(year=year)
+    for src in collected.sources:
+        src.first_time, src.last_time = fixed(src.first_time), fixed(src.last_time)
+        for said in src.last_by_writer.values():
+            said[2] = fixed(said[2])
 
 
 def _apply_manifests(facts: Facts) -> None:
@@ -517,7 +547,7 @@ def _add_structured_events(facts: Facts) -> None:
         summary = fr_summary(doc)
         done = min(summary["last_completed"].values()) if summary["last_completed"] else None
         stuck = summary["stuck"] or {}
-        when = datetime.fromtimestamp(summary["last_time_ns"] / 1e9) if summary["last_time_ns"] else None
+        when = from_epoch(summary["last_time_ns"] / 1e9) if summary["last_time_ns"] else None
         ev = Event(
             kind="fr_status",
             source=name,

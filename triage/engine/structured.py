@@ -8,11 +8,11 @@ import json
 import re
 from collections import deque
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, Literal
 
-from .forensics.flight_recorder import DumpError, rank_from_name, read_dump, summarize
+from .forensics.flight_recorder import DumpError, read_dump, summarize
 from .forensics.plainpickle import RefusedPickle, load_plain
+from .model import from_epoch
 
 __all__ = ["RefusedPickle", "load_plain_pickle", "parse_pickle_blob", "fr_summary"]
 
@@ -66,13 +66,10 @@ def classify_json(name: str, doc: Any, docs: StructuredDocs) -> str | Literal[Fa
         docs.elastic_errors.append((name, doc))
         return "elastic_error"
     if "pg_status" in doc or "entries" in doc and "version" in doc:
-        docs.flight_records.append((name, fr_rank(name), summarize(name, doc, rank=fr_rank(name))))
+        dump = summarize(name, doc)
+        docs.flight_records.append((name, dump["rank"], dump))
         return "flight_recorder"
     return False
-
-
-def fr_rank(name: str) -> int | None:
-    return rank_from_name(name)
 
 
 def is_nvml_sample(doc: Any) -> bool:
@@ -144,7 +141,8 @@ def stream_nvml_samples(name: str, stream: Any, docs: StructuredDocs) -> tuple[i
 def parse_pickle_blob(name: str, data: bytes, docs: StructuredDocs) -> str | None:
     """A flight-recorder pickle; returns a problem text when it is refused or unreadable."""
     try:
-        docs.flight_records.append((name, fr_rank(name), read_dump(name, io.BufferedReader(io.BytesIO(data)))))
+        dump = read_dump(name, io.BufferedReader(io.BytesIO(data)))
+        docs.flight_records.append((name, dump["rank"], dump))
     except DumpError as exc:
         return str(exc)
     return None
@@ -163,7 +161,7 @@ def elastic_error_summary(doc: dict[str, Any]) -> dict[str, Any]:
     text = str(message or "")
     when = None
     try:
-        when = datetime.fromtimestamp(int(str(timestamp))) if timestamp is not None else None
+        when = from_epoch(int(str(timestamp))) if timestamp is not None else None
     except (ValueError, OSError, OverflowError):
         when = None
     return {"message": text, "time": when, "callstack": callstack, "error_code": doc.get("errorCode")}

@@ -6,8 +6,9 @@ from datetime import datetime
 from typing import Any
 
 from .facts import Facts
-from .model import CONFIDENCE_ORDER, DEFAULT_PRIORITY, ROLE_TIER, Event, Finding, RankInfo, iso
+from .model import CONFIDENCE_ORDER, DEFAULT_PRIORITY, ROLE_TIER, Event, Finding, RankInfo, iso, yearless
 from .rules.rank_crash import crash_events, exit_events
+from .timeparse import YEAR_UNKNOWN
 
 SHARED_ERROR_MIN_CHARS = 12  # an error text this long is searched for in the other ranks' lines
 ONE_NODE_MAX_PROCESSES = 8  # this many processes at most: a GPU index names a GPU of one node
@@ -230,7 +231,7 @@ def first_failure(facts: Facts, findings: list[Finding]) -> tuple[dict[str, Any]
             return _with_process({
                 "rank": info.rank,
                 "host": info.host,
-                "time": iso(when),
+                "time": iso(when), "_when": when,
                 "source": line.source,
                 "line": line.line,
                 "text": line.text,
@@ -245,7 +246,7 @@ def first_failure(facts: Facts, findings: list[Finding]) -> tuple[dict[str, Any]
         return _with_process({
             "rank": None,
             "host": (verdict.hosts[0] if len(verdict.hosts) == 1 else (match.host if match else None)),
-            "time": iso(match.time) if match else None,
+            "time": iso(match.time) if match else None, "_when": match.time if match else None,
             "source": e.source,
             "line": e.line,
             "text": e.text,
@@ -264,7 +265,7 @@ def first_failure(facts: Facts, findings: list[Finding]) -> tuple[dict[str, Any]
     return _with_process({
         "rank": rank,
         "host": host,
-        "time": iso(ev.time),
+        "time": iso(ev.time), "_when": ev.time,
         "source": ev.source,
         "line": ev.line,
         "text": ev.text,
@@ -284,8 +285,12 @@ def _with_process(ff: dict[str, Any], facts: Facts, ev: Event | None) -> dict[st
     bus = (info.bus_id if info else None) or (facts.bus_of_rank.get(ff["rank"]) if ff["rank"] is not None else None)
     if ev is not None and bus is None and isinstance(ev.data.get("bus_id"), str):
         bus = ev.data["bus_id"]
-    ff.update(pid=pid, device=device, bus_id=bus, time_estimate=None, time_estimate_basis=None)
-    if ff["time"] is None:
+    # A time the bundle gives no year for: null (never this machine's year) and, beside it, what
+    # is known, '--MM-DDThh:mm:ss' (model.yearless).
+    when = ff.pop("_when", None)
+    ff.update(pid=pid, device=device, bus_id=bus, time_yearless=yearless(when), time_estimate=None,
+              time_estimate_basis=None)
+    if ff["time"] is None and ff["time_yearless"] is None:
         # The same failure often has a timed line elsewhere (torchelastic's error file, the
         # watchdog's teardown): the rank's first timed error, not before the line's lower bound.
         floor = ev.approx_time if ev is not None else None
@@ -302,6 +307,8 @@ def _with_process(ff: dict[str, Any], facts: Facts, ev: Event | None) -> dict[st
         elif info is not None and info.last_time is not None:
             ff["time_estimate"] = iso(info.last_time)
             ff["time_estimate_basis"] = f"the last timed line of rank {info.rank} (the line itself has no time)"
+        if ff["time_estimate"] is None:  # its time too has no year in the bundle
+            ff["time_estimate_basis"] = None
     return ff
 
 
@@ -379,6 +386,10 @@ def summary(facts: Facts, findings: list[Finding], culprit: Event | None) -> str
 
 def notes(facts: Facts, findings: list[Finding]) -> list[str]:
     out: list[str] = []
+    if any(t is not None and t.year == YEAR_UNKNOWN for info in facts.ranks.values()
+           for t in (info.first_time, info.last_time)):
+        out.append("The logs' times have no year (glog, syslog, vLLM) and nothing in the bundle writes one: those "
+                   "times are given without a year (time_yearless), never this machine's.")
     if not facts.has_nccl:
         out.append(
             "No NCCL debug lines: NCCL_DEBUG=INFO was probably not set, so which transport was used and which peer "

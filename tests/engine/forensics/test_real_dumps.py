@@ -67,7 +67,7 @@ def test_the_culprit_is_named(jobs: Path, fmt: str, scenario: str, world: int, c
     assert d["collectives"]["culprit"]["ranks"] == [culprit]
     assert {x["format"] for x in d["collectives"]["dumps"]} == {fmt}
     # Evidence points at the dumps themselves.
-    assert all(Path(e["source"]).name.startswith("fr_trace_") for e in verdict["evidence"])
+    assert all(Path(e["source"]).name.startswith("nccl_trace_rank_") for e in verdict["evidence"])
 
 
 def test_where_each_rank_stands(jobs: Path) -> None:
@@ -116,7 +116,7 @@ def test_a_torchrun_job_that_timed_out(tmp_path: Path) -> None:
                        stdout=f, stderr=subprocess.STDOUT, timeout=180, check=False)
     for dump in (out / "pickle").iterdir():
         (log.parent / dump.name).write_bytes(dump.read_bytes())
-    assert (log.parent / "fr_trace_2").exists()
+    assert (log.parent / "nccl_trace_rank_2").exists()
     d = diagnose(log.parent).to_dict()
     verdict = d["findings"][0]
     assert verdict["rule"] == RULE + "missing_rank"

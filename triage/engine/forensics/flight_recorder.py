@@ -20,10 +20,15 @@ Older versions (2.2-2.4 era) name the sequence `seq_id`, lack `process_group`, d
 `is_p2p` or `pg_status`; gloo fills only `time_created_ns` and leaves every state
 `scheduled`, marking finished work `retired`. All of that is read here.
 
-The dump does not name its own rank: torch's writer appends it to the file name, and its
-analyzer reads it back from there. So the rank is the collector manifest's when there is
-one, else the writer's `<prefix><rank>` suffix (the one piece of identity the format keeps
-outside its content).
+Which rank wrote a dump: torch's writer appends the rank to the prefix it was given
+(`${TORCH_FR_DUMP_TEMP_FILE}${rank}`), and the dumps of torch 2.13 (version "2.10") hold no
+rank of their own (checked: the keys are version, pg_config, pg_status, comm_lib_version,
+nccl_comm_state, entries). So, in order: a top-level integer `rank` where a dump carries one;
+the collector manifest's rank (the collector knows the prefix it or the user set,
+collectors/bundle.py); the name where it is torch's default prefix, `nccl_trace_rank_<rank>`
+(TORCH_NCCL_DEBUG_INFO_TEMP_FILE's default `/tmp/nccl_trace_rank_`), which says what it is.
+Any other name's trailing digits say nothing (`job_2024.pkl`, a renamed `k3j9`): the rank
+stays unknown rather than invented.
 
 A dump of 20,000 entries is read streaming: each entry is reduced to a few fields as it is
 read; per process group only the last KEEP_ENTRIES entries are kept (where the ranks stand),
@@ -45,7 +50,7 @@ KEEP_POINTS = 96  # per process group: (seq, time) samples for the timeline
 KEEP_FRAMES = 6  # user frames kept per entry
 MAX_DUMP_BYTES = 2 * 1024**3
 _JSON_CHUNK = 1 << 20
-_RANK_SUFFIX = re.compile(r"(\d+)(?:\.(?:json|pkl|pickle|bin))?$")
+_DEFAULT_NAME = re.compile(r"^nccl_trace_rank_(\d+)(?:\.(?:json|pkl|pickle))?$")
 _PICKLE_HEAD = re.compile(rb"^\x80[\x02-\x05]")
 _JSON_HEAD = re.compile(rb"^\s*\{")
 # Keys only a flight-recorder dump has together (pickle: plain strings in the first bytes).
@@ -70,8 +75,9 @@ def looks_like_dump(head: bytes) -> bool:
 
 
 def rank_from_name(name: str) -> int | None:
-    """The writer's `<prefix><rank>` suffix (see the module docstring)."""
-    m = _RANK_SUFFIX.search(name.rsplit("/", 1)[-1])
+    """The rank in torch's default dump name, `nccl_trace_rank_<rank>`; None for any other name
+    (see the module docstring)."""
+    m = _DEFAULT_NAME.match(name.rsplit("/", 1)[-1])
     return int(m.group(1)) if m else None
 
 
@@ -216,8 +222,10 @@ def _finish(name: str, fmt: str, top: dict[str, Any], summary: DumpSummary, rank
             if isinstance(st, dict):
                 pg_status[str(key)] = {k: _int(st.get(f"last_{k}_collective"))
                                        for k in ("enqueued", "started", "completed")}
+    own = _int(top.get("rank"))
     out = summary.to_dict()
-    out.update({"source": name, "format": fmt, "version": str(top.get("version", "")), "rank": rank,
+    out.update({"source": name, "format": fmt, "version": str(top.get("version", "")),
+                "rank": own if own is not None and own >= 0 else rank,
                 "comm_lib_version": str(top.get("comm_lib_version", "") or ""),
                 "pg_config": pg_config, "pg_status": pg_status})
     return out

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
+
+from ..model import from_epoch
 
 STATE_ORDER = {"": 0, "scheduled": 1, "started": 2, "completed": 3}
 
@@ -59,7 +60,7 @@ def _label(ranks: list[int]) -> str:
 def _clock(ns: int | None) -> str:
     if not ns:
         return "?"
-    return datetime.fromtimestamp(ns / 1e9).strftime("%H:%M:%S")
+    return from_epoch(ns / 1e9).strftime("%H:%M:%S")
 
 
 def _where(entry: dict[str, Any] | None) -> str:

@@ -3,12 +3,11 @@
 different op, size or dtype at the same sequence id, or had not started it."""
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from ..facts import Facts
 from ..forensics.match import match
-from ..model import Event, Evidence, Finding
+from ..model import Event, Evidence, Finding, from_epoch
 from .collective_timeout_straggler import FIX
 
 RULE = {
@@ -102,7 +101,7 @@ def find(facts: Facts) -> list[Finding]:
         confidence = "medium"
         detail += f" Rank {explained[0].rank} had already failed on its own: {explained[0].message[:160]}"
     evidence = [Evidence(src, 1, text) for src, text in culprit["sources"]][:8]
-    when = datetime.fromtimestamp(culprit["started_ns"] / 1e9) if culprit.get("started_ns") else None
+    when = from_epoch(culprit["started_ns"] / 1e9) if culprit.get("started_ns") else None
     first_src = evidence[0].source if evidence else ""
     event = Event(kind="fr_culprit", source=first_src, line=1, text=culprit["text"][:500], severity="error",
                   message=culprit["text"][:500], rank=ranks[0] if ranks else None,
