@@ -5,8 +5,8 @@ their first lines, the same way the engine does, so `upload` can take a folder a
 
 A rank in the manifest applies to every line of its file, so it is written only where a
 program said it: a file's own NCCL init line, torchrun's log dir (a local rank), a
-flight-recorder dump named by torch (`<prefix><rank>`, the prefix torch's default
-`nccl_trace_rank_` or the one TORCH_FR_DUMP_TEMP_FILE / TORCH_NCCL_DEBUG_INFO_TEMP_FILE sets
+flight-recorder dump named by torch (`<prefix><rank>`, the prefix one of torch's defaults,
+`comm_lib_trace_rank_` / `nccl_trace_rank_`, or the one TORCH_FR_DUMP_TEMP_FILE / TORCH_NCCL_DEBUG_INFO_TEMP_FILE sets
 here). A name a person chose (`rank3.log`, `error_3.json`, `mydump_3`) gives none.
 """
 from __future__ import annotations
@@ -32,7 +32,8 @@ _NCCL_LINE = re.compile(r"^(?:\[[^\]]*\] )?(?P<host>[^\s:]+):(?P<pid>\d+):(?P<ti
                         r"(?:INFO|WARN|TRACE|CALL)")
 _NCCL_INIT = re.compile(r"\brank (?P<rank>\d+) nranks \d+ cudaDev (?P<dev>\d+)\b.*Init (?:START|COMPLETE)")
 _KERNEL_LINE = re.compile(r"^(?:\[\s*\d+\.\d+\]|\d{4}-\d{2}-\d{2}T[\d:.,]+[+-]\d{2}:?\d{2}|\w{3} [ \d]\d [\d:]{8}) ")
-_FR_DEFAULT_PREFIX = "nccl_trace_rank_"  # torch's default TORCH_NCCL_DEBUG_INFO_TEMP_FILE, /tmp/nccl_trace_rank_
+# torch's default dump names: ~/.cache/torch/comm_lib_trace_rank_ (2.13), /tmp/nccl_trace_rank_ (older).
+_FR_DEFAULT_PREFIXES = ("comm_lib_trace_rank_", "nccl_trace_rank_")
 _FR_PREFIX_VARS = ("TORCH_FR_DUMP_TEMP_FILE", "TORCH_NCCL_DEBUG_INFO_TEMP_FILE")
 _ELASTIC_NAME = re.compile(r"^error(?:[-_]\d+)?\.json$")
 
@@ -67,7 +68,8 @@ def _json_object(path: Path, head: bytes) -> dict[str, Any] | None:
 
 def _fr_rank(name: str) -> int | None:
     """The rank torch appended to a dump's prefix, where the prefix is one torch was given here."""
-    prefixes = {_FR_DEFAULT_PREFIX} | {os.path.basename(os.environ[v]) for v in _FR_PREFIX_VARS if os.environ.get(v)}
+    given = {os.path.basename(os.environ[v]) for v in _FR_PREFIX_VARS if os.environ.get(v)}
+    prefixes = set(_FR_DEFAULT_PREFIXES) | given
     for prefix in prefixes:
         rest = name[len(prefix):] if prefix and name.startswith(prefix) else ""
         rest = rest.removesuffix(".json")
@@ -100,7 +102,7 @@ def classify(path: Path) -> dict[str, Any]:
     if local_rank is not None:
         meta["local_rank"] = local_rank
 
-    if _is_fr_dump(head) or (name.startswith(_FR_DEFAULT_PREFIX) and _fr_rank(name) is not None):
+    if _is_fr_dump(head) or (name.startswith(_FR_DEFAULT_PREFIXES) and _fr_rank(name) is not None):
         rank = _fr_rank(name)
         return {"kind": "flight_recorder", **({"rank": rank} if rank is not None else {})}
     if not _is_text(head):

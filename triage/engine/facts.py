@@ -154,6 +154,7 @@ def event_sort_key(ev: Event) -> tuple[Any, ...]:
 
 def build_facts(collected: Collected, problems: list[str]) -> Facts:
     events = collected.events
+    _content_order(collected)
     facts = Facts(events=events, sources=collected.sources, docs=collected.docs, problems=problems)
     _fix_years(collected, facts)
     _read_codes(events)
@@ -189,6 +190,25 @@ def _read_codes(events: list[Event]) -> None:
             xname, cls = fault_class(int(ev.data["xid"]))
             ev.data = {**ev.data, "xid_name": xname, "fault_class": cls}
             ev.severity = "error" if cls in ("hardware", "app") else "warn"
+
+
+def _content_order(collected: Collected) -> None:
+    """Reading order as the content gives it, never the names: the files are read in the order the
+    archive or folder lists them (by name), so renaming them changed which of two lines of one
+    instant came first, which evidence a capped list kept and where an untimed line sat on the
+    position axis. Sources are ordered by what they hold (kind, size, line count, last line, the
+    first line read from it), the name only between files that hold the same; lines keep their
+    order within a file."""
+    sources = collected.sources
+    first: dict[str, str] = {}
+    for ev in collected.events:
+        first.setdefault(ev.source, ev.text)
+    sources.sort(key=lambda s: (s.kind, s.bytes, s.lines, s.last_line[1] if s.last_line else "", first.get(s.name, ""),
+                                s.name))
+    place = {src.name: i for i, src in enumerate(sources)}
+    collected.events.sort(key=lambda e: (place.get(e.source, len(place)), e.line, e.order))
+    for i, ev in enumerate(collected.events, 1):
+        ev.order = i
 
 
 def _bundle_year(collected: Collected) -> int | None:

@@ -25,8 +25,9 @@ Which rank wrote a dump: torch's writer appends the rank to the prefix it was gi
 rank of their own (checked: the keys are version, pg_config, pg_status, comm_lib_version,
 nccl_comm_state, entries). So, in order: a top-level integer `rank` where a dump carries one;
 the collector manifest's rank (the collector knows the prefix it or the user set,
-collectors/bundle.py); the name where it is torch's default prefix, `nccl_trace_rank_<rank>`
-(TORCH_NCCL_DEBUG_INFO_TEMP_FILE's default `/tmp/nccl_trace_rank_`), which says what it is.
+collectors/bundle.py); the name where it is torch's default prefix, which says what it is:
+`comm_lib_trace_rank_<rank>` (torch 2.13's default, `~/.cache/torch/comm_lib_trace_rank_`, from
+the strings of libtorch_cpu) or `nccl_trace_rank_<rank>` (older torch: `/tmp/nccl_trace_rank_`).
 Any other name's trailing digits say nothing (`job_2024.pkl`, a renamed `k3j9`): the rank
 stays unknown rather than invented.
 
@@ -50,7 +51,7 @@ KEEP_POINTS = 96  # per process group: (seq, time) samples for the timeline
 KEEP_FRAMES = 6  # user frames kept per entry
 MAX_DUMP_BYTES = 2 * 1024**3
 _JSON_CHUNK = 1 << 20
-_DEFAULT_NAME = re.compile(r"^nccl_trace_rank_(\d+)(?:\.(?:json|pkl|pickle))?$")
+_DEFAULT_NAME = re.compile(r"^(?:comm_lib|nccl)_trace_rank_(\d+)(?:\.(?:json|pkl|pickle))?$")
 _PICKLE_HEAD = re.compile(rb"^\x80[\x02-\x05]")
 _JSON_HEAD = re.compile(rb"^\s*\{")
 # Keys only a flight-recorder dump has together (pickle: plain strings in the first bytes).
@@ -75,7 +76,8 @@ def looks_like_dump(head: bytes) -> bool:
 
 
 def rank_from_name(name: str) -> int | None:
-    """The rank in torch's default dump name, `nccl_trace_rank_<rank>`; None for any other name
+    """The rank in torch's default dump name, `comm_lib_trace_rank_<rank>` or
+    `nccl_trace_rank_<rank>`; None for any other name
     (see the module docstring)."""
     m = _DEFAULT_NAME.match(name.rsplit("/", 1)[-1])
     return int(m.group(1)) if m else None
@@ -224,8 +226,10 @@ def _finish(name: str, fmt: str, top: dict[str, Any], summary: DumpSummary, rank
                                        for k in ("enqueued", "started", "completed")}
     own = _int(top.get("rank"))
     out = summary.to_dict()
+    written = own is not None and own >= 0
     out.update({"source": name, "format": fmt, "version": str(top.get("version", "")),
-                "rank": own if own is not None and own >= 0 else rank,
+                "rank": own if written else rank,
+                "rank_from": "dump" if written else "name" if rank is not None else None,
                 "comm_lib_version": str(top.get("comm_lib_version", "") or ""),
                 "pg_config": pg_config, "pg_status": pg_status})
     return out

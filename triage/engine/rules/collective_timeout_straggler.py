@@ -14,16 +14,38 @@ from ..model import Event, Evidence, Finding, duration_text
 from ..parsers.kernel import bus_key
 from .common import earliest, evidence, hosts_of, ranks_of, spread_evidence, without
 
+# Filled with the lagging ranks' pids where the logs name them (fill_pids); the line is worded
+# so that nothing is left to fill where they do not.
+PY_SPY = "py-spy dump --pid <pid of the lagging rank>"
+SHOWN_PIDS = 4
 FIX = (
     "Find what the lagging rank was doing instead of joining the collective: a slow step only it "
     "runs (data loading, checkpoint I/O, weight loading, a Python branch on rank), or a different "
     "order of collectives (desync). Dump the stacks of a hung job and compare ranks:\n"
-    "py-spy dump --pid <pid of the lagging rank>\n"
+    f"{PY_SPY}\n"
     "TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1  # flight recorder on the next run\n"
-    "python -m torch.distributed.flight_recorder.fr_trace <dump dir>\n"
+    "python -m torch.distributed.flight_recorder.fr_trace ~/.cache/torch --prefix comm_lib_trace_rank_  "
+    "# torch's default dumps (older torch: /tmp, nccl_trace_rank_)\n"
     "Raise the timeout (init_process_group(timeout=...)) only when a known slow step, such as weight "
     "loading at start-up, legitimately exceeds it."
 )
+
+
+
+
+def fill_pids(fix: str, facts: Facts, ranks: list[int]) -> str:
+    """FIX's py-spy line for these ranks: one line per rank whose pid the logs name, else every
+    Python process of the host (the logs name no pid to give it)."""
+    if PY_SPY not in fix:
+        return fix
+    known = [(r, facts.ranks[r]) for r in ranks if r in facts.ranks and facts.ranks[r].pid is not None]
+    if known:
+        lines = "\n".join(f"py-spy dump --pid {info.pid}   # rank {r}" + (f" on {info.host}" if info.host else "")
+                          for r, info in known[:SHOWN_PIDS])
+    else:
+        lines = ('for pid in $(pgrep -f python); do py-spy dump --pid "$pid"; done   # on the lagging rank\'s host '
+                 "(the logs name no pid)")
+    return fix.replace(PY_SPY, lines)
 
 
 MIN_GPUS_SAMPLED = 3  # fewer GPUs with NVML samples: no "the others" to compare with

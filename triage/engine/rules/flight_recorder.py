@@ -31,8 +31,8 @@ TITLE = {
     "no_dump": "Collective hang (flight recorder): {who} left no dump while the others waited in #{seq}",
 }
 FIX_DUMPS = (
-    "\nThe dumps read: python -m torch.distributed.flight_recorder.fr_trace <dump dir> --prefix <prefix> "
-    "(or the 'collectives' panel of this incident)."
+    "\nThe dumps read: python -m torch.distributed.flight_recorder.fr_trace on the folder of the dumps "
+    "(--prefix: their name without the rank), or the 'collectives' panel of this incident."
 )
 
 _cache: tuple[int, Any, dict[str, Any], list[dict[str, Any]]] | None = None
@@ -67,7 +67,8 @@ def _match(facts: Facts) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     for name, rank, summary in records:
         if not isinstance(summary, dict) or "groups" not in summary:
             continue
-        own = rank_of.get(name, rank if rank is not None else summary.get("rank"))
+        # The dump's own rank first, then the collector manifest's, then torch's default name.
+        own = summary.get("rank") if summary.get("rank_from") == "dump" else rank_of.get(name, rank)
         dumps.append(dict(summary, rank=own))
     report = match(dumps)
     _cache = (id(records), records, report, dumps)
