@@ -740,6 +740,39 @@ def _rank_events(facts: Facts, ranks: dict[int, RankInfo]) -> None:
         ranks[r].last_line = Evidence(ev.source, ev.line, ev.text)
 
 
+def dump_rank(facts: Facts, name: str, rank: int | None, summary: dict[str, Any]) -> int | None:
+    """Whose a flight-recorder dump is: the rank the dump holds, then the collector manifest's,
+    then torch's default name (forensics/flight_recorder.py)."""
+    if summary.get("rank_from") == "dump":
+        return summary.get("rank")
+    return next((s.file_origin.rank for s in facts.sources if s.name == name and s.file_origin.rank is not None), rank)
+
+
+_FR_TIMES = ("t_created", "t_started", "t_completed")
+
+
+def _dump_times(facts: Facts, ranks: dict[int, RankInfo]) -> None:
+    """A rank's time on the timeline includes its flight recorder's: the collectives it
+    enqueued and finished (the stall began when the last of them did, long before the exit the
+    logs print). Epoch times, read as UTC (model.from_epoch)."""
+    for name, rank, summary in facts.docs.flight_records:
+        who = dump_rank(facts, name, rank, summary) if isinstance(summary, dict) else None
+        if who is None:
+            continue
+        stamps = [t for g in (summary.get("groups") or {}).values()
+                  for t in [*(p[1] for p in g.get("points") or ()), *(p[2] for p in g.get("points") or ()),
+                            *(e.get(k) for e in g.get("entries") or () for k in _FR_TIMES)]
+                  if isinstance(t, int) and t > 0]
+        if not stamps:
+            continue
+        first, last = from_epoch(min(stamps) / 1e9), from_epoch(max(stamps) / 1e9)
+        info = ranks.setdefault(who, RankInfo(rank=who))
+        if info.first_time is None or first < info.first_time:
+            info.first_time = first
+        if info.last_time is None or last > info.last_time:
+            info.last_time = last
+
+
 def _rank_table(facts: Facts) -> None:
     ranks: dict[int, RankInfo] = {}
     for (host, pid), rank in facts.host_pid_rank.items():
@@ -768,6 +801,7 @@ def _rank_table(facts: Facts) -> None:
         if src.first_time and (info.first_time is None or src.first_time < info.first_time):
             info.first_time = src.first_time
     _prefixed_last_times(facts, ranks)
+    _dump_times(facts, ranks)
     facts.ranks = dict(sorted(ranks.items()))
     if facts.world_size is None:
         announced = [e.data.get("world") for e in facts.events if e.kind in ("rank_announce",) and e.data.get("world")]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..facts import Facts
+from ..facts import Facts, dump_rank
 from ..forensics.match import match
 from ..model import Event, Evidence, Finding, from_epoch
 from .collective_timeout_straggler import FIX
@@ -62,14 +62,11 @@ def ranked_dumps(facts: Facts) -> list[dict[str, Any]]:
 def _match(facts: Facts) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     global _cache  # noqa: PLW0603 - the module-wide cache of the matched flight records
     records = facts.docs.flight_records
-    rank_of = {s.name: s.file_origin.rank for s in facts.sources if s.file_origin.rank is not None}
     dumps = []
     for name, rank, summary in records:
         if not isinstance(summary, dict) or "groups" not in summary:
             continue
-        # The dump's own rank first, then the collector manifest's, then torch's default name.
-        own = summary.get("rank") if summary.get("rank_from") == "dump" else rank_of.get(name, rank)
-        dumps.append(dict(summary, rank=own))
+        dumps.append(dict(summary, rank=dump_rank(facts, name, rank, summary)))
     report = match(dumps)
     _cache = (id(records), records, report, dumps)
     return report, dumps
