@@ -381,8 +381,15 @@ def _laggard_detail(reason: str, laggards: list[int], facts: Facts, tmo: int | N
         else:
             text += f" Rank {r} has no line of its own in the bundle."
     root = [e for e in facts.kind("elastic_failure") if e.data.get("root_cause") and e.rank is not None]
-    if root and root[0].rank in waiting:
-        text += (f" torchrun's 'first observed failure' is rank {root[0].rank}, which only timed out waiting; "
+    if root and root[0].rank not in laggards:
+        # The launcher names whichever worker it saw exit first; under load that may be a rank
+        # that had not yet printed its own timeout: say what is known of it either way.
+        own = earliest(e for e in facts.events if e.rank == root[0].rank and e.severity in ("error", "fatal")
+                       and e.kind != "elastic_failure" and not e.data.get("launcher_report"))
+        said = ("which only timed out waiting" if root[0].rank in waiting else
+                f"which printed no timeout, only: {(own.message or own.text).strip()[:160]}" if own is not None else
+                "which left no error of its own (no timeout or exception of it in the bundle)")
+        text += (f" torchrun's 'first observed failure' is rank {root[0].rank}, {said}; "
                  f"the launcher saw it exit first, but {who} is the one the others waited for.")
     return text
 
