@@ -158,6 +158,7 @@ def build_facts(collected: Collected, problems: list[str]) -> Facts:
     facts = Facts(events=events, sources=collected.sources, docs=collected.docs, problems=problems)
     _fix_years(collected, facts)
     _read_codes(events)
+    _devices_of_their_kind(events)
     _apply_manifests(facts)
     _apply_dir_hosts(facts)
     _normalise_hosts(facts)
@@ -190,6 +191,17 @@ def _read_codes(events: list[Event]) -> None:
             xname, cls = fault_class(int(ev.data["xid"]))
             ev.data = {**ev.data, "xid_name": xname, "fault_class": cls}
             ev.severity = "error" if cls in ("hardware", "app") else "warn"
+
+
+# A CUDA device ordinal counts the GPUs one process sees: a node's worth, never a pid or a tid
+# ('GPU 32586 · pid 21613' drew a thread id as a GPU).
+MAX_DEVICE_ORDINAL = 255
+
+
+def _devices_of_their_kind(events: list[Event]) -> None:
+    for ev in events:
+        if ev.device is not None and not 0 <= ev.device <= MAX_DEVICE_ORDINAL:
+            ev.device = None
 
 
 def _content_order(collected: Collected) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from .facts import Facts
+from .facts import MAX_DEVICE_ORDINAL, Facts
 from .model import CONFIDENCE_ORDER, DEFAULT_PRIORITY, ROLE_TIER, Event, Finding, RankInfo, iso, yearless
 from .rules.rank_crash import crash_events, exit_events
 from .timeparse import YEAR_UNKNOWN
@@ -89,6 +89,12 @@ def _digits(value: object) -> int | None:
     return int(str(value)) if value is not None and str(value).isdigit() else None
 
 
+def _ordinal(value: object) -> int | None:
+    """A GPU index, or None for a number that cannot be one (a pid, a tid: facts.MAX_DEVICE_ORDINAL)."""
+    n = value if isinstance(value, int) and not isinstance(value, bool) else _digits(value)
+    return n if n is not None and 0 <= n <= MAX_DEVICE_ORDINAL else None
+
+
 def infer_rank(facts: Facts, ev: Event, cause: str | None = None) -> tuple[int | None, str | None]:
     """The failing rank when the culprit line does not name it, and how it was found: the
     message naming the rank that failed (mpirun's first process, the store host a rank could
@@ -149,9 +155,9 @@ def infer_rank(facts: Facts, ev: Event, cause: str | None = None) -> tuple[int |
     other = ev.pid is not None and ev.pid not in children and not children & crashed
     if len(failed) == 1 and not other:
         return int(failed.pop()), "the launcher's first failed process"
-    device = ev.device if ev.device is not None else ev.data.get("gpu")
+    device = ev.device if ev.device is not None else _ordinal(ev.data.get("gpu"))
     if device is None:
-        device = _digits(groups.get("device")) if groups.get("device") is not None else _digits(groups.get("gpu"))
+        device = _ordinal(groups.get("device")) if groups.get("device") is not None else _ordinal(groups.get("gpu"))
     if device is not None and _one_process_per_gpu(facts, ev.device is not None):
         return int(device), "GPU index on a single node"
     return None, None
@@ -273,10 +279,26 @@ def first_failure(facts: Facts, findings: list[Finding]) -> tuple[dict[str, Any]
     }, facts, ev), ev
 
 
+def _subject_pid(ev: Event) -> int | None:
+    """The pid of the process a line is about, where that is not its writer: a launcher's
+    report of its worker (the parser's `child_pid`, or the catalog's `pid` group beside a
+    `local_rank`), or a line with no writer's pid that names one (the catalog's `pid` group)."""
+    groups = ev.data.get("groups") or {}
+    said = ev.data.get("child_pid") or groups.get("pid")
+    if not (isinstance(said, int) or (isinstance(said, str) and said.isdecimal() and said.isascii())):
+        return None
+    about_child = ev.data.get("local_rank") is not None or groups.get("local_rank") is not None
+    return int(said) if about_child or ev.pid is None else None
+
+
 def _with_process(ff: dict[str, Any], facts: Facts, ev: Event | None) -> dict[str, Any]:
     """Adds pid, device, bus_id (from the line itself, else its rank) and a time estimate."""
     info = facts.ranks.get(ff["rank"]) if ff["rank"] is not None else None
-    pid = ev.pid if ev is not None and ev.pid is not None else (info.pid if info else None)
+    # A launcher's line about its worker ('failed (exitcode: -9) local_rank: 3 (pid: 812917)')
+    # is about the child it names, not about the launcher that printed it.
+    subject = _subject_pid(ev) if ev is not None and ff["rank"] is not None else None
+    pid = (subject if subject is not None else
+           ev.pid if ev is not None and ev.pid is not None else (info.pid if info else None))
     if pid is None and ff["rank"] is not None:
         # torchelastic's failure block names the worker's pid ("exitcode : 1 (pid: 24349)").
         pid = next((e.pid for e in facts.events if e.kind == "elastic_failure" and e.rank == ff["rank"]
