@@ -2,6 +2,12 @@
 
 The manifest tells the server which file is which rank. Files are recognised by name and by
 their first lines, the same way the engine does, so `upload` can take a folder as it is.
+
+A rank in the manifest applies to every line of its file, so it is written only where a
+program said it: a file's own NCCL init line, torchrun's log dir (a local rank), a
+flight-recorder dump named by torch (`<prefix><rank>`, the prefix one of torch's defaults,
+`comm_lib_trace_rank_` / `nccl_trace_rank_`, or the one TORCH_FR_DUMP_TEMP_FILE / TORCH_NCCL_DEBUG_INFO_TEMP_FILE sets
+here). A name a person chose (`rank3.log`, `error_3.json`, `mydump_3`) gives none.
 """
 from __future__ import annotations
 
@@ -26,9 +32,10 @@ _NCCL_LINE = re.compile(r"^(?:\[[^\]]*\] )?(?P<host>[^\s:]+):(?P<pid>\d+):(?P<ti
                         r"(?:INFO|WARN|TRACE|CALL)")
 _NCCL_INIT = re.compile(r"\brank (?P<rank>\d+) nranks \d+ cudaDev (?P<dev>\d+)\b.*Init (?:START|COMPLETE)")
 _KERNEL_LINE = re.compile(r"^(?:\[\s*\d+\.\d+\]|\d{4}-\d{2}-\d{2}T[\d:.,]+[+-]\d{2}:?\d{2}|\w{3} [ \d]\d [\d:]{8}) ")
-_RANK_IN_NAME = re.compile(r"(?:^|[^a-z])rank[_-]?(?P<rank>\d+)(?:\D|$)", re.IGNORECASE)
-_FR_NAME = re.compile(r"(?:nccl|comm_lib)_trace_rank_(?P<rank>\d+)$")
-_ELASTIC_NAME = re.compile(r"^error(?:[-_](?P<rank>\d+))?\.json$")
+# torch's default dump names: ~/.cache/torch/comm_lib_trace_rank_ (2.13), /tmp/nccl_trace_rank_ (older).
+_FR_DEFAULT_PREFIXES = ("comm_lib_trace_rank_", "nccl_trace_rank_")
+_FR_PREFIX_VARS = ("TORCH_FR_DUMP_TEMP_FILE", "TORCH_NCCL_DEBUG_INFO_TEMP_FILE")
+_ELASTIC_NAME = re.compile(r"^error(?:[-_]\d+)?\.json$")
 
 
 @dataclass
@@ -57,7 +64,18 @@ def _json_object(path: Path, head: bytes) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-_TRAILING_RANK = re.compile(r"(?P<rank>\d+)(?:\.json)?$")
+
+
+def _fr_rank(name: str) -> int | None:
+    """The rank torch appended to a dump's prefix, where the prefix is one torch was given here."""
+    given = {os.path.basename(os.environ[v]) for v in _FR_PREFIX_VARS if os.environ.get(v)}
+    prefixes = set(_FR_DEFAULT_PREFIXES) | given
+    for prefix in prefixes:
+        rest = name[len(prefix):] if prefix and name.startswith(prefix) else ""
+        rest = rest.removesuffix(".json")
+        if rest.isdecimal() and rest.isascii():
+            return int(rest)
+    return None
 
 
 def _is_fr_dump(head: bytes) -> bool:
@@ -84,12 +102,9 @@ def classify(path: Path) -> dict[str, Any]:
     if local_rank is not None:
         meta["local_rank"] = local_rank
 
-    if m := _FR_NAME.search(name):
-        return {"kind": "flight_recorder", "rank": int(m["rank"])}
-    if _is_fr_dump(head):
-        # A dump whose prefix is not ours (the user's TORCH_FR_DUMP_TEMP_FILE): torch appends the rank.
-        suffix = _TRAILING_RANK.search(name)
-        return {"kind": "flight_recorder", **({"rank": int(suffix["rank"])} if suffix else {})}
+    if _is_fr_dump(head) or (name.startswith(_FR_DEFAULT_PREFIXES) and _fr_rank(name) is not None):
+        rank = _fr_rank(name)
+        return {"kind": "flight_recorder", **({"rank": rank} if rank is not None else {})}
     if not _is_text(head):
         return {"kind": "other", **meta}
     if b"Job summary\n===" in head or b"Group     Comms     Nodes     Ranks" in head:
@@ -102,9 +117,7 @@ def classify(path: Path) -> dict[str, Any]:
             return {"kind": "snapshot"}
         if schema.startswith("nccl-triage/smoke@"):
             return {"kind": "smoke"}
-        if "message" in obj and (m := _ELASTIC_NAME.match(name)) is not None:
-            if m["rank"] is not None:
-                meta["rank"] = int(m["rank"])
+        if "message" in obj and _ELASTIC_NAME.match(name) is not None:
             return {"kind": "elastic_error", **meta}
 
     text = head.decode("utf-8", "replace")
@@ -124,8 +137,6 @@ def classify(path: Path) -> dict[str, Any]:
                 break
         return {"kind": "nccl_debug", **meta}
 
-    if m := _RANK_IN_NAME.search(name):
-        meta["rank"] = int(m["rank"])
     return {"kind": "log", **meta}
 
 

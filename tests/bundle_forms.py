@@ -3,7 +3,9 @@
 change with the form or the name (identity comes from content, never from a file name)."""
 from __future__ import annotations
 
+import json
 import random
+import re
 import shutil
 import string
 import tarfile
@@ -71,3 +73,92 @@ def forms(bundle: Path, out: Path, rng: random.Random, used: list[str] | None = 
         for f in files:
             tar.add(f, arcname=f.relative_to(root).as_posix())
     yield "tar.xz", txz
+
+
+# Names programs write that say what they are (triage/engine/demux.py, forensics/flight_recorder.py):
+# torchrun's log dir tail and torch's default flight-recorder dump name. Renaming keeps these.
+_KEPT_TAIL = re.compile(r"(?:^|/)(attempt_\d+/\d+/(?:stdout\.log|stderr\.log|error\.json))$")
+_KEPT_NAME = re.compile(r"^(?:comm_lib|nccl)_trace_rank_\d+(?:\.json)?$")
+
+
+def renamed_files(bundle: Path, out: Path, rng: random.Random, used: list[str] | None = None) -> dict[str, str]:
+    """Every file and folder of `bundle` under a random name (a program-written layout keeps the
+    part that says what it is), written under `out`; a collector manifest's paths follow its
+    files. Returns new relative path -> old one."""
+    used = used if used is not None else []
+    root = bundle if bundle.is_dir() else bundle.parent
+    dirs: dict[str, str] = {"": ""}
+
+    def fresh() -> str:
+        while True:
+            name = _random_name(rng)
+            if name not in used:
+                used.append(name)
+                return name
+
+    def new_dir(rel: str) -> str:
+        if rel not in dirs:
+            parent, _, _ = rel.rpartition("/")
+            dirs[rel] = "/".join(p for p in (new_dir(parent), fresh()) if p)
+        return dirs[rel]
+
+    mapping: dict[str, str] = {}
+    for f in files_of(bundle):
+        rel = f.relative_to(root).as_posix()
+        kept = _KEPT_TAIL.search(rel)
+        if kept:
+            head = rel[: len(rel) - len(kept.group(1))].rstrip("/")
+            new = "/".join(p for p in (new_dir(head), kept.group(1)) if p)
+        else:
+            parent, _, base = rel.rpartition("/")
+            new = "/".join(p for p in (new_dir(parent), base if _KEPT_NAME.match(base) else fresh()) if p)
+        mapping[new] = rel
+    old_to_new = {old: new for new, old in mapping.items()}
+    for new, old in mapping.items():
+        target = out / new
+        target.parent.mkdir(parents=True, exist_ok=True)
+        data = (root / old).read_bytes()
+        doc = _manifest(data)
+        if doc is not None:
+            base = old.rpartition("/")[0]
+            for entry in doc.get("files") or []:
+                if isinstance(entry, dict) and isinstance(entry.get("path"), str):
+                    full = f"{base}/{entry['path']}" if base else entry["path"]
+                    moved = old_to_new.get(full)
+                    if moved is not None:
+                        new_base = new.rpartition("/")[0]
+                        entry["path"] = moved[len(new_base) + 1 :] if new_base else moved
+            data = json.dumps(doc).encode()
+        target.write_bytes(data)
+    return mapping
+
+
+def _manifest(data: bytes) -> dict[str, Any] | None:
+    if not data.lstrip().startswith(b"{") or b"nccl-triage/manifest" not in data[:4096]:
+        return None
+    try:
+        doc = json.loads(data)
+    except ValueError:
+        return None
+    return doc if isinstance(doc, dict) and str(doc.get("schema", "")).startswith("nccl-triage/manifest") else None
+
+
+def renamed_forms(bundle: Path, out: Path, rng: random.Random, used: list[str] | None = None,
+                  ) -> Iterator[tuple[str, Path, dict[str, str]]]:
+    """(form, path, new name -> old name): `bundle` with every file renamed (renamed_files),
+    packed as a .tar.gz and as a .zip, each under a random name."""
+    used = used if used is not None else []
+    staged = out / "staged"
+    mapping = renamed_files(bundle, staged, rng, used)
+    order = list(mapping)
+    rng.shuffle(order)  # and in another order
+    tgz = out / f"{_random_name(rng)}.tar.gz"
+    with tarfile.open(tgz, "w:gz") as tar:
+        for new in order:
+            tar.add(staged / new, arcname=new)
+    yield "every file renamed, tar.gz", tgz, mapping
+    zpath = out / f"{_random_name(rng)}.zip"
+    with zipfile.ZipFile(zpath, "w", zipfile.ZIP_DEFLATED) as z:
+        for new in order:
+            z.write(staged / new, new)
+    yield "every file renamed, zip", zpath, mapping

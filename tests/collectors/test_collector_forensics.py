@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from collectors.bundle import classify
 
 REPO = Path(__file__).resolve().parents[2]
@@ -68,11 +70,19 @@ def test_without_ncclras_nothing_is_written(spool_dir: Path, tmp_path: Path) -> 
     assert not (w / "ras").exists()
 
 
-def test_dumps_with_the_users_prefix_are_recognised_by_content(tmp_path: Path) -> None:
+def test_dumps_with_the_users_prefix_are_recognised_by_content(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     doc = {"version": "2.10", "pg_config": {}, "pg_status": {}, "entries": [{"profiling_name": "nccl:all_reduce"}]}
     (tmp_path / "mydump_3").write_bytes(pickle.dumps(doc, protocol=2))
     (tmp_path / "mydump_4.json").write_text(json.dumps(doc))
+    (tmp_path / "run_2024.pkl").write_bytes(pickle.dumps(doc, protocol=2))
     (tmp_path / "notes_5").write_bytes(pickle.dumps({"x": 1}, protocol=2))
+    for var in ("TORCH_FR_DUMP_TEMP_FILE", "TORCH_NCCL_DEBUG_INFO_TEMP_FILE"):
+        monkeypatch.delenv(var, raising=False)
+    # A dump by its content; its name's digits are no rank unless torch was given that prefix here.
+    assert classify(tmp_path / "mydump_3") == {"kind": "flight_recorder"}
+    assert classify(tmp_path / "run_2024.pkl") == {"kind": "flight_recorder"}
+    monkeypatch.setenv("TORCH_FR_DUMP_TEMP_FILE", "/scratch/fr/mydump_")
     assert classify(tmp_path / "mydump_3") == {"kind": "flight_recorder", "rank": 3}
     assert classify(tmp_path / "mydump_4.json") == {"kind": "flight_recorder", "rank": 4}
+    assert classify(tmp_path / "run_2024.pkl") == {"kind": "flight_recorder"}
     assert classify(tmp_path / "notes_5")["kind"] == "other"

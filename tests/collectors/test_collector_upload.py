@@ -55,8 +55,9 @@ def test_it_uploads_a_folder_with_a_manifest_naming_each_files_rank(api_server, 
     man = got.manifest()
     assert (man["schema"], man["job"], man["host"]) == ("nccl-triage/manifest@1", "slurm-81723", "node-b")
     by_path = {f["path"]: f for f in man["files"]}
-    assert by_path["job/rank1.log"] == {"path": "job/rank1.log", "kind": "log", "rank": 1}
-    assert by_path["job/rank0.log"]["rank"] == 0
+    # A name a person chose says no rank: the manifest's rank would apply to every line of it.
+    assert by_path["job/rank1.log"] == {"path": "job/rank1.log", "kind": "log"}
+    assert "rank" not in by_path["job/rank0.log"]
     assert by_path["job/nccl-node-b.4242.log"] == {"path": "job/nccl-node-b.4242.log", "kind": "nccl_debug",
                                                    "pid": 4242, "rank": 1}
     assert by_path["job/snapshot.json"]["kind"] == "snapshot"

@@ -148,8 +148,11 @@ def test_ordinary_lines_are_not_pdsh_hosts(line):
         ("worker-3.log", None, None, None, None),
         ("node-b/rank7.log", None, None, None, None),
         ("logs/train.log", None, None, None, None),
-        # NCCL_DEBUG_FILE's %h / %p, and torchrun's --log-dir layout (a local rank).
-        ("nccl_node-a_4242.log", None, None, "node-a", 4242),
+        # NCCL_DEBUG_FILE is the user's pattern: its lines carry host:pid, the name says nothing.
+        ("nccl_node-a_4242.log", None, None, None, None),
+        ("nccl_run_2024.log", None, None, None, None),
+        ("logs/nccl_zq_2203.log", None, None, None, None),
+        # torchrun's --log-dir layout (a local rank).
         ("run-1/attempt_0/3/stderr.log", None, 3, None, None),
         ("x/none_abc/attempt_2/0/error.json", None, 0, None, None),
         ("attempt_0/3/notes.log", None, None, None, None),
@@ -220,3 +223,23 @@ def test_yearless_times_take_the_bundle_year(tmp_path):
     d = diagnose(tmp_path, year=2031)
     r0 = next(r for r in d.ranks if r.rank == 0)
     assert r0.last_time is not None and r0.last_time.year == 2023
+
+
+def test_a_renamed_nccl_debug_file_names_no_host(tmp_path):
+    # NCCL_DEBUG_FILE's lines say who wrote them (mycl-g2, pid 2203, GPU 3, rank 3); the name a
+    # person gave the file says nothing: no host "zq", one process, one row.
+    (tmp_path / "nccl_zq_2203.log").write_text(
+        "mycl-g2:2203:2210 [3] NCCL INFO ncclCommInitRank comm 0x1 rank 3 nranks 4 cudaDev 3 nvmlDev 3 busId 3d000 "
+        "commId 0x1 - Init COMPLETE\n"
+        "mycl-g2:2203:2290 [3] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer 10.0.0.7<4242> "
+        "with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid ::ffff:10.0.0.8 remoteGid ::ffff:10.0.0.7\n"
+        "Traceback (most recent call last):\n"
+        "torch.distributed.DistBackendError: NCCL error: remote process exited or there was a network error\n")
+    d = diagnose(tmp_path).to_dict()
+    # (ranks 0-2 are rows of the world of 4 with no line in the bundle)
+    assert {r["host"] for r in d["ranks"]} == {"mycl-g2", None}
+    drawn = [(r["rank"], r["host"], r["pid"], r["device"]) for r in d["timeline"]["ranks"] if r["pid"] or r["host"]]
+    assert drawn == [(3, "mycl-g2", 2203, 3)]
+    ff = d["first_failure"]
+    assert (ff["rank"], ff["host"], ff["pid"], ff["device"]) == (3, "mycl-g2", 2203, 3)
+    assert all("zq" not in (f["hosts"] or []) for f in d["findings"])

@@ -62,3 +62,41 @@ def test_a_rule_finding_end_to_end_carries_the_filled_catalog_fix(tmp_path: Path
     top = diagnose(log).findings[0]
     assert top.rule == "oom.cuda_oom"
     assert top.fix.startswith("The GPU had no room for 564.00 MiB.")
+
+
+def test_a_fix_fills_the_identity_known_and_words_away_what_is_not() -> None:
+    from triage.engine.model import RankInfo
+    from triage.engine.rules.signature import fill
+
+    facts = Facts(events=[], sources=[], docs=StructuredDocs(), problems=[])
+    facts.ranks[3] = RankInfo(rank=3, host="mycl-g2", pid=2203, device=3)
+    line = Event(kind="signature", source="a.log", line=1, text="...", rank=3, data={"groups": {}})
+    template = "Process {process} (pid {pid}) crashed on {host}; its rank died:\n$ gdb -p {pid}\n$ nvidia-smi -i {device}"
+    # The rank's pid, host and GPU from the rank table; no process name anywhere: worded away.
+    assert fill(template, line, facts) == (
+        "Process (pid 2203) crashed on mycl-g2; its rank died:\n$ gdb -p 2203\n$ nvidia-smi -i 3")
+    alone = Event(kind="signature", source="a.log", line=1, text="...", data={"groups": {}})
+    told = fill(template, alone, facts)
+    # Nothing known: no '<process>' in prose; a command keeps a visible argument to give it.
+    assert told.split("\n")[0] == "Process crashed on its host; its rank died:", told
+    assert "<process>" not in told and "<pid>" not in told.split("\n")[0]
+    assert told.split("\n")[1:] == ["$ gdb -p <pid>", "$ nvidia-smi -i <device>"]
+
+
+def test_the_stragglers_py_spy_line_gets_the_lagging_ranks_pid(tmp_path: Path) -> None:
+    from triage.engine.rules.collective_timeout_straggler import PY_SPY
+
+    timeout = ("{host}:{pid}:{pid} [{r}] NCCL INFO ncclCommInitRank comm 0x1 rank {r} nranks 2 cudaDev {r} busId {r}1000 "
+               "commId 0x1 - Init COMPLETE\n")
+    (tmp_path / "a.log").write_text(
+        timeout.format(host="node-a", pid=4242, r=0)
+        + "[rank0]:[E1202 14:22:07.000000000 ProcessGroupNCCL.cpp:684] [Rank 0] Watchdog caught collective operation "
+          "timeout: WorkNCCL(SeqNum=5, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600026 "
+          "milliseconds before timing out.\n")
+    (tmp_path / "b.log").write_text(timeout.format(host="node-b", pid=5151, r=1) + "[rank1]: step 4 done\n")
+    d = diagnose(tmp_path).to_dict()
+    straggler = next(f for f in d["findings"] if f["cause"] == "collective_timeout_straggler")
+    assert straggler["ranks"] == [1], straggler
+    assert PY_SPY not in straggler["fix"]
+    assert "py-spy dump --pid 5151   # rank 1 on node-b" in straggler["fix"]
+    assert all("<pid" not in f["fix"] for f in d["findings"])

@@ -452,3 +452,24 @@ def test_a_c10d_nccl_error_report_cut_short_is_no_crash_of_its_own(tmp_path: Pat
     ]
     rules = [f["rule"] for f in diagnose(bundle(tmp_path, {"rank0.log": "\n".join(log) + "\n"})).to_dict()["findings"]]
     assert rules[:1] == ["device_ordinal.duplicate_gpu"] and "rank_crash.exception" not in rules
+
+
+def test_the_launchers_line_about_its_worker_gives_the_workers_pid(tmp_path: Path) -> None:
+    # torchrun's agent prints the worker's pid: the card's process is that worker ("pid
+    # unknown" before), and the ranks table has it.
+    line = ("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 3 (pid: 812917) "
+            "of binary: /opt/conda/bin/python\n")
+    d = diagnose(bundle(tmp_path, {"train.log": "INFO starting\n" + line})).to_dict()
+    ff = d["first_failure"]
+    assert ff["rank"] == 3 and ff["pid"] == 812917, ff
+    assert [(r["rank"], r["pid"]) for r in d["ranks"]] == [(3, 812917)]
+
+
+def test_a_number_that_cannot_be_a_gpu_is_no_gpu(tmp_path: Path) -> None:
+    # '[32586]' where NCCL prints its device (a pasted line whose fields slid): a thread id, not
+    # GPU 32586; the process keeps its host and pid, and no row or card says GPU 32586.
+    line = "node-c:21613:21640 [32586] transport/net_socket.cc:514 NCCL WARN NET/Socket : peer 10.0.0.9<4242> closed\n"
+    d = diagnose(bundle(tmp_path, {"train.log": line})).to_dict()
+    rows = d["timeline"]["ranks"]
+    assert [(r["host"], r["pid"], r["device"]) for r in rows] == [("node-c", 21613, None)], rows
+    assert all(r["device"] is None for r in d["ranks"])

@@ -97,3 +97,33 @@ def test_gloo_the_rank_that_stopped_is_named_whatever_its_peers_saw(tmp_path: Pa
     top = d["findings"][0]
     assert (top["rule"], top["ranks"]) == ("collective_timeout_straggler.laggard", [2]), top
     assert d["first_failure"]["rank"] == 2 and "step 41" in d["first_failure"]["text"]
+
+
+def _torchrun_root(rank: int, pid: int) -> str:
+    return "\n".join([
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ", "=" * 60, "train.py FAILED", "-" * 60,
+        "Failures:", "  <NO_OTHER_FAILURES>", "-" * 60, "Root Cause (first observed failure):", "[0]:",
+        "  time      : 2026-12-02_14:32:05", "  host      : node-a", f"  rank      : {rank} (local_rank: {rank})",
+        f"  exitcode  : 1 (pid: {pid})", "  error_file: <N/A>",
+        "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html", "=" * 60, ""])
+
+
+@pytest.mark.parametrize("first", ["timed_out", "closed"])
+def test_torchruns_first_observed_failure_is_told_whatever_it_printed(tmp_path: Path, first: str) -> None:
+    # Rank 2 is stuck; ranks 1 and 3 time out. torchrun saw rank 0 exit first: it had timed out
+    # too, or (the CI run under load) printed only that its peer closed the connection, no
+    # timeout of its own. The detail says which. (Rank 0 with no line at all is a rank that
+    # exited first, code 1: rank_crash.exit, another story.)
+    text = "".join(_step(r, 40 + r) for r in range(4))
+    text += _gloo_failure(1, "all_reduce", GLOO_TIMEOUT) + _gloo_failure(3, "all_reduce", GLOO_TIMEOUT)
+    if first == "timed_out":
+        text += _gloo_failure(0, "all_reduce", GLOO_TIMEOUT)
+    else:
+        text += _gloo_failure(0, "all_reduce", GLOO_CLOSED)
+    d = _write(tmp_path, text + _torchrun_root(0, 4100))
+    top = d["findings"][0]
+    assert (top["rule"], top["ranks"]) == ("collective_timeout_straggler.laggard", [2]), top
+    told = "torchrun's 'first observed failure' is rank 0, which "
+    assert told + {"timed_out": "only timed out waiting", "closed": "printed no timeout, only: "}[first] in top["detail"], \
+        top["detail"]
+    assert "rank 2 is the one the others waited for" in top["detail"]

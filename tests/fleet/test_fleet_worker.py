@@ -169,3 +169,70 @@ def test_one_job_failing_on_four_different_hosts_raises_the_wander_flag(
     assert "failures wander across nodes" in fleet and "pretrain-70b" in fleet
     problem = Problem.objects.get(occurrences__incident_id=ids[0])
     assert "failures wander across nodes" in client.get(f"/fleet/problems/{problem.pk}/").content.decode()
+
+
+def _xid_job(pid: int, uptime: str) -> dict[str, str]:
+    """One node, four ranks (dgx-b12, GPUs on buses 1b, 2c, 3d, 4e), and a kernel log whose Xid 79
+    on bus 3d has only the kernel's uptime: no wall time, no snapshot to place it."""
+    files = {}
+    for r, bus in enumerate(("1b", "2c", "3d", "4e")):
+        files[f"train{r}.log"] = (
+            f"dgx-b12:{pid - 2 + r}:{pid + 78 + r} [{r}] NCCL INFO ncclCommInitRank comm 0x1 rank {r} nranks 4 "
+            f"cudaDev {r} nvmlDev {r} busId {bus}000 commId 0x1 - Init COMPLETE\n")
+    files["dmesg.txt"] = f"[{uptime}] NVRM: Xid (PCI:0000:3d:00): 79, pid={pid}, name=python, GPU has fallen off the bus.\n"
+    return files
+
+
+def _pack(path: Path, files: dict[str, str], names: list[str], top: str = "") -> Path:
+    """`files` under other names (`names`, in order) as a .zip or a .tar.gz by `path`'s suffix."""
+    import io
+    import tarfile
+    import zipfile
+
+    renamed = {f"{top}{new}": text.encode() for new, text in zip(names, files.values(), strict=True)}
+    if path.suffix == ".zip":
+        with zipfile.ZipFile(path, "w") as z:
+            for name, data in renamed.items():
+                z.writestr(name, data)
+    else:
+        with tarfile.open(path, "w:gz") as tar:
+            for name, data in renamed.items():
+                info = tarfile.TarInfo(name)
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
+    return path
+
+
+def test_one_failure_under_any_archive_names_and_formats_counts_once(
+    client: Client, api_token: str, worker: Worker, tmp_path: Path,
+) -> None:
+    """The same Xid 79 (no wall time in the bundle) uploaded as q7.tgz, zz41.zip and a9f3.tar.gz,
+    every file named differently each time: no two archives share a byte, yet it is one failure
+    (the host, GPU, process and line of the failure); a second failure of that GPU (another run:
+    another pid and uptime) counts again."""
+    worker.start()
+    job = _xid_job(7712, " 6120.400000")
+    uploads = [
+        _pack(tmp_path / "q7.tgz", job, ["train0.log", "train1.log", "train2.log", "train3.log", "dmesg.txt"], "node/"),
+        _pack(tmp_path / "zz41.zip", job, ["k1", "b7", "z0", "q", "p2.txt"]),
+        _pack(tmp_path / "a9f3.tar.gz", job, ["x/rank3.log", "y/rank2.log", "z/rank0.log", "w.log", "node-b/kern"]),
+    ]
+    ids = [diagnosed(client, api_token, worker, path) for path in uploads]
+    eventually(lambda: Occurrence.objects.filter(pk__in=ids).count() == 3, worker)
+    occurrences = {o.incident_id: o for o in Occurrence.objects.filter(pk__in=ids)}
+    assert {(o.host, o.cause) for o in occurrences.values()} == {("dgx-b12", "hardware_fault")}
+    assert occurrences[ids[0]].failure_key != ""
+    assert occurrences[ids[0]].duplicate_of_id is None
+    assert [occurrences[i].duplicate_of_id for i in ids[1:]] == [ids[0], ids[0]]
+    assert Problem.objects.get().count == 1
+    auth = {"Authorization": f"Bearer {api_token}"}
+    host = client.get("/api/v1/hosts/dgx-b12", headers=auth).json()
+    assert host["incidents"] == 1 and host["drain"]["recommended"] is False, host
+
+    # Two more failures of that GPU (new runs: new pids, later uptimes): three, now drained.
+    for n, (pid, uptime) in enumerate(((9121, " 9312.100000"), (11020, "12011.700000"))):
+        ids.append(diagnosed(client, api_token, worker, _pack(tmp_path / f"later{n}.zip", _xid_job(pid, uptime),
+                                                               ["a", "b", "c", "d", "e"])))
+    eventually(lambda: client.get("/api/v1/hosts/dgx-b12", headers=auth).json()["drain"]["recommended"], worker)
+    host = client.get("/api/v1/hosts/dgx-b12", headers=auth).json()
+    assert host["incidents"] == 3 and "Xid 79" in host["drain"]["reason"], host

@@ -5,11 +5,18 @@ Launchers glue prefixes in front of every line of a combined log (torchrun `[ran
 `[... TP3]`), and capture layers put theirs (journald, syslog, kubectl, CRI, Docker). The
 formats are the identity catalog's `prefix` entries (triage/engine/identity/, each with its
 program, source file and samples); `split_prefix` peels them off, in any nesting order, and
-returns what they said about the writer plus the body the format parsers read. A file name says who wrote it only
-where a program chose it and it says what it is: NCCL_DEBUG_FILE's `%h`/`%p`
-(`nccl_<host>_<pid>.log`) and torchrun's log dir (`<run>/attempt_N/<local_rank>/stdout.log`).
-Names people give files (`rank3.log`, `node-b/`, the upload's archive name) say nothing: the
-same bundle renamed or repacked must give the same answer.
+returns what they said about the writer plus the body the format parsers read. A file name
+says who wrote it only where a program chose it and it says what it is: torchrun's log dir
+(`<run>/attempt_N/<local_rank>/stdout.log`). Names people give files (`rank3.log`,
+`node-b/`, the upload's archive name) say nothing: the same bundle renamed or repacked must
+give the same answer.
+
+NCCL_DEBUG_FILE is not such a layout: the name is the user's pattern (`%h` and `%p` expand
+where the user put them, if anywhere), so `nccl_run_2024.log` or a renamed `nccl_zq_2203.log`
+would name host "run", pid 2024 or host "zq". Where the name is NCCL's expansion, the file's
+own lines say the same: NCCL writes every line of it with its `host:pid:tid [dev]` header
+(src/debug.cc), which the NCCL parser reads. So the name is never read; the lines confirm
+nothing a line does not already say.
 """
 from __future__ import annotations
 
@@ -31,8 +38,6 @@ _NOT_HOSTS = {
 # torchrun --log-dir (torch.distributed.elastic.multiprocessing): <run>/attempt_<n>/<local_rank>/
 # with stdout.log, stderr.log and error.json in it.
 _TORCHRUN_DIR = re.compile(r"(?:^|/)attempt_\d+/(?P<lrank>\d{1,5})/(?:stdout\.log|stderr\.log|error\.json)$")
-_NCCL_FILE = re.compile(r"nccl[_-]?(?:debug)?[_.-]?(?P<host>[A-Za-z0-9][\w-]*?)[_.](?P<pid>\d{2,8})(?:\.log|\.txt)?$",
-                        re.I)
 
 
 @dataclass
@@ -239,16 +244,10 @@ def _is_nccl_prefix(body: str) -> bool:
 
 
 def origin_from_name(name: str) -> Origin:
-    """What a program-written file name says about its writer: NCCL_DEBUG_FILE
-    (nccl_node-a_4242.log: host and pid) and torchrun's log dir (attempt_0/3/stderr.log: local
-    rank 3). Any other name says nothing (see the module docstring)."""
+    """What a program-written file name says about its writer: torchrun's log dir
+    (attempt_0/3/stderr.log: local rank 3). Any other name says nothing, NCCL_DEBUG_FILE's
+    included (see the module docstring)."""
     origin = Origin()
-    base = name.rsplit("/", 1)[-1]
-    m = _NCCL_FILE.search(base)
-    if m:
-        origin.host = m["host"]
-        origin.pid = int(m["pid"])
-        return origin
     m = _TORCHRUN_DIR.search(name)
     if m:
         origin.local_rank = int(m["lrank"])

@@ -9,11 +9,12 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from .demux import Origin
-from .model import Event, Evidence, RankInfo, shared_data
+from .model import Event, Evidence, RankInfo, from_epoch, shared_data
 from .parsers.kernel import bus_key
 from .reader import Collected, SourceInfo, read_recorded
 from .signatures.readings import cuda_class, fault_class
 from .structured import StructuredDocs, elastic_error_summary, fr_summary
+from .timeparse import YEAR_UNKNOWN
 
 LOCAL_NAMES = {"localhost", "localhost.localdomain", "127.0.0.1", "::1"}
 
@@ -153,9 +154,11 @@ def event_sort_key(ev: Event) -> tuple[Any, ...]:
 
 def build_facts(collected: Collected, problems: list[str]) -> Facts:
     events = collected.events
+    _content_order(collected)
     facts = Facts(events=events, sources=collected.sources, docs=collected.docs, problems=problems)
     _fix_years(collected, facts)
     _read_codes(events)
+    _devices_of_their_kind(events)
     _apply_manifests(facts)
     _apply_dir_hosts(facts)
     _normalise_hosts(facts)
@@ -190,21 +193,80 @@ def _read_codes(events: list[Event]) -> None:
             ev.severity = "error" if cls in ("hardware", "app") else "warn"
 
 
-def _fix_years(collected: Collected, facts: Facts) -> None:
-    """glog/vLLM times have no year: take the most common year printed in full elsewhere."""
-    if not collected.years_seen:
-        return
-    year = max(set(collected.years_seen), key=collected.years_seen.count)
-    assumed = datetime.now().year
+# A CUDA device ordinal counts the GPUs one process sees: a node's worth, never a pid or a tid
+# ('GPU 32586 · pid 21613' drew a thread id as a GPU).
+MAX_DEVICE_ORDINAL = 255
+
+
+def _devices_of_their_kind(events: list[Event]) -> None:
+    for ev in events:
+        if ev.device is not None and not 0 <= ev.device <= MAX_DEVICE_ORDINAL:
+            ev.device = None
+
+
+def _content_order(collected: Collected) -> None:
+    """Reading order as the content gives it, never the names: the files are read in the order the
+    archive or folder lists them (by name), so renaming them changed which of two lines of one
+    instant came first, which evidence a capped list kept and where an untimed line sat on the
+    position axis. Sources are ordered by what they hold (kind, size, line count, last line, the
+    first line read from it), the name only between files that hold the same; lines keep their
+    order within a file."""
+    sources = collected.sources
+    first: dict[str, str] = {}
     for ev in collected.events:
-        if ev.approx_time is not None and ev.approx_time.year == assumed != year:
-            with contextlib.suppress(ValueError):
-                ev.approx_time = ev.approx_time.replace(year=year)
+        first.setdefault(ev.source, ev.text)
+    sources.sort(key=lambda s: (s.kind, s.bytes, s.lines, s.last_line[1] if s.last_line else "", first.get(s.name, ""),
+                                s.name))
+    place = {src.name: i for i, src in enumerate(sources)}
+    collected.events.sort(key=lambda e: (place.get(e.source, len(place)), e.line, e.order))
+    for i, ev in enumerate(collected.events, 1):
+        ev.order = i
+
+
+def _bundle_year(collected: Collected) -> int | None:
+    """The year the bundle itself writes: the most common one of its full dates (log lines),
+    its snapshots' `collected_at` and its torchelastic error files' epochs. None when it writes
+    none: the machine's calendar is no witness."""
+    years = list(collected.years_seen)
+    for _name, doc in collected.docs.snapshots:
+        taken = doc.get("collected_at")
+        if isinstance(taken, str) and taken[:4].isdecimal():
+            years.append(int(taken[:4]))
+    for _name, doc in collected.docs.elastic_errors:
+        when = elastic_error_summary(doc)["time"]
+        if when is not None:
+            years.append(when.year)
+    years = [y for y in years if y != YEAR_UNKNOWN]
+    if not years:
+        return None
+    counts = Counter(years)
+    return max(sorted(counts), key=counts.__getitem__)
+
+
+def _fix_years(collected: Collected, facts: Facts) -> None:
+    """glog/vLLM/syslog times have no year: they take the bundle's (_bundle_year); without one
+    they stay in YEAR_UNKNOWN and the diagnosis says their time is unknown (model.iso)."""
+    year = _bundle_year(collected)
+    if year is None:
+        return
+
+    def fixed(t: Any) -> Any:
+        if isinstance(t, datetime) and t.year == YEAR_UNKNOWN:
+            with contextlib.suppress(ValueError):  # 29 February of a year that has none
+                return t.replace(year=year)
+        return t
+
+    for ev in collected.events:
+        ev.approx_time = fixed(ev.approx_time)
         if ev.time is not None and "_yearless" in ev.data:
             ev.data = shared_data({k: v for k, v in ev.data.items() if k != "_yearless"})  # (shared: never in place)
-            if ev.time.year != year:
+            if ev.time.year != year:  # the bundle's year beats a caller's reference year
                 with contextlib.suppress(ValueError):
                     ev.time = ev.time.replace(year=year)
+    for src in collected.sources:
+        src.first_time, src.last_time = fixed(src.first_time), fixed(src.last_time)
+        for said in src.last_by_writer.values():
+            said[2] = fixed(said[2])
 
 
 def _apply_manifests(facts: Facts) -> None:
@@ -517,7 +579,7 @@ def _add_structured_events(facts: Facts) -> None:
         summary = fr_summary(doc)
         done = min(summary["last_completed"].values()) if summary["last_completed"] else None
         stuck = summary["stuck"] or {}
-        when = datetime.fromtimestamp(summary["last_time_ns"] / 1e9) if summary["last_time_ns"] else None
+        when = from_epoch(summary["last_time_ns"] / 1e9) if summary["last_time_ns"] else None
         ev = Event(
             kind="fr_status",
             source=name,
@@ -691,6 +753,39 @@ def _rank_events(facts: Facts, ranks: dict[int, RankInfo]) -> None:
         ranks[r].last_line = Evidence(ev.source, ev.line, ev.text)
 
 
+def dump_rank(facts: Facts, name: str, rank: int | None, summary: dict[str, Any]) -> int | None:
+    """Whose a flight-recorder dump is: the rank the dump holds, then the collector manifest's,
+    then torch's default name (forensics/flight_recorder.py)."""
+    if summary.get("rank_from") == "dump":
+        return summary.get("rank")
+    return next((s.file_origin.rank for s in facts.sources if s.name == name and s.file_origin.rank is not None), rank)
+
+
+_FR_TIMES = ("t_created", "t_started", "t_completed")
+
+
+def _dump_times(facts: Facts, ranks: dict[int, RankInfo]) -> None:
+    """A rank's time on the timeline includes its flight recorder's: the collectives it
+    enqueued and finished (the stall began when the last of them did, long before the exit the
+    logs print). Epoch times, read as UTC (model.from_epoch)."""
+    for name, rank, summary in facts.docs.flight_records:
+        who = dump_rank(facts, name, rank, summary) if isinstance(summary, dict) else None
+        if who is None:
+            continue
+        stamps = [t for g in (summary.get("groups") or {}).values()
+                  for t in [*(p[1] for p in g.get("points") or ()), *(p[2] for p in g.get("points") or ()),
+                            *(e.get(k) for e in g.get("entries") or () for k in _FR_TIMES)]
+                  if isinstance(t, int) and t > 0]
+        if not stamps:
+            continue
+        first, last = from_epoch(min(stamps) / 1e9), from_epoch(max(stamps) / 1e9)
+        info = ranks.setdefault(who, RankInfo(rank=who))
+        if info.first_time is None or first < info.first_time:
+            info.first_time = first
+        if info.last_time is None or last > info.last_time:
+            info.last_time = last
+
+
 def _rank_table(facts: Facts) -> None:
     ranks: dict[int, RankInfo] = {}
     for (host, pid), rank in facts.host_pid_rank.items():
@@ -719,6 +814,7 @@ def _rank_table(facts: Facts) -> None:
         if src.first_time and (info.first_time is None or src.first_time < info.first_time):
             info.first_time = src.first_time
     _prefixed_last_times(facts, ranks)
+    _dump_times(facts, ranks)
     facts.ranks = dict(sorted(ranks.items()))
     if facts.world_size is None:
         announced = [e.data.get("world") for e in facts.events if e.kind in ("rank_announce",) and e.data.get("world")]

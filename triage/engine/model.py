@@ -8,8 +8,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
+
+from .timeparse import YEAR_UNKNOWN
 
 SCHEMA = "nccl-triage/diagnosis@1"
 
@@ -45,12 +47,37 @@ DEFAULT_PRIORITY = 50  # a catalog entry's default (signatures.schema.Signature.
 RANK_STATES = ("ok", "errored", "crashed", "silent", "unknown")
 
 
+def from_epoch(seconds: float) -> datetime:
+    """An epoch time (a torchelastic error file's `timestamp`, a flight recorder's `*_ns`) as a
+    naive UTC wall time. The zone of the machine that reads the bundle must not move the verdict
+    (`fromtimestamp` without a zone reads it in that machine's local time: the first failure of an
+    error file moved by hours between TZ=UTC and TZ=America/Los_Angeles), and these formats do not
+    say the cluster's zone; UTC is the one reading that is the same everywhere."""
+    return datetime.fromtimestamp(seconds, tz=UTC).replace(tzinfo=None)
+
+
 def iso(t: datetime | None) -> str | None:
-    """ISO 8601 text; times without a zone stay without one (logs are in local time). Sub-second
-    digits are kept to the microsecond where the source had them (NCCL `%6f`, glog builds), so
-    ranks a few hundred microseconds apart are not drawn at one instant."""
-    if t is None:
+    """ISO 8601 text, or None for a time whose year the bundle does not write (YEAR_UNKNOWN:
+    the diagnosis says it is unknown rather than guess one; `yearless` gives what is known)."""
+    if t is None or t.year == YEAR_UNKNOWN:
         return None
+    return iso_on_axis(t)
+
+
+def yearless(t: datetime | None) -> str | None:
+    """A time whose year is unknown as ISO 8601:2000's truncated form, `--MM-DDThh:mm:ss`
+    (the year left out); None for any other time."""
+    if t is None or t.year != YEAR_UNKNOWN:
+        return None
+    return "--" + iso_on_axis(t)[len("0004-"):]
+
+
+def iso_on_axis(t: datetime) -> str:
+    """ISO 8601 text of any time, YEAR_UNKNOWN's included: what the timeline places on its axis
+    (it orders times and shows no year where `year_known` is false); times without a zone stay
+    without one (logs are in local time). Sub-second digits are kept to the microsecond where the
+    source had them (NCCL `%6f`, glog builds), so ranks a few hundred microseconds apart are not
+    drawn at one instant."""
     table = _ISO.get("on")
     # An aware time equals the same instant in another zone: the offset is part of the key.
     key = None if table is None else t if t.tzinfo is None else (t, t.utcoffset())

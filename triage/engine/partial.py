@@ -118,7 +118,7 @@ def read_into(
     """Read `members` (those named in `only`, or all) into `collected`; False when a limit or
     an unreadable input stopped the reading before the end."""
     engine = prefilter()
-    clock = Clock(year=year or datetime.now().year)
+    clock = Clock(year=year)
     # What was read stays until the diagnosis is made and holds no cycles: out of the
     # collector's passes as it grows (each full collection walked all of it again, 7% of the
     # reading of 16,384 rank files). Let go at the end unless a caller had frozen objects

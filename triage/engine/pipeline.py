@@ -71,7 +71,7 @@ def _conclude(states: list[PartialState]) -> Diagnosis:
                 "host": s.file_origin.host,
                 "rank": s.file_origin.rank,
             }
-            for s in collected.sources
+            for s in sorted(collected.sources, key=lambda s: s.name)  # (read in content order: facts)
         ],
         versions=facts.versions,
         timeline=build_timeline(facts, culprit, ff),

@@ -14,7 +14,7 @@ from typing import Any
 from . import identity
 from .bundle import Budget, LimitExceeded, Member, NulFold, Prefixed
 from .demux import Origin, origin_from_name, split_prefix
-from .forensics.flight_recorder import DumpError, is_pickle, looks_like_dump, rank_from_name, read_dump
+from .forensics.flight_recorder import DumpError, is_pickle, looks_like_dump, read_dump
 from .forensics.ras import looks_like_ras, read_ras
 from .model import Event, shared_data
 from .parsers import ALWAYS, EXCLUSIVE
@@ -141,8 +141,8 @@ def read_member(member: Member, out: Collected, budget: Budget, engine: Prefilte
         info.kind = "flight_recorder"
         notes: list[str] = []
         try:
-            out.docs.flight_records.append((member.name, rank_from_name(member.name),
-                                            read_dump(member.name, stream, notes=notes)))
+            dump = read_dump(member.name, stream, notes=notes)
+            out.docs.flight_records.append((member.name, dump["rank"], dump))
         except DumpError as exc:
             budget.note(str(exc))
             info.kind = "binary"

@@ -9,11 +9,11 @@ import math
 import re
 from collections import deque
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, Literal
 
-from .forensics.flight_recorder import DumpError, rank_from_name, read_dump, summarize
+from .forensics.flight_recorder import DumpError, read_dump, summarize
 from .forensics.plainpickle import RefusedPickle, load_plain
+from .model import from_epoch
 from .shapes import MAX_PATH, LeftOut, OverBudget, expansion, integer, number, text
 
 __all__ = ["RefusedPickle", "load_plain_pickle", "parse_pickle_blob", "fr_summary"]
@@ -93,7 +93,8 @@ def classify_json(name: str, doc: Any, docs: StructuredDocs,
         docs.elastic_errors.append((name, doc))
         return "elastic_error"
     if "pg_status" in doc or "entries" in doc and "version" in doc:
-        docs.flight_records.append((name, fr_rank(name), summarize(name, doc, rank=fr_rank(name), notes=notes)))
+        dump = summarize(name, doc, notes=notes)
+        docs.flight_records.append((name, dump["rank"], dump))
         return "flight_recorder"
     return False
 
@@ -187,10 +188,6 @@ def _manifest(name: str, doc: dict[str, Any], notes: list[str]) -> dict[str, Any
     if note is not None:
         notes.append(note)
     return out
-
-
-def fr_rank(name: str) -> int | None:
-    return rank_from_name(name)
 
 
 def is_nvml_sample(doc: Any) -> bool:
@@ -290,8 +287,8 @@ def stream_nvml_samples(name: str, stream: Any, docs: StructuredDocs,
 def parse_pickle_blob(name: str, data: bytes, docs: StructuredDocs, notes: list[str] | None = None) -> str | None:
     """A flight-recorder pickle; returns a problem text when it is refused or unreadable."""
     try:
-        docs.flight_records.append((name, fr_rank(name), read_dump(name, io.BufferedReader(io.BytesIO(data)),
-                                                                   notes=notes)))
+        dump = read_dump(name, io.BufferedReader(io.BytesIO(data)), notes=notes)
+        docs.flight_records.append((name, dump["rank"], dump))
     except DumpError as exc:
         return str(exc)
     return None
@@ -316,7 +313,7 @@ def elastic_error_summary(doc: dict[str, Any]) -> dict[str, Any]:
     when = None
     seconds = integer(timestamp)
     try:
-        when = datetime.fromtimestamp(seconds) if seconds is not None else None
+        when = from_epoch(seconds) if seconds is not None else None
     except (ValueError, OSError, OverflowError):
         when = None
     return {"message": said, "time": when, "callstack": callstack, "error_code": integer(doc.get("errorCode"))}

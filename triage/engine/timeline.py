@@ -9,8 +9,15 @@ from typing import Any
 
 from .facts import Facts
 from .forensics.progress import collective_progress
-from .model import Event, Evidence, RankInfo, duration_text, iso
+from .model import Event, Evidence, RankInfo, duration_text, iso_on_axis
 from .rules.flight_recorder import collectives, ranked_dumps
+from .timeparse import YEAR_UNKNOWN
+
+
+def _at(t: datetime | None) -> str | None:
+    # The axis orders times whose year is unknown too (model.iso_on_axis); the figure then
+    # shows no year.
+    return iso_on_axis(t) if t is not None else None
 
 MARKER_KINDS = {
     "cuda_oom": "cuda_oom",
@@ -119,7 +126,7 @@ def build_timeline(facts: Facts, culprit: Event | None, ff: dict[str, Any] | Non
 
     def x_of(ev: Event) -> Any:
         if axis == "time":
-            return iso(ev.time) if ev.time else None
+            return _at(ev.time) if ev.time else None
         if axis == "sequence":
             return ev.seq
         return ev.order
@@ -151,6 +158,9 @@ def build_timeline(facts: Facts, culprit: Event | None, ff: dict[str, Any] | Non
         # Finest time step the logs printed: 1 s when every drawn time is whole seconds (torch's
         # C++ logger, NCCL's default), so the figure never spreads them on a millisecond axis.
         "resolution_s": _resolution(rows) if axis == "time" else None,
+        # False when the times drawn have no year and the bundle writes none (timeparse.YEAR_UNKNOWN).
+        "year_known": not any(t is not None and t.year == YEAR_UNKNOWN
+                              for info in ranks.values() for t in (info.first_time, info.last_time)),
         # Flight-recorder dumps: each rank's collectives (seq over time), the wavefront, mismatches.
         "collectives": collective_progress(collectives(facts), ranked_dumps(facts)),
     }
@@ -190,7 +200,7 @@ def _row(info: RankInfo, axis: str, *, rank: int | None, row_id: str | None) -> 
     start: str | int | None
     end: str | int | None
     if axis == "time":
-        start, end = iso(info.first_time), iso(info.last_time)
+        start, end = _at(info.first_time), _at(info.last_time)
     elif axis == "sequence":
         start, end = (0, info.last_seq) if info.last_seq is not None else (None, None)
     else:
@@ -208,7 +218,7 @@ def _row(info: RankInfo, axis: str, *, rank: int | None, row_id: str | None) -> 
         "last_seq": info.last_seq,
         "last_line": (
             {"source": info.last_line.source, "line": info.last_line.line, "text": info.last_line.text[:300],
-             "time": iso(info.last_time)}
+             "time": _at(info.last_time)}
             if info.last_line else None
         ),
         "segments": [],
@@ -289,7 +299,7 @@ def _blocked_spans(facts: Facts, axis: str) -> dict[int, tuple[Any, Any]]:
         if axis == "time" and ev.time is not None:
             ran_ms = ev.data.get("ran_ms") or ev.data.get("timeout_ms")
             if ran_ms:
-                out[ev.rank] = (iso(ev.time - timedelta(milliseconds=ran_ms)), iso(ev.time))
+                out[ev.rank] = (_at(ev.time - timedelta(milliseconds=ran_ms)), _at(ev.time))
         elif axis == "sequence" and ev.seq is not None:
             out[ev.rank] = (completed.get(ev.rank, ev.seq - 1), ev.seq)
         elif axis == "position" and ev.rank in last_ok:
@@ -355,7 +365,7 @@ def _first_failure(facts: Facts, culprit: Event | None, axis: str, x_of: Any,
         info = facts.ranks.get(ff["rank"])
         if info is None:
             return None
-        x = iso(info.last_time) if axis == "time" else (info.last_seq if axis == "sequence" else info.last_order)
+        x = _at(info.last_time) if axis == "time" else (info.last_seq if axis == "sequence" else info.last_order)
         label = f"{facts.rank_label(info.rank)} went silent" + (
             f" at {info.last_time.strftime('%H:%M:%S')}" if axis == "time" and info.last_time else ""
         )
@@ -383,7 +393,7 @@ def _first_failure(facts: Facts, culprit: Event | None, axis: str, x_of: Any,
         label = f"{who} failed first (about {_clock(datetime.fromisoformat(x))})"
     if x is None and info is not None:
         # An untimed culprit line: where its rank's activity ended, on the same axis.
-        x = iso(info.last_time or culprit.approx_time) if axis == "time" else (
+        x = _at(info.last_time or culprit.approx_time) if axis == "time" else (
             info.last_seq if axis == "sequence" else info.last_order)
     return {"rank": culprit.rank, "x": x, "label": label} if x is not None else None
 

@@ -2,8 +2,11 @@
 
 Logs print local time without a zone, so times stay naive: they compare across ranks of one
 job (same cluster, same zone) and are never shifted by a guess. Formats without a year (glog
-`MMDD`, vLLM `MM-DD`) take the year from a full date seen elsewhere in the bundle, else from
-the reference year given by the caller.
+`MMDD`, vLLM `MM-DD`, syslog) take the year from the bundle (a full date in any line, a
+snapshot, an error file's epoch: facts._fix_years), else from the reference year a caller gives;
+with neither the year is unknown, never the reading machine's: such times are read in
+YEAR_UNKNOWN, which orders them among themselves, and the diagnosis shows them as unknown
+(model.iso gives null; the timeline draws the time of day without a year).
 """
 from __future__ import annotations
 
@@ -59,16 +62,19 @@ def _has_day_name(text: str) -> bool:
 _MONTH_NAMES = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 _MONTHS = {m: i for i, m in enumerate(_MONTH_NAMES, 1)}
 _MICRO_DIGITS = 6
+# The stand-in year of a time whose year nobody wrote: a leap year (29 February parses), and one
+# no log of a GPU job can carry, so it never passes for a real one.
+YEAR_UNKNOWN = 4
 
 
 @dataclass
 class Clock:
-    """Per-run context for reading times: the year to assume."""
+    """Per-run context for reading times: the year to assume (None: unknown, not today's)."""
 
     year: int | None = None
 
     def assume_year(self) -> int:
-        return self.year or datetime.now().year
+        return self.year or YEAR_UNKNOWN
 
 
 def _micro(frac: str | None) -> int:

@@ -5,10 +5,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from .facts import Facts
-from .model import CONFIDENCE_ORDER, DEFAULT_PRIORITY, ROLE_TIER, Event, Finding, RankInfo, iso
+from .facts import MAX_DEVICE_ORDINAL, Facts
+from .model import CONFIDENCE_ORDER, DEFAULT_PRIORITY, ROLE_TIER, Event, Finding, RankInfo, iso, yearless
 from .rules.rank_crash import crash_events, exit_events
 from .signatures import cause as traits
+from .timeparse import YEAR_UNKNOWN
 
 SHARED_ERROR_MIN_CHARS = 12  # an error text this long is searched for in the other ranks' lines
 ONE_NODE_MAX_PROCESSES = 8  # this many processes at most: a GPU index names a GPU of one node
@@ -93,6 +94,12 @@ def _digits(value: object) -> int | None:
     return int(str(value)) if value is not None and str(value).isdigit() else None
 
 
+def _ordinal(value: object) -> int | None:
+    """A GPU index, or None for a number that cannot be one (a pid, a tid: facts.MAX_DEVICE_ORDINAL)."""
+    n = value if isinstance(value, int) and not isinstance(value, bool) else _digits(value)
+    return n if n is not None and 0 <= n <= MAX_DEVICE_ORDINAL else None
+
+
 def infer_rank(facts: Facts, ev: Event, cause: str | None = None) -> tuple[int | None, str | None]:
     """The failing rank when the culprit line does not name it, and how it was found: the
     message naming the rank that failed (mpirun's first process, the store host a rank could
@@ -153,9 +160,9 @@ def infer_rank(facts: Facts, ev: Event, cause: str | None = None) -> tuple[int |
     other = ev.pid is not None and ev.pid not in children and not children & crashed
     if len(failed) == 1 and not other:
         return int(failed.pop()), "the launcher's first failed process"
-    device = ev.device if ev.device is not None else ev.data.get("gpu")
+    device = ev.device if ev.device is not None else _ordinal(ev.data.get("gpu"))
     if device is None:
-        device = _digits(groups.get("device")) if groups.get("device") is not None else _digits(groups.get("gpu"))
+        device = _ordinal(groups.get("device")) if groups.get("device") is not None else _ordinal(groups.get("gpu"))
     if device is not None and _one_process_per_gpu(facts, ev.device is not None):
         return int(device), "GPU index on a single node"
     return None, None
@@ -234,7 +241,7 @@ def first_failure(facts: Facts, findings: list[Finding]) -> tuple[dict[str, Any]
             return _with_process({
                 "rank": info.rank,
                 "host": info.host,
-                "time": iso(when),
+                "time": iso(when), "_when": when,
                 "source": line.source,
                 "line": line.line,
                 "text": line.text,
@@ -249,7 +256,7 @@ def first_failure(facts: Facts, findings: list[Finding]) -> tuple[dict[str, Any]
         return _with_process({
             "rank": None,
             "host": (verdict.hosts[0] if len(verdict.hosts) == 1 else (match.host if match else None)),
-            "time": iso(match.time) if match else None,
+            "time": iso(match.time) if match else None, "_when": match.time if match else None,
             "source": e.source,
             "line": e.line,
             "text": e.text,
@@ -268,7 +275,7 @@ def first_failure(facts: Facts, findings: list[Finding]) -> tuple[dict[str, Any]
     return _with_process({
         "rank": rank,
         "host": host,
-        "time": iso(ev.time),
+        "time": iso(ev.time), "_when": ev.time,
         "source": ev.source,
         "line": ev.line,
         "text": ev.text,
@@ -276,10 +283,26 @@ def first_failure(facts: Facts, findings: list[Finding]) -> tuple[dict[str, Any]
     }, facts, ev), ev
 
 
+def _subject_pid(ev: Event) -> int | None:
+    """The pid of the process a line is about, where that is not its writer: a launcher's
+    report of its worker (the parser's `child_pid`, or the catalog's `pid` group beside a
+    `local_rank`), or a line with no writer's pid that names one (the catalog's `pid` group)."""
+    groups = ev.data.get("groups") or {}
+    said = ev.data.get("child_pid") or groups.get("pid")
+    if not (isinstance(said, int) or (isinstance(said, str) and said.isdecimal() and said.isascii())):
+        return None
+    about_child = ev.data.get("local_rank") is not None or groups.get("local_rank") is not None
+    return int(said) if about_child or ev.pid is None else None
+
+
 def _with_process(ff: dict[str, Any], facts: Facts, ev: Event | None) -> dict[str, Any]:
     """Adds pid, device, bus_id (from the line itself, else its rank) and a time estimate."""
     info = facts.ranks.get(ff["rank"]) if ff["rank"] is not None else None
-    pid = ev.pid if ev is not None and ev.pid is not None else (info.pid if info else None)
+    # A launcher's line about its worker ('failed (exitcode: -9) local_rank: 3 (pid: 812917)')
+    # is about the child it names, not about the launcher that printed it.
+    subject = _subject_pid(ev) if ev is not None and ff["rank"] is not None else None
+    pid = (subject if subject is not None else
+           ev.pid if ev is not None and ev.pid is not None else (info.pid if info else None))
     if pid is None and ff["rank"] is not None:
         # torchelastic's failure block names the worker's pid ("exitcode : 1 (pid: 24349)").
         pid = next((e.pid for e in facts.events if e.kind == "elastic_failure" and e.rank == ff["rank"]
@@ -288,10 +311,14 @@ def _with_process(ff: dict[str, Any], facts: Facts, ev: Event | None) -> dict[st
     bus = (info.bus_id if info else None) or (facts.bus_of_rank.get(ff["rank"]) if ff["rank"] is not None else None)
     if ev is not None and bus is None and isinstance(ev.data.get("bus_id"), str):
         bus = ev.data["bus_id"]
-    ff.update(pid=pid, device=device, bus_id=bus, time_estimate=None, time_estimate_basis=None,
+    # A time the bundle gives no year for: null (never this machine's year) and, beside it, what
+    # is known, '--MM-DDThh:mm:ss' (model.yearless).
+    when = ff.pop("_when", None)
+    ff.update(pid=pid, device=device, bus_id=bus, time_yearless=yearless(when), time_estimate=None,
+              time_estimate_basis=None,
               time_clock=KERNEL_CLOCK if ff["time"] is not None and ev is not None and ev.data.get("kernel_clock")
               else None)
-    if ff["time"] is None:
+    if ff["time"] is None and ff["time_yearless"] is None:
         # The same failure often has a timed line elsewhere (torchelastic's error file, the
         # watchdog's teardown): the rank's first timed error, not before the line's lower bound.
         floor = ev.approx_time if ev is not None else None
@@ -308,6 +335,8 @@ def _with_process(ff: dict[str, Any], facts: Facts, ev: Event | None) -> dict[st
         elif info is not None and info.last_time is not None:
             ff["time_estimate"] = iso(info.last_time)
             ff["time_estimate_basis"] = f"the last timed line of rank {info.rank} (the line itself has no time)"
+        if ff["time_estimate"] is None:  # its time too has no year in the bundle
+            ff["time_estimate_basis"] = None
     return ff
 
 
@@ -384,6 +413,10 @@ def summary(facts: Facts, findings: list[Finding], culprit: Event | None) -> str
 
 def notes(facts: Facts, findings: list[Finding]) -> list[str]:
     out: list[str] = []
+    if any(t is not None and t.year == YEAR_UNKNOWN for info in facts.ranks.values()
+           for t in (info.first_time, info.last_time)):
+        out.append("The logs' times have no year (glog, syslog, vLLM) and nothing in the bundle writes one: those "
+                   "times are given without a year (time_yearless), never this machine's.")
     if not facts.has_nccl:
         out.append(
             "No NCCL debug lines: NCCL_DEBUG=INFO was probably not set, so which transport was used and which peer "

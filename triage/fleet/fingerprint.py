@@ -61,14 +61,21 @@ _NCCL_HOST_PREFIX = re.compile(r"^(?:\[[^\]]*\]\s*)?\S+:\d+:\d+\s+\[\d+\]\s*")
 
 
 def failure_key(diagnosis: dict[str, Any]) -> str:
-    """The same failure reported again: its host, its first-failure line and that line's own
-    time. Two uploads of one job's logs (repacked, renamed, with a file more) share it; two
-    failures never do, since the time differs. Empty when the line has no host or no time."""
+    """The same failure reported again, read from the failure itself, never from the archive's
+    bytes or names: its host, GPU, process, first-failure line and that line's time. Two uploads of
+    one job's logs (repacked as another format, renamed, with a file more) share it; two failures
+    do not, since the time differs, or, where the line has no time the bundle can place (a dmesg
+    line with no boot time beside it), the process does (a new run has new pids; the dmesg line's
+    own uptime stamp is in its text). Empty when neither a time nor a pid tells the failure apart,
+    or the line has no host."""
     ff = diagnosis.get("first_failure") or {}
-    host, when, text = ff.get("host"), ff.get("time"), str(ff.get("text") or "").strip()
-    if not host or not when or not text:
+    host, text = ff.get("host"), str(ff.get("text") or "").strip()
+    when = ff.get("time") or ff.get("time_yearless") or ff.get("time_estimate")
+    pid, device = ff.get("pid"), ff.get("device")
+    if not host or not text or (not when and pid is None):
         return ""
-    return hashlib.sha256("\x1f".join((str(host), str(when), text)).encode()).hexdigest()[:40]
+    parts = (str(host), "" if device is None else str(device), "" if pid is None else str(pid), str(when or ""), text)
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:40]
 
 
 @dataclass(frozen=True)

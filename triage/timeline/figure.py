@@ -156,6 +156,12 @@ def build_figure(timeline: dict[str, Any]) -> dict[str, Any]:
                                       "font": {"color": "#0072B2", "size": 10},
                                       "name": "wavefront"})
     bounds = _fix_x_range(layout, axis, spans, rank_points, event_xs, timeline.get("resolution_s"))
+    if axis.is_time and timeline.get("year_known") is False:
+        # The logs' times have no year and the bundle writes none (engine timeparse.YEAR_UNKNOWN):
+        # dates drawn without one, never a stand-in year on the ticks.
+        layout["xaxis"]["tickformat"] = layout["xaxis"].get("tickformat") or "%H:%M:%S\n%b %d"
+        layout["xaxis"]["hoverformat"] = "%b %d " + layout["xaxis"].get("hoverformat", "%H:%M:%S.%L")
+        notes.append("the logs' times have no year and the bundle writes none: drawn without one")
     if seq is not None:
         _integer_ticks(layout["xaxis2"], [x for x in seq.x or [] if x is not None])
     if not rows.ranks:

@@ -7,8 +7,8 @@ One rank (`--culprit`) misbehaves at the collective `--step` (1-based):
   shape   runs it on a [2, 512] tensor where the others use [1024] (same bytes: gloo runs it)
   healthy does what the others do
 Every rank then dumps its recorder with torch's own `_dump_fr_trace` (pickle) and
-`_dump_fr_trace_json` into `<out>/pickle/fr_trace_<rank>` and `<out>/json/fr_trace_<rank>.json`,
-as TORCH_NCCL_DUMP_ON_TIMEOUT would with TORCH_FR_DUMP_TEMP_FILE=<dir>/fr_trace_, and leaves.
+`_dump_fr_trace_json` into `<out>/pickle/nccl_trace_rank_<rank>` and `<out>/json/nccl_trace_rank_<rank>.json`,
+as TORCH_NCCL_DUMP_ON_TIMEOUT would with TORCH_FR_DUMP_TEMP_FILE=<dir>/nccl_trace_rank_ (torch's default name), and leaves.
 
 `--torchrun`: run as a torchrun worker (rank from the environment); the waiting ranks time out
 (gloo, 3 s) and raise, as a real hang ends.
@@ -36,7 +36,7 @@ def work(rank: int, world: int, args: argparse.Namespace, init: str | None) -> N
     def dump() -> None:
         for sub, data, suffix in (("pickle", _dump_fr_trace(), ""), ("json", _dump_fr_trace_json(), ".json")):
             os.makedirs(os.path.join(args.out, sub), exist_ok=True)
-            with open(os.path.join(args.out, sub, f"fr_trace_{rank}{suffix}"), "wb") as f:
+            with open(os.path.join(args.out, sub, f"nccl_trace_rank_{rank}{suffix}"), "wb") as f:
                 f.write(data)
 
     works = []

@@ -271,3 +271,30 @@ def test_dumps_survive_the_partial_states_of_a_fan_out(tmp_path: Path) -> None:
     d = conclude(states).to_dict()
     assert (d["findings"][0]["rule"], d["findings"][0]["ranks"]) == (RULE + "missing_rank", [2])
     assert d["collectives"]["groups"][0]["dumped"] == [0, 1, 2, 3]
+
+
+def _lagging_docs() -> dict[int, dict[str, Any]]:
+    return {r: dump([entry(s) for s in range(1, 12)] + [entry(12, "scheduled" if r == 2 else "started")],
+                    completed=11, enqueued=12) for r in range(4)}
+
+
+def test_a_dumps_rank_is_its_content_or_torchs_default_name_never_any_trailing_digits(tmp_path: Path) -> None:
+    docs = _lagging_docs()
+    # torch's default name says the rank.
+    d = diagnose(write(tmp_path / "default", docs)).to_dict()
+    assert d["findings"][0]["ranks"] == [2]
+    # A name a person chose: its digits say nothing ('job_2024.pkl' is no rank 2024), so no
+    # rank is invented and none is named.
+    (tmp_path / "renamed").mkdir()
+    for rank, doc in docs.items():
+        (tmp_path / "renamed" / f"job_{2021 + rank}.pkl").write_bytes(pickle.dumps(doc, protocol=2))
+    d = diagnose(tmp_path / "renamed").to_dict()
+    assert not any(2021 <= r["rank"] <= 2024 for r in d["ranks"] if r["rank"] is not None), d["ranks"]
+    assert all(r < 2021 for f in d["findings"] for r in f["ranks"]), d["findings"]
+    assert not any(f["rule"] == RULE + "lagging_rank" and f["ranks"] for f in d["findings"])
+    # A dump that holds its own rank: that one, whatever the file is called.
+    (tmp_path / "own").mkdir()
+    for rank, doc in docs.items():
+        (tmp_path / "own" / f"k{7 - rank}x9").write_bytes(pickle.dumps({**doc, "rank": rank}, protocol=2))
+    d = diagnose(tmp_path / "own").to_dict()
+    assert d["findings"][0]["rule"] == RULE + "lagging_rank" and d["findings"][0]["ranks"] == [2]

@@ -67,7 +67,7 @@ def test_the_culprit_is_named(jobs: Path, fmt: str, scenario: str, world: int, c
     assert d["collectives"]["culprit"]["ranks"] == [culprit]
     assert {x["format"] for x in d["collectives"]["dumps"]} == {fmt}
     # Evidence points at the dumps themselves.
-    assert all(Path(e["source"]).name.startswith("fr_trace_") for e in verdict["evidence"])
+    assert all(Path(e["source"]).name.startswith("nccl_trace_rank_") for e in verdict["evidence"])
 
 
 def test_where_each_rank_stands(jobs: Path) -> None:
@@ -76,6 +76,9 @@ def test_where_each_rank_stands(jobs: Path) -> None:
     assert group["last_completed_by_all"] == 5 and group["first_incomplete"] == 6
     pos = group["positions"]
     assert pos["2"]["state"] == "not enqueued" and pos["2"]["last_enqueued"] == 5
+    # It stands at the collective it never enqueued (#6, the others' all_reduce), not at its last #5.
+    assert (pos["2"]["op"], pos["2"]["seq"]) == ("all_reduce", 6)
+    assert group["first_mismatch"] is None
     for r in ("0", "1", "3"):
         assert pos[r]["seq"] == 6 and pos[r]["op"] == "all_reduce" and pos[r]["last_enqueued"] == 8
         # The Python frame where the rank enqueued it: the job's own code, not torch's.
@@ -83,6 +86,16 @@ def test_where_each_rank_stands(jobs: Path) -> None:
     # JSON dumps carry no frames: the positions say so by an empty list.
     dj = diagnose(run_job(jobs, "stall", 4, 2) / "json").to_dict()
     assert dj["collectives"]["groups"][0]["positions"]["0"]["frames"] == []
+
+
+def test_a_wrong_op_stands_where_it_ran_differently(jobs: Path) -> None:
+    # Gloo ran rank 3's broadcast against the others' all_reduce (same bytes): every rank completed
+    # all eight, so nothing is incomplete; the panel names the first collective they ran differently.
+    d = diagnose(run_job(jobs, "op", 4, 3) / "pickle").to_dict()
+    group = d["collectives"]["groups"][0]
+    assert group["first_incomplete"] is None and group["last_completed_by_all"] == 8
+    assert group["first_mismatch"] == 6
+    assert {r: (p["seq"], p["state"]) for r, p in group["positions"].items()} == {str(r): (8, "completed") for r in range(4)}
 
 
 @pytest.mark.parametrize("fmt", ["pickle", "json"])
@@ -116,12 +129,21 @@ def test_a_torchrun_job_that_timed_out(tmp_path: Path) -> None:
                        stdout=f, stderr=subprocess.STDOUT, timeout=180, check=False)
     for dump in (out / "pickle").iterdir():
         (log.parent / dump.name).write_bytes(dump.read_bytes())
-    assert (log.parent / "fr_trace_2").exists()
+    assert (log.parent / "nccl_trace_rank_2").exists()
     d = diagnose(log.parent).to_dict()
     verdict = d["findings"][0]
     assert verdict["rule"] == RULE + "missing_rank"
     assert verdict["ranks"] == [2]
     assert d["first_failure"]["rank"] == 2
+    # The timeline spans the stall, not only the exit the log prints: rank 2's row is its dump's
+    # (its last collective, #5), and the others' rows start with their collectives, before the
+    # timeouts the log prints.
+    rows = {r["rank"]: r for r in d["timeline"]["ranks"]}
+    stalled = d["collectives"]["culprit"]["started_ns"]
+    assert d["timeline"]["axis"] == "time" and rows[2]["start"] is not None and rows[2]["end"] is not None
+    assert rows[2]["end"] <= min(rows[0]["end"], rows[1]["end"])
+    assert all(rows[r]["start"] < rows[r]["end"] for r in (0, 1))
+    assert stalled is not None
     # The log alone does not say it (the dumps are what names rank 2).
     alone = diagnose(log).to_dict()
     assert alone["first_failure"] is None or alone["first_failure"]["rank"] != 2

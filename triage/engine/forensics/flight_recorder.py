@@ -20,10 +20,16 @@ Older versions (2.2-2.4 era) name the sequence `seq_id`, lack `process_group`, d
 `is_p2p` or `pg_status`; gloo fills only `time_created_ns` and leaves every state
 `scheduled`, marking finished work `retired`. All of that is read here.
 
-The dump does not name its own rank: torch's writer appends it to the file name, and its
-analyzer reads it back from there. So the rank is the collector manifest's when there is
-one, else the writer's `<prefix><rank>` suffix (the one piece of identity the format keeps
-outside its content).
+Which rank wrote a dump: torch's writer appends the rank to the prefix it was given
+(`${TORCH_FR_DUMP_TEMP_FILE}${rank}`), and the dumps of torch 2.13 (version "2.10") hold no
+rank of their own (checked: the keys are version, pg_config, pg_status, comm_lib_version,
+nccl_comm_state, entries). So, in order: a top-level integer `rank` where a dump carries one;
+the collector manifest's rank (the collector knows the prefix it or the user set,
+collectors/bundle.py); the name where it is torch's default prefix, which says what it is:
+`comm_lib_trace_rank_<rank>` (torch 2.13's default, `~/.cache/torch/comm_lib_trace_rank_`, from
+the strings of libtorch_cpu) or `nccl_trace_rank_<rank>` (older torch: `/tmp/nccl_trace_rank_`).
+Any other name's trailing digits say nothing (`job_2024.pkl`, a renamed `k3j9`): the rank
+stays unknown rather than invented.
 
 A dump of 20,000 entries is read streaming: each entry is reduced to a few fields as it is
 read; per process group only the last KEEP_ENTRIES entries are kept (where the ranks stand),
@@ -60,7 +66,7 @@ MAX_JSON_VALUE_CHARS = 64 * 1024 * 1024
 _RANKS_TEXT = re.compile(r"\s*[\[(]\s*(?:-?[0-9]+\s*(?:,\s*-?[0-9]+\s*)*,?\s*)?[\])]\s*")
 _RANK_NUMBER = re.compile(r"-?[0-9]+")
 _JSON_CHUNK = 1 << 20
-_RANK_SUFFIX = re.compile(r"(\d+)(?:\.(?:json|pkl|pickle|bin))?$")
+_DEFAULT_NAME = re.compile(r"^(?:comm_lib|nccl)_trace_rank_(\d+)(?:\.(?:json|pkl|pickle))?$")
 _PICKLE_HEAD = re.compile(rb"^\x80[\x02-\x05]")
 _JSON_HEAD = re.compile(rb"^\s*\{")
 # Keys only a flight-recorder dump has together (pickle: plain strings in the first bytes).
@@ -85,8 +91,10 @@ def looks_like_dump(head: bytes) -> bool:
 
 
 def rank_from_name(name: str) -> int | None:
-    """The writer's `<prefix><rank>` suffix (see the module docstring)."""
-    m = _RANK_SUFFIX.search(name.rsplit("/", 1)[-1])
+    """The rank in torch's default dump name, `comm_lib_trace_rank_<rank>` or
+    `nccl_trace_rank_<rank>`; None for any other name
+    (see the module docstring)."""
+    m = _DEFAULT_NAME.match(name.rsplit("/", 1)[-1])
     return int(m.group(1)) if m else None
 
 
@@ -305,9 +313,12 @@ def _finish(name: str, fmt: str, top: dict[str, Any], summary: DumpSummary, rank
                          "desc": _field(cfg.get("desc", ""), "pg_config desc", left_out), "ranks": ranks}
     pg_status = {pg: {k: _int(st.get(f"last_{k}_collective")) for k in ("enqueued", "started", "completed")}
                  for pg, st in _per_group(top.get("pg_status"), "pg_status", left_out)}
+    own = _int(top.get("rank"))
     out = summary.to_dict()
+    written = own is not None and own >= 0
     out.update({"source": name, "format": fmt, "version": _field(top.get("version", ""), "version", left_out),
-                "rank": rank,
+                "rank": own if written else rank,
+                "rank_from": "dump" if written else "name" if rank is not None else None,
                 "comm_lib_version": _field(top.get("comm_lib_version", "") or "", "comm_lib_version", left_out),
                 "pg_config": pg_config, "pg_status": pg_status})
     return out

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
+
+from ..model import from_epoch
 
 STATE_ORDER = {"": 0, "scheduled": 1, "started": 2, "completed": 3}
 
@@ -59,7 +60,7 @@ def _label(ranks: list[int]) -> str:
 def _clock(ns: int | None) -> str:
     if not ns:
         return "?"
-    return datetime.fromtimestamp(ns / 1e9).strftime("%H:%M:%S")
+    return from_epoch(ns / 1e9).strftime("%H:%M:%S")
 
 
 def _where(entry: dict[str, Any] | None) -> str:
@@ -155,14 +156,32 @@ def _mismatch(pg: str, seq: int, present: dict[int, dict[str, Any]]) -> Culprit 
     return None
 
 
+def _position(v: RankView, at: dict[str, Any] | None, front: int | None, front_op: str | None) -> dict[str, Any]:
+    """Where a rank stands: at the first collective not completed by all (`front`), its entry
+    there; a rank that never enqueued it stands at that collective, not enqueued (rank 2 of a
+    stall at #6 is at 'all_reduce #6 not enqueued', not at its last #5); with nothing
+    incomplete, its last collective and that one's state."""
+    if at is not None:
+        return {"op": at["op"], "seq": at["seq"], "state": at["state"] or ("done" if at["done"] else "pending")}
+    if front is not None and v.last_enqueued < front:
+        return {"op": front_op or (v.last or {}).get("op"), "seq": front, "state": "not enqueued"}
+    last = v.last
+    if last is None:
+        return {"op": None, "seq": None, "state": "unknown"}
+    # gloo leaves every state 'scheduled' and retires finished work: within last_completed it is done.
+    finished = isinstance(last["seq"], int) and last["seq"] <= v.last_completed
+    return {"op": last["op"], "seq": last["seq"],
+            "state": "completed" if finished else last["state"] or ("done" if last["done"] else "pending")}
+
+
 def match_group(dumps: list[dict[str, Any]], pg: str) -> dict[str, Any]:
     desc = next((d["groups"][pg]["desc"] for d in dumps if pg in d["groups"]), "")
     views = _views(dumps, pg)
     expected = _expected(dumps, pg, desc, set(views))
     no_dump = [r for r in expected if r not in views]
     out: dict[str, Any] = {"pg": pg, "desc": desc, "ranks": expected, "dumped": sorted(views), "no_dump": no_dump,
-                           "last_completed_by_all": None, "first_incomplete": None, "positions": {}, "mismatches": [],
-                           "culprit": None}
+                           "last_completed_by_all": None, "first_incomplete": None, "first_mismatch": None,
+                           "positions": {}, "mismatches": [], "culprit": None}
     if not views:
         return out
     wave = min(v.last_completed for v in views.values())
@@ -170,21 +189,22 @@ def match_group(dumps: list[dict[str, Any]], pg: str) -> dict[str, Any]:
     highest = max(v.last_enqueued for v in views.values())
     out["last_completed_by_all"] = wave
     out["first_incomplete"] = front if highest >= front else None
+    out["first_mismatch"] = None
     # The first collective some rank never enqueued: a collective cannot succeed without every
     # rank of its group, so the others were stuck in it (gloo retires, and calls completed, a
     # collective that failed on its timeout: "done" does not clear them).
     lowest = min(v.last_enqueued for v in views.values())
     if highest > lowest:
         out["first_incomplete"] = front = min(front, lowest + 1)
+    # What the others run at the front: the collective a rank that never enqueued it is missing.
+    at_front = Counter(v.by_seq[front]["op"] for v in views.values() if front in v.by_seq).most_common(1)
     for rank, v in sorted(views.items()):
-        at = v.by_seq.get(front)
+        at = v.by_seq.get(front) if out["first_incomplete"] is not None else None
         stands = at if at is not None else v.last
         out["positions"][str(rank)] = {
             "source": v.source, "last_enqueued": v.last_enqueued, "last_completed": v.last_completed,
-            "state": (at["state"] or ("done" if at["done"] else "pending")) if at is not None else
-                     ("not enqueued" if v.last_enqueued < front else "unknown"),
-            "op": stands["op"] if stands else None, "seq": stands["seq"] if stands else None,
-            "frames": (stands or {}).get("frames") or [],
+            "frames": (stands or {}).get("frames") or [], **_position(v, at, front if out["first_incomplete"] else None,
+                                                                    at_front[0][0] if at_front else None),
         }
     # Mismatches at every sequence id the windows share, earliest first.
     culprits: list[Culprit] = []
@@ -197,6 +217,8 @@ def match_group(dumps: list[dict[str, Any]], pg: str) -> dict[str, Any]:
                               f"#{seq} {present[r]['op']} {present[r]['in_sizes']} {present[r]['in_dtypes']}")
                              for r in sorted(present, key=lambda r: (r not in found.ranks, r))][:8]
             out["mismatches"].append({"seq": seq, "kind": found.kind, "ranks": found.ranks, "text": found.text})
+            if out["first_mismatch"] is None:
+                out["first_mismatch"] = seq
             culprits.append(found)
             if len(out["mismatches"]) >= MAX_MISMATCHES:
                 break

@@ -3,10 +3,9 @@ group that matters (the culprit's, else the default group) as (time, seq, done) 
 the wavefront and the mismatched sequence ids marked."""
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
-from ..model import iso
+from ..model import from_epoch, iso
 
 MAX_POINTS_PER_RANK = 300
 
@@ -41,4 +40,4 @@ def collective_progress(report: dict[str, Any] | None, dumps: list[dict[str, Any
 
 
 def _time(ns: Any) -> str | None:
-    return iso(datetime.fromtimestamp(ns / 1e9)) if isinstance(ns, int) and ns > 0 else None
+    return iso(from_epoch(ns / 1e9)) if isinstance(ns, int) and ns > 0 else None

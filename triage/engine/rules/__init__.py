@@ -43,4 +43,6 @@ def run_rules(facts: Facts) -> list[Finding]:
     findings: list[Finding] = []
     for rule in RULES:
         findings.extend(rule(facts))
+    for f in findings:
+        f.fix = collective_timeout_straggler.fill_pids(f.fix, facts, f.ranks)
     return findings

@@ -17,6 +17,25 @@ from ..signatures import fix_text
 from .common import earliest, evidence, hosts_of, ranks_of, spread_evidence, without
 
 FIX = fix_text("collective_timeout_straggler")
+# The line of FIX that fill_pids fills with the lagging ranks' pids where the logs name them; it
+# is worded so that nothing is left to fill where they do not.
+PY_SPY = "py-spy dump --pid <pid of the lagging rank>"
+SHOWN_PIDS = 4
+
+
+def fill_pids(fix: str, facts: Facts, ranks: list[int]) -> str:
+    """FIX's py-spy line for these ranks: one line per rank whose pid the logs name, else every
+    Python process of the host (the logs name no pid to give it)."""
+    if PY_SPY not in fix:
+        return fix
+    known = [(r, facts.ranks[r]) for r in ranks if r in facts.ranks and facts.ranks[r].pid is not None]
+    if known:
+        lines = "\n".join(f"py-spy dump --pid {info.pid}   # rank {r}" + (f" on {info.host}" if info.host else "")
+                          for r, info in known[:SHOWN_PIDS])
+    else:
+        lines = ('for pid in $(pgrep -f python); do py-spy dump --pid "$pid"; done   # on the lagging rank\'s host '
+                 "(the logs name no pid)")
+    return fix.replace(PY_SPY, lines)
 
 
 MIN_GPUS_SAMPLED = 3  # fewer GPUs with NVML samples: no "the others" to compare with
@@ -352,8 +371,15 @@ def _laggard_detail(reason: str, laggards: list[int], facts: Facts, tmo: int | N
         else:
             text += f" Rank {r} has no line of its own in the bundle."
     root = [e for e in facts.kind("elastic_failure") if e.data.get("root_cause") and e.rank is not None]
-    if root and root[0].rank in waiting:
-        text += (f" torchrun's 'first observed failure' is rank {root[0].rank}, which only timed out waiting; "
+    if root and root[0].rank not in laggards:
+        # The launcher names whichever worker it saw exit first; under load that may be a rank
+        # that had not yet printed its own timeout: say what is known of it either way.
+        own = earliest(e for e in facts.events if e.rank == root[0].rank and e.severity in ("error", "fatal")
+                       and e.kind != "elastic_failure" and not e.data.get("launcher_report"))
+        said = ("which only timed out waiting" if root[0].rank in waiting else
+                f"which printed no timeout, only: {(own.message or own.text).strip()[:160]}" if own is not None else
+                "which left no error of its own (no timeout or exception of it in the bundle)")
+        text += (f" torchrun's 'first observed failure' is rank {root[0].rank}, {said}; "
                  f"the launcher saw it exit first, but {who} is the one the others waited for.")
     return text
 

@@ -3,12 +3,11 @@
 different op, size or dtype at the same sequence id, or had not started it."""
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
-from ..facts import Facts
+from ..facts import Facts, dump_rank
 from ..forensics.match import match
-from ..model import Event, Evidence, Finding
+from ..model import Event, Evidence, Finding, from_epoch
 from ..signatures import cause as traits
 from ..signatures import fix_text
 from .collective_timeout_straggler import FIX
@@ -62,13 +61,11 @@ def ranked_dumps(facts: Facts) -> list[dict[str, Any]]:
 def _match(facts: Facts) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     global _cache  # noqa: PLW0603 - the module-wide cache of the matched flight records
     records = facts.docs.flight_records
-    rank_of = {s.name: s.file_origin.rank for s in facts.sources if s.file_origin.rank is not None}
     dumps = []
     for name, rank, summary in records:
         if not isinstance(summary, dict) or "groups" not in summary:
             continue
-        own = rank_of.get(name, rank if rank is not None else summary.get("rank"))
-        dumps.append(dict(summary, rank=own))
+        dumps.append(dict(summary, rank=dump_rank(facts, name, rank, summary)))
     report = match(dumps)
     _cache = (id(records), records, report, dumps)
     return report, dumps
@@ -101,7 +98,7 @@ def find(facts: Facts) -> list[Finding]:
         confidence = "medium"
         detail += f" Rank {explained[0].rank} had already failed on its own: {explained[0].message[:160]}"
     evidence = [Evidence(src, 1, text) for src, text in culprit["sources"]][:8]
-    when = datetime.fromtimestamp(culprit["started_ns"] / 1e9) if culprit.get("started_ns") else None
+    when = from_epoch(culprit["started_ns"] / 1e9) if culprit.get("started_ns") else None
     first_src = evidence[0].source if evidence else ""
     event = Event(kind="fr_culprit", source=first_src, line=1, text=culprit["text"][:500], severity="error",
                   message=culprit["text"][:500], rank=ranks[0] if ranks else None,

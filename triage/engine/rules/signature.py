@@ -18,16 +18,54 @@ from .common import earliest, evidence, hosts_of, later_on_same_process, normal_
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 
 
-def fill(template: str, ev: Event) -> str:
-    """The fix with what the finding knows filled in; unknown values stay visible placeholders."""
+# How prose reads where a value is not in the logs: the word that stands for it, or "" to leave
+# it out ("Process {process} (pid 2203)" -> "Process (pid 2203)").
+_UNKNOWN_WORDS = {"process": "the process", "name": "the process", "pid": "its process", "host": "its host",
+                  "rank": "the rank", "culprit_rank": "the rank", "device": "its GPU", "gpu": "its GPU"}
+_LABELLED = re.compile(r"(?:\b(?:pid|[Rr]ank|GPU|[Dd]evice|[Hh]ost|[Nn]ode) )?<<(?P<key>[a-z_]+)>>")
+_PAREN = re.compile(r" ?\(([^()]*)\)")
+
+
+def fill(template: str, ev: Event, facts: Facts | None = None) -> str:
+    """The fix with what the finding knows filled in: the line's own values, then its rank's
+    (pid, host, GPU from the rank table). In a command (`$ ` lines) an unknown value stays a
+    visible `<name>` argument, for whoever runs it (the page fills it where it knows it); in
+    prose it is worded away, so no `<process>` is left in a sentence: a parenthesis loses it
+    (and is dropped when nothing is left), elsewhere a word stands for it."""
     known: dict[str, object] = {k: v for k, v in (ev.data.get("groups") or {}).items() if v}
     for key in ("device", "pid", "host", "rank"):
         value = getattr(ev, key)
         if value is not None:
             known.setdefault(key, value)
-    if ev.device is not None:
-        known.setdefault("gpu", ev.device)
-    return _PLACEHOLDER.sub(lambda m: str(known[m.group(1)]) if m.group(1) in known else f"<{m.group(1)}>", template)
+    info = facts.ranks.get(ev.rank) if facts is not None and ev.rank is not None else None
+    if info is not None:
+        own = {"host": info.host, "device": info.device, "pid": info.pid if ev.host in (None, info.host) else None}
+        for key, value in own.items():
+            if value is not None:
+                known.setdefault(key, value)
+    if "device" in known:
+        known.setdefault("gpu", known["device"])
+    lines = []
+    for line in template.split("\n"):
+        if line.startswith("$ "):
+            lines.append(_PLACEHOLDER.sub(lambda m: str(known[m[1]]) if m[1] in known else f"<{m[1]}>", line))
+        else:
+            lines.append(_prose(_PLACEHOLDER.sub(lambda m: str(known[m[1]]) if m[1] in known else f"<<{m[1]}>>", line)))
+    return "\n".join(lines)
+
+
+def _prose(line: str) -> str:
+    if "<<" not in line:
+        return line
+
+    def paren(m: re.Match[str]) -> str:
+        inner = _LABELLED.sub("", m[1]).strip(" ,;:")
+        return f" ({inner})" if inner else ""
+
+    line = _PAREN.sub(lambda m: paren(m) if "<<" in m[1] else m[0], line)
+    line = re.sub(r"\b([Pp]rocess) <<(?:process|name)>> ", r"\1 ", line)
+    worded = re.sub(r"  +", " ", _LABELLED.sub(lambda m: _UNKNOWN_WORDS.get(m["key"], "(not in the log)"), line))
+    return worded[:1].upper() + worded[1:] if line[:1].isupper() else worded
 
 
 def catalog_fix(facts: Facts, ev: Event | None, cause: str, own: str) -> str:
@@ -41,7 +79,7 @@ def catalog_fix(facts: Facts, ev: Event | None, cause: str, own: str) -> str:
     sig = BY_ID.get(str(meaning.data.get("sig")))
     if sig is None or sig.priority <= CATCH_ALL_PRIORITY:
         return own
-    return fill(sig.fix, meaning)
+    return fill(sig.fix, meaning, facts)
 
 
 def _confidence(ev: Event) -> str:
@@ -147,7 +185,7 @@ def find(facts: Facts) -> list[Finding]:
                     + ("" if role == "fault" else " This message usually follows a failure elsewhere; no fault of this "
                        "kind was found on the rank itself.")
                     + why + f" (signature {sig.id}: {sig.origin})"),
-            fix=fill(sig.fix, first),
+            fix=fill(sig.fix, first, facts),
             ranks=ranks_of([first]), hosts=hosts_of([first]),
             evidence=evidence([first] + sorted(pool, key=lambda e: e.order)),
             culprit=first,

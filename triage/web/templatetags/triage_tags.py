@@ -136,9 +136,10 @@ def get_item(values: list[object], index: int) -> object:
 
 @register.filter
 def logtime(value: object) -> str:
-    """An engine ISO time as people read it: '2026-08-16 20:39:36.709633' (zone kept if given)."""
+    """An engine ISO time as people read it: '2026-08-16 20:39:36.709633' (zone kept if given);
+    a time whose year is unknown ('--08-16T20:39:36', model.yearless): '08-16 20:39:36'."""
     text = "" if value is None else str(value)
-    return text.replace("T", " ", 1)
+    return text.removeprefix("--").replace("T", " ", 1)
 
 
 # NCCL "WARN", torch "[E0816 ...", Python "ERROR", tracebacks and fatal signals; "[W..." warnings.
