@@ -124,8 +124,13 @@ def _need_server(args: argparse.Namespace, ap: argparse.ArgumentParser) -> None:
 
 
 def _upload_files(args: argparse.Namespace, paths: list[Path], job: str, host: str, *,
-                  url_to_stderr: bool = False) -> int:
+                  url_to_stderr: bool = False, ranks: dict[Path, int] | None = None) -> int:
+    """`ranks`: the rank of each file this collector wrote itself for a process it started
+    (smoke's per-rank logs); no rank is ever read from a file's name."""
     files = gather(paths)
+    for f in files:
+        if ranks and f.path in ranks:
+            f.meta["rank"] = ranks[f.path]
     with tempfile.TemporaryDirectory(prefix="nccl-triage-") as tmp:
         bundle = Path(tmp, f"{job}-{host}.tar.gz".replace("/", "_"))
         write_bundle(files, bundle, job=job, host=host)
@@ -191,7 +196,9 @@ def cmd_smoke(args: argparse.Namespace, ap: argparse.ArgumentParser) -> int:
             (logdir / "smoke.json").write_text(json.dumps(result, indent=2) + "\n")
             (logdir / "snapshot.json").write_text(json.dumps(build_snapshot(), indent=2) + "\n")
             paths = sorted(p for p in logdir.iterdir() if not p.name.startswith("smoke-rank") or p.suffix == ".log")
-            rc = _upload_files(args, paths, args.job or f"smoke-{host}", host, url_to_stderr=True)
+            # smoke started each rank and wrote its log itself: it knows whose each file is.
+            ranks = {logdir / f"smoke-rank{r['rank']}.log": int(r["rank"]) for r in result["ranks"]}
+            rc = _upload_files(args, paths, args.job or f"smoke-{host}", host, url_to_stderr=True, ranks=ranks)
             if rc != 0:
                 return rc
         return 0 if result["ok"] else 1

@@ -208,6 +208,10 @@ ALLOWED: dict[str, dict[str, str]] = {
         'a signal': "wording of the rule's finding detail when the signal is unknown (output)",
         'exit code ': "wording of the rule's finding detail (output)",
     },
+    'engine/rules/signature.py': {
+        'the process': "wording a fix reads where the logs name no process to fill it with (output)",
+        'the rank': "wording a fix reads where the logs name no rank to fill it with (output)",
+    },
     'engine/rules/rendezvous_hang.py': {
         'rendezvous_hang': 'the cause rule collects the lines the catalog reads as its own cause (as read_as does)',
     },

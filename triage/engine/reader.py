@@ -508,7 +508,7 @@ def flush_source(state: SourceState, info: SourceInfo) -> list[Event]:
                 source=info.name,
                 line=tb["line"],
                 # The line as printed (its header, or its first frame); the message says what is missing.
-                text=tb.get("text") or "Traceback (most recent call last):",
+                text=tb.get("text") or "",
                 severity="error",
                 message="traceback cut off before the exception line",
                 rank=int(rank_text) if rank_text != "None" else None,
