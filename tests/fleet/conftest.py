@@ -7,14 +7,16 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-# The real Celery worker of the API tests (its own Redis key prefix, the test database).
 from tests.api.test_worker import worker  # noqa: F401 - a fixture, used by test_fleet_worker
+
+# The real Celery worker of the API tests (its own Redis key prefix, the test database).
+from tests.loopback import serve_posts, stop, url_of
 
 
 @pytest.fixture(scope="session")
@@ -80,37 +82,21 @@ class Receiver:
 
     @property
     def url(self) -> str:
-        assert self.httpd is not None
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/hook"
+        return url_of(self.httpd)
 
     def start(self) -> Receiver:
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-                with receiver.lock:
-                    status = 500 if len(receiver.hits) < receiver.fail_first else 200
-                    status = 302 if receiver.redirect_to else status
-                    receiver.hits.append(Hit(self.path, dict(self.headers.items()), body, status))
-                self.send_response(status)
-                if receiver.redirect_to:
-                    self.send_header("Location", receiver.redirect_to)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-        # Port 0: the kernel picks a free one.
-        self.httpd = ThreadingHTTPServer((self.bind, 0), Handler)
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.httpd = serve_posts(self._answer, self.bind)
         return self
 
+    def _answer(self, path: str, headers: dict[str, str], body: bytes) -> tuple[int, dict[str, str]]:
+        with self.lock:
+            status = 500 if len(self.hits) < self.fail_first else 200
+            status = 302 if self.redirect_to else status
+            self.hits.append(Hit(path, headers, body, status))
+        return status, {"Location": self.redirect_to} if self.redirect_to else {}
+
     def stop(self) -> None:
-        if self.httpd is not None:
-            self.httpd.shutdown()
-            self.httpd.server_close()
+        stop(self.httpd)
 
     def events(self) -> list[str]:
         with self.lock:

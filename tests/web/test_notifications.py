@@ -15,7 +15,7 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from email import message_from_bytes, policy
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from standardwebhooks.webhooks import Webhook as StandardWebhook
 from standardwebhooks.webhooks import WebhookVerificationError
 
 from tests.conftest import join_team
+from tests.loopback import serve_posts, stop, url_of
 from tests.web.test_workflow import diagnosed, xid_bundle  # noqa: F401 - xid_bundle is a fixture
 from triage.fleet.commands import drain_commands
 from triage.fleet.models import Delivery, Webhook
@@ -57,42 +58,29 @@ class VerifyingReceiver:
 
     @property
     def url(self) -> str:
-        assert self.httpd is not None
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/hook"
+        return url_of(self.httpd)
 
     def start(self) -> VerifyingReceiver:
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-                headers = {k.lower(): v for k, v in self.headers.items()}
-                payload, status = None, 200
-                try:
-                    payload = StandardWebhook(receiver.secret).verify(body, headers)
-                except WebhookVerificationError:
-                    status = 401
-                with receiver.lock:
-                    if status == 200:
-                        if headers["webhook-id"] in receiver.seen:
-                            status = 409
-                        receiver.seen.add(headers["webhook-id"])
-                    receiver.hits.append(Verified(headers, body, status, payload))
-                self.send_response(status)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.httpd = serve_posts(self._answer)
         return self
 
+    def _answer(self, path: str, raw_headers: dict[str, str], body: bytes) -> tuple[int, dict[str, str]]:
+        headers = {k.lower(): v for k, v in raw_headers.items()}
+        payload, status = None, 200
+        try:
+            payload = StandardWebhook(self.secret).verify(body, headers)
+        except WebhookVerificationError:
+            status = 401
+        with self.lock:
+            if status == 200:
+                if headers["webhook-id"] in self.seen:
+                    status = 409
+                self.seen.add(headers["webhook-id"])
+            self.hits.append(Verified(headers, body, status, payload))
+        return status, {}
+
     def stop(self) -> None:
-        if self.httpd is not None:
-            self.httpd.shutdown()
-            self.httpd.server_close()
+        stop(self.httpd)
 
     def accepted(self, event: str) -> list[Verified]:
         with self.lock:

@@ -85,16 +85,20 @@ _ATTR = {"rank": "rank", "local_rank": "local_rank", "task": "task", "host": "ho
 _INT_FIELDS = {"rank", "local_rank", "task", "pid", "tp_rank"}
 
 
+def _prefix(e: identity.Entry) -> _Prefix:
+    return _Prefix(
+        id=e.id, regex=e.regex, check=e.check, unless=tuple(_ATTR.get(f, f) for f in e.unless),
+        sets=tuple((g, _ATTR[g], g in _INT_FIELDS) for g in e.groups() if g in _ATTR),
+    )
+
+
 def _compile(entries: tuple[identity.Entry, ...]) -> dict[str, tuple[re.Pattern[str], tuple[_Prefix, ...]]]:
     """Per first character: the union of the prefixes that can start with it (one anchored
     pass says whether a line has any: most lines carry none, and a union of only the few that
     can start with its first character is tried the fastest) and those prefixes, in order."""
     by_first: dict[str, list[tuple[identity.Entry, _Prefix]]] = {}
     for e in entries:
-        prefix = _Prefix(
-            id=e.id, regex=e.regex, check=e.check, unless=tuple(_ATTR.get(f, f) for f in e.unless),
-            sets=tuple((g, _ATTR[g], g in _INT_FIELDS) for g in e.groups() if g in _ATTR),
-        )
+        prefix = _prefix(e)
         for ch in e.start_chars():
             by_first.setdefault(ch, []).append((e, prefix))
     out: dict[str, tuple[re.Pattern[str], tuple[_Prefix, ...]]] = {}
@@ -152,16 +156,9 @@ def _peel(line: str, held: re.Match[str] | None) -> tuple[Origin, str]:
                 continue
             if prefix.unless and _known_any(known, prefix.unless):
                 continue
-            rest = body[m.end():]
-            if prefix.check is not None:
-                checked = _check(prefix.check, m, body, rest, origin)
-                if checked is None:
-                    continue
-                rest = checked
-            for group, attr, as_int in prefix.sets:
-                value = m[group]
-                if value is not None and known[attr] is None:
-                    known[attr] = int(value) if as_int else value
+            rest = _read(prefix, m, body, origin, known)
+            if rest is None:
+                continue
             body = rest
             break
         else:
@@ -185,17 +182,24 @@ def peel_one(entry: identity.Entry, line: str) -> tuple[Origin, str] | None:
     if m is None:
         return None
     origin = Origin()
-    rest = line[m.end():]
-    if entry.check is not None:
-        checked = _check(entry.check, m, line, rest, origin)
+    rest = _read(_prefix(entry), m, line, origin, origin.__dict__)
+    return None if rest is None else (origin, rest)
+
+
+def _read(prefix: _Prefix, m: re.Match[str], body: str, origin: Origin, known: dict[str, Any]) -> str | None:
+    """What is left of `body` once `prefix` (matched as `m`) is peeled, its fields set where the
+    origin does not know them yet; None where its check refuses the match."""
+    rest = body[m.end():]
+    if prefix.check is not None:
+        checked = _check(prefix.check, m, body, rest, origin)
         if checked is None:
             return None
         rest = checked
-    for group in entry.groups():
-        attr = _ATTR.get(group)
-        if attr is not None and m[group] is not None and getattr(origin, attr) is None:
-            setattr(origin, attr, int(m[group]) if group in _INT_FIELDS else m[group])
-    return origin, rest
+    for group, attr, as_int in prefix.sets:
+        value = m[group]
+        if value is not None and known[attr] is None:
+            known[attr] = int(value) if as_int else value
+    return rest
 
 
 def _check(check: str, m: re.Match[str], body: str, rest: str, origin: Origin) -> str | None:

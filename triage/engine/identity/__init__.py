@@ -114,15 +114,13 @@ def _fail(where: str, what: str) -> CatalogError:
 
 
 def _check_keys(raw: dict[str, Any], where: str) -> None:
-    required: dict[str, type] = _REQUIRED
-    optional: dict[str, type] = _OPTIONAL
-    for key, kind in required.items():
+    for key, kind in _REQUIRED.items():
         if not isinstance(raw.get(key), kind):
             raise _fail(where, f"'{key}' must be a {kind.__name__}")
-    unknown = set(raw) - set(required) - set(optional)
+    unknown = set(raw) - set(_REQUIRED) - set(_OPTIONAL)
     if unknown:
         raise _fail(where, f"unknown keys {sorted(unknown)}")
-    for key, kind in optional.items():
+    for key, kind in _OPTIONAL.items():
         if key in raw and not isinstance(raw[key], kind):
             raise _fail(where, f"'{key}' must be a {kind.__name__}")
     if raw["kind"] not in KINDS:
@@ -133,7 +131,7 @@ def _entry(raw: dict[str, Any], file: str) -> Entry:
     where = f"{file} entry {raw.get('id', '?')!r}"
     _check_keys(raw, where)
     try:
-        regex = re.compile(raw["pattern"])
+        regex = _compiled(raw["pattern"])
     except re.error as exc:
         raise _fail(where, f"pattern does not compile: {exc}") from exc
     fields = tuple(raw["fields"])
