@@ -6,7 +6,7 @@ it need not be: a pickle's memo lets a few hundred bytes name the same tuple twi
 of 22 levels, 4 million leaves once walked, and one `str()` of it is 50 MB of text. So a
 reader measures the documents it reads (`expansion`: every path counted, a memo reference once
 each time it is reached, as any walk of it would) against a budget sized from real dumps, and
-takes each field only in its contract's shape (`text`, `integer`, `ints`): a process-group
+takes each field only in its contract's shape (`text`, `integer`, `number`): a process-group
 name is a short string, never the text of a tree.
 """
 from __future__ import annotations
@@ -48,14 +48,6 @@ def number(value: Any) -> int | float | None:
     if isinstance(value, float):
         return value
     return integer(value) if not isinstance(value, str) else None
-
-
-def ints(value: Any, limit: int) -> list[int] | None:
-    """A list (or tuple) of at most `limit` 64-bit ints, else None."""
-    if not isinstance(value, (list, tuple)) or len(value) > limit:
-        return None
-    out = [x for x in value if isinstance(x, int) and not isinstance(x, bool) and -INT64 <= x < INT64]
-    return out if len(out) == len(value) else None
 
 
 def expansion(root: Any, *, max_nodes: int, max_chars: int, what: str) -> tuple[int, int]:
