@@ -17,14 +17,7 @@ def test_the_corpus_is_there() -> None:
 
 
 # Cause misses among the cases released this round, each with why; strict like RANK_MISSES.
-CAUSE_MISSES = {
-    # NCCL 2.3's include/socket.h WARN 'Call to connect timeout : Connection refused' is read by
-    # no entry; the medium 'Could not find real path of /sys/class/net/lo/device' INFO outranks it.
-    "horovod-584": "NCCL 2.3's 'Call to connect timeout' WARN has no entry; a topology INFO line is the verdict",
-    # The only failure text is a traceback cut off before its exception; the shell wrapper's
-    # nslookup lines that show the master's name did not resolve are read by no entry.
-    "ms-swift-6368": "busybox nslookup's failure to resolve the master's pod name has no entry",
-}
+CAUSE_MISSES: dict[str, str] = {}
 
 
 def _missed(case: Path, misses: dict[str, str]) -> object:
