@@ -214,11 +214,22 @@ def _looks_like_json(head: bytes) -> bool:
 # to this size; larger files are read as they are), line numbers still pointing at the file.
 MAX_UNWRAP_BYTES = 32 * 1024 * 1024
 CONSOLE_WIDTHS = frozenset((80, 100, 110, 120, 128, 132, 140, 150, 160, 180, 200, 220, 240, 250, 256))
+# Besides a word character, what a piece cut inside a token may end in: a character that opens
+# or joins one (`peer fe80::1%ib0<` | `53249>`, `key=` | `value`), never how a record ends.
+_MID_TOKEN_END = frozenset(b"<([{=%/@&+_")
+
+
+def _cut_mid_token(line: bytes, following: bytes) -> bool:
+    end = line[-1:]
+    return (end.isalnum() or (end != b"" and end[0] in _MID_TOKEN_END)) and following[:1].isalnum()
+
+
 def wrap_width(head: bytes) -> int | None:
     """The console width a text was hard-wrapped at, or None: the longest line is exactly a
-    usual console width, nothing is longer, and full-width lines are cut mid-word (the line
-    ends in a word character and the next one starts with one), as a terminal or a web page
-    cuts a record, unlike a long line that simply ends there."""
+    usual console width, nothing is longer, and full-width lines are cut mid-token (the line
+    ends in a word character, or one that opens or joins a token, and the next one starts with
+    a word character), as a terminal or a web page cuts a record, unlike a long line that simply
+    ends there."""
     raw_lines = head.split(b"\n")[:-1][:4000]
     if len(raw_lines) < 2:  # noqa: PLR2004 - one line cannot show a wrap
         return None
@@ -244,7 +255,7 @@ def wrap_width(head: bytes) -> int | None:
     if not n_full or n_full <= 2 * near or (n_full < 2 and len(lines) > 100):  # noqa: PLR2004 - see above
         return None
     full = [i for i in range(len(lines) - 1) if len(lines[i]) == width]
-    cut = [i for i in full if lines[i][-1:].isalnum() and lines[i + 1][:1].isalnum()]
+    cut = [i for i in full if _cut_mid_token(lines[i], lines[i + 1])]
     if len(cut) * 2 < len(full) or len({lines[i] for i in full}) * 2 < len(full):
         return None
     return width
