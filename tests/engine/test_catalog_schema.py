@@ -130,3 +130,13 @@ def test_the_cache_is_keyed_by_the_files_content(tmp_path: Path, monkeypatch: py
     assert digest(data) != before
     assert load(data).entries[0].title == "An edited entry"
     assert digest(DATA) == digest(DATA)
+
+
+def test_every_severity_says_where_it_comes_from() -> None:
+    """A severity drains or resets a node in the fleet: each entry that sets one says in its origin
+    what defends it (`severity: ` and the source: DCGM's error table or health watch, the driver's
+    recovery action, the message itself, or the project policy it keeps)."""
+    unsourced = sorted(sig.id for entries in SOURCES.values() for sig in entries
+                       if sig.severity != "none" and not re.search(r"severity: \S.{20,}", sig.origin))
+    assert not unsourced, unsourced
+    assert sum(sig.severity != "none" for sig in CATALOG) >= 30  # noqa: PLR2004 - the Xid, ECC, NVLink and port entries
