@@ -217,6 +217,14 @@ def _check(check: str, m: re.Match[str], body: str, rest: str, origin: Origin) -
         if m["dp_rank"] is None and m["pp_rank"] is None and origin.rank is None:
             origin.rank = int(m["tp_rank"])  # pure tensor parallelism: the TP rank is the global rank
         return rest
+    if check == "ompi_xml":
+        # The end tag of the same stream closes the record (iof_base_output.c's endtag).
+        end = f"</{m['x_stream']}>"
+        return rest[: -len(end)] if rest.endswith(end) else rest
+    if check == "hydra_rank":
+        # '[dev] ' with NCCL's host:pid:tid cut off is NCCL's device; a launcher's rank prefix
+        # inside means the number is no Hydra rank (Hydra starts the MPI processes themselves).
+        return None if _NCCL_TAIL.match(rest) or _TORCHRUN_RANK.match(rest) else rest
     if check == "docker_json":
         record = _docker_record(body)
         if record is None:
@@ -239,6 +247,10 @@ def _docker_record(line: str) -> tuple[str, str | None] | None:
 
 
 _NCCL_PREFIX_COLONS = 2  # host:pid:tid
+# What NCCL writes after its '[dev] ' (src/debug.cc: '[%d] %s:%d (%s) NCCL WARN ', '[%d] NCCL INFO ',
+# '[%d] %f %s:%d NCCL TRACE '): an excerpt that lost the host:pid:tid still starts the device's way.
+_NCCL_TAIL = re.compile(r"(?:[\w./+-]+:\d+(?: \(\w+\))? )?(?:[\d.]+ [\w:]+ )?NCCL (?:INFO|WARN|TRACE|CALL)\b")
+_TORCHRUN_RANK = identity.pattern("torchrun.rank_prefix")
 
 
 def _is_nccl_prefix(body: str) -> bool:

@@ -346,11 +346,12 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
             ctx = LineCtx(source=info.name, lineno=lineno, text=text, body=body, origin=origin, time=when,
                           order=out.order)
             events, meaning = read_line(ctx, state)
-            if events and origin.rank is None and "Rank " in body:
+            if events and origin.rank is None and ("Rank " in body or "RANK " in body):
                 # ProcessGroupNCCL's log prefix: '[Rank N]' (before 2.2) or '[PG 0 Rank N]' /
                 # '[PG ID 0 PG GUID 0(default_pg) Rank N]' name the global rank (the default
-                # group's rank); other groups' ranks are not global and stay out.
-                tag = _TORCH_RANK.search(body)
+                # group's rank); other groups' ranks are not global and stay out. accelerate's
+                # logger starts a message with '[RANK N]', its process index (the global rank).
+                tag = _TORCH_RANK.search(body) or _ACCELERATE_RANK.search(body)
                 if tag:
                     for ev in events:
                         if ev.rank is None:
@@ -446,6 +447,7 @@ def read_recorded(name: str, lines: list[str], origin: Origin, when: Any) -> lis
 
 _ALWAYS_AFTER = ALWAYS[1:]
 _TORCH_RANK = identity.pattern("torch.pg_rank_tag")
+_ACCELERATE_RANK = identity.pattern("accelerate.rank_tag")
 
 
 def signature_event(ctx: LineCtx, events: list[Event]) -> Event | None:

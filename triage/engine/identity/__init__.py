@@ -50,7 +50,7 @@ ZONES = ("local", "stated", "utc", "kernel", "none")
 START_CLASSES = {"digit": "0123456789", "upper": "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
                  "lower": "abcdefghijklmnopqrstuvwxyz", "space": " \t"}
 # Named checks a prefix entry may ask for (demux.py implements them): a regex cannot say them.
-CHECKS = ("host", "not_nccl_prefix", "docker_json", "vllm_process", "sglang_tp")
+CHECKS = ("host", "not_nccl_prefix", "docker_json", "vllm_process", "sglang_tp", "ompi_xml", "hydra_rank")
 _REQUIRED: dict[str, type] = {"id": str, "kind": str, "program": str, "version": str, "source": str, "pattern": str,
              "fields": list, "samples": list, "not_samples": list}
 _OPTIONAL: dict[str, type] = {"notes": str, "order": int, "starts": str, "unless": list, "check": str, "zone": str,
