@@ -281,3 +281,28 @@ def test_the_coverage_tool_counts_the_formats_with_an_entry(tmp_path: Path) -> N
         for f in row["formats"]:
             if f["entry"]:
                 assert identity.entry(f["entry"]).id == f["entry"]
+
+
+@pytest.mark.parametrize(("lines", "rank"), [
+    # Hydra's mpiexec -l: '[%r] '.
+    (["[0] step 10 loss 2.1", "[1] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 1 has a "
+      "total capacity of 79.15 GiB of which 1.2 GiB is free."], 1),
+    # Open MPI --xml-output.
+    (['<stdout rank="0">step 10</stdout>', '<stderr rank="5">torch.OutOfMemoryError: CUDA out of memory. Tried to '
+      'allocate 2.00 GiB. GPU 1 has a total capacity of 79.15 GiB of which 1.2 GiB is free.</stderr>'], 5),
+    # accelerate's logger: the tag after the Formatter's header.
+    (["12/02/2026 09:11:04 - ERROR - __main__ - [RANK 6] torch.OutOfMemoryError: CUDA out of memory. Tried to "
+      "allocate 2.00 GiB. GPU 1 has a total capacity of 79.15 GiB of which 1.2 GiB is free."], 6),
+])
+def test_a_launcher_or_logger_rank_names_the_failing_rank(tmp_path: Path, lines: list[str], rank: int) -> None:
+    (tmp_path / "job.log").write_text("\n".join(lines) + "\n")
+    out = diagnose(str(tmp_path)).to_dict()
+    assert (out["findings"][0]["cause"], out["first_failure"]["rank"]) == ("oom", rank)
+
+
+def test_nccl_device_lines_cut_of_their_host_are_no_hydra_rank() -> None:
+    origin, body = split_prefix("[3] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device")
+    assert origin.rank is None and body.startswith("[3] ")
+    # A viewer's line number before torchrun's prefix: not a Hydra rank.
+    origin, _ = split_prefix("[80746] [rank0]:[E321 02:07:08.4 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught")
+    assert origin.rank != 80746

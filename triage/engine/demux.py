@@ -224,7 +224,7 @@ def _check(check: str, m: re.Match[str], body: str, rest: str, origin: Origin) -
     if check == "hydra_rank":
         # '[dev] ' with NCCL's host:pid:tid cut off is NCCL's device; a launcher's rank prefix
         # inside means the number is no Hydra rank (Hydra starts the MPI processes themselves).
-        return None if _NCCL_TAIL.match(rest) or _TORCHRUN_RANK.match(rest) else rest
+        return None if _NCCL_LINE.match(_CUT_HOST + body) or _TORCHRUN_RANK.match(rest) else rest
     if check == "docker_json":
         record = _docker_record(body)
         if record is None:
@@ -247,9 +247,10 @@ def _docker_record(line: str) -> tuple[str, str | None] | None:
 
 
 _NCCL_PREFIX_COLONS = 2  # host:pid:tid
-# What NCCL writes after its '[dev] ' (src/debug.cc: '[%d] %s:%d (%s) NCCL WARN ', '[%d] NCCL INFO ',
-# '[%d] %f %s:%d NCCL TRACE '): an excerpt that lost the host:pid:tid still starts the device's way.
-_NCCL_TAIL = re.compile(r"(?:[\w./+-]+:\d+(?: \(\w+\))? )?(?:[\d.]+ [\w:]+ )?NCCL (?:INFO|WARN|TRACE|CALL)\b")
+# NCCL's debug line (the catalog's nccl.debug_prefix): an excerpt that lost its host:pid:tid
+# still reads as one once a host:pid:tid is put back in front of its '[dev] '.
+_NCCL_LINE = identity.pattern("nccl.debug_prefix")
+_CUT_HOST = "h:0:0 "
 _TORCHRUN_RANK = identity.pattern("torchrun.rank_prefix")
 
 
