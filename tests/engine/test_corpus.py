@@ -85,11 +85,6 @@ RANK_MISSES = {
     # not name the child that got -9, so the engine names none (process_exit's command_local_rank).
     "anomalygpt-43": "DeepSpeed's sigkill_handler prints the last-spawned child's argv (--local_rank=1), not the "
                      "killed child's: the label's rank 1 is not what the launcher's source says the line names",
-    # Rank 1's only line is cut after 'Received a' (ProcessGroupNCCL.cpp:1858, the print site of
-    # rank 0's 'dump signal ... from this local rank'): the engine reads no timeout of rank 1 and
-    # names it by absence. Reading a cut line as the message its glog file:line prints is a new
-    # mechanism (the print site as identity), not a catalog entry: left for it.
-    "cl-mvsnet-14": "rank 1's watchdog line is cut after 'Received a'; it is named by absence where it too timed out",
     # The excerpt holds none of CTest's own lines ('N: Test command:', 'Start N:', 'N/M Test #N:'):
     # '91: ' has exactly srun --label's shape; telling them apart from this excerpt needs its body's
     # wording (gtest, Paddle), which would be tuned to the sample.

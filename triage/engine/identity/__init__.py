@@ -40,6 +40,7 @@ FIELDS = frozenset({
     "time",        # a wall-clock time as the format prints it
     "uptime",      # seconds since the kernel booted (dmesg, journal short-monotonic)
     "zone",        # a time zone the format states
+    "site",        # the print site a logger's header names (glog's file:line of the LOG statement)
 })
 KINDS = ("prefix", "time", "report")
 # How a time of this format relates to a zone: printed in the host's local zone (logs' own
