@@ -85,8 +85,9 @@ RANK_MISSES = {
     # not name the child that got -9, so the engine names none (process_exit's command_local_rank).
     "anomalygpt-43": "DeepSpeed's sigkill_handler prints the last-spawned child's argv (--local_rank=1), not the "
                      "killed child's: the label's rank 1 is not what the launcher's source says the line names",
-    # The excerpt holds none of CTest's own lines ('N: Test command:', 'Start N:', 'N/M Test #N:'):
-    # '91: ' has exactly srun --label's shape; telling them apart from this excerpt needs its body's
+    # CTest's 'N: ' is recognised where its header shows it (ctest.verbose_header: 'N: Test command:',
+    # 'N: Test timeout computed to be:', cmCTestRunTest.cxx); this excerpt holds none of CTest's own
+    # lines, and '91: ' has exactly srun --label's shape: telling them apart here needs its body's
     # wording (gtest, Paddle), which would be tuned to the sample.
     "paddle-8195": "CTest's 'N: ' test-number prefix has Slurm --label's shape and is read as task 91",
     # Rank 3 is not read from Ray's '(pid=N)': NCCL's own channel line of pid 34272 ('Channel 00 :

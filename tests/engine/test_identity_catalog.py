@@ -306,3 +306,16 @@ def test_nccl_device_lines_cut_of_their_host_are_no_hydra_rank() -> None:
     # A viewer's line number before torchrun's prefix: not a Hydra rank.
     origin, _ = split_prefix("[80746] [rank0]:[E321 02:07:08.4 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught")
     assert origin.rank != 80746
+
+
+def test_ctests_test_index_is_no_slurm_task_once_its_header_shows_it(tmp_path: Path) -> None:
+    body = ["91: Test command: /paddle/build/paddle/platform/nccl_test",
+            "91: Test timeout computed to be: 1500",
+            "91: idgsim-gpu-001:47744:47744 [0] init.cu:674 WARN Cuda failure 'CUDA driver version is insufficient "
+            "for CUDA runtime version'"]
+    (tmp_path / "ctest.log").write_text("\n".join(body) + "\n")
+    out = diagnose(str(tmp_path)).to_dict()
+    assert out["first_failure"]["rank"] is None
+    # The same lines with no CTest header have srun --label's shape: task 91.
+    (tmp_path / "ctest.log").write_text(body[2] + "\n")
+    assert diagnose(str(tmp_path)).to_dict()["first_failure"]["rank"] == 91

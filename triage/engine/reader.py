@@ -320,7 +320,7 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                 continue
             origin, body = split_prefix(text)
             if origin.task is not None:
-                _task_rank(origin, state)
+                _task_rank(origin, state, text)
             writer = _writer(origin, file_origin)
             owner = state.extra.get("block_owner")
             reported = False
@@ -389,14 +389,26 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
 
 # What a launcher's agent prints about its children (torchrun's agent, DeepSpeed's launcher):
 # under `srun --label` the task that ran the agent is a node's launcher, not a rank.
+_CTEST_HEADER = identity.pattern("ctest.verbose_header")
 _AGENT_KINDS = frozenset({"process_exit", "closing_signal", "process_exit_no_error_file", "launcher_killing",
                           "elastic_failure"})
 
 
-def _task_rank(origin: Origin, state: SourceState) -> None:
+def _task_rank(origin: Origin, state: SourceState, text: str) -> None:
     """A Slurm task label is the rank only where srun started the ranks: once a line of the
     source shows a launcher inside a task naming its own rank or local rank (srun torchrun),
-    the tasks run launchers, and a task's number names no rank of the lines after."""
+    the tasks run launchers, and a task's number names no rank of the lines after. A number
+    CTest's header gave its test (ctest -V: 'N: Test command: ...') is that test's index, no
+    task, on the lines after."""
+    header = _CTEST_HEADER.match(text)
+    tests: set[int] = state.extra.setdefault("ctest_tests", set())
+    if header is not None:
+        tests.add(int(header["x_test"]))
+    if origin.task in tests:
+        if origin.rank == origin.task:
+            origin.rank = None
+        origin.task = None
+        return
     if origin.rank != origin.task or origin.local_rank is not None:
         state.extra["tasks_run_launchers"] = True
     elif state.extra.get("tasks_run_launchers"):
