@@ -283,6 +283,11 @@ def test_the_coverage_tool_counts_the_formats_with_an_entry(tmp_path: Path) -> N
                 assert identity.entry(f["entry"]).id == f["entry"]
 
 
+def _diagnosed(tmp_path: Path, lines: list[str]) -> dict[str, Any]:
+    (tmp_path / "job.log").write_text("\n".join(lines) + "\n")
+    return diagnose(str(tmp_path)).to_dict()
+
+
 @pytest.mark.parametrize(("lines", "rank"), [
     # Hydra's mpiexec -l: '[%r] '.
     (["[0] step 10 loss 2.1", "[1] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 1 has a "
@@ -295,8 +300,7 @@ def test_the_coverage_tool_counts_the_formats_with_an_entry(tmp_path: Path) -> N
       "allocate 2.00 GiB. GPU 1 has a total capacity of 79.15 GiB of which 1.2 GiB is free."], 6),
 ])
 def test_a_launcher_or_logger_rank_names_the_failing_rank(tmp_path: Path, lines: list[str], rank: int) -> None:
-    (tmp_path / "job.log").write_text("\n".join(lines) + "\n")
-    out = diagnose(str(tmp_path)).to_dict()
+    out = _diagnosed(tmp_path, lines)
     assert (out["findings"][0]["cause"], out["first_failure"]["rank"]) == ("oom", rank)
 
 
@@ -313,9 +317,6 @@ def test_ctests_test_index_is_no_slurm_task_once_its_header_shows_it(tmp_path: P
             "91: Test timeout computed to be: 1500",
             "91: idgsim-gpu-001:47744:47744 [0] init.cu:674 WARN Cuda failure 'CUDA driver version is insufficient "
             "for CUDA runtime version'"]
-    (tmp_path / "ctest.log").write_text("\n".join(body) + "\n")
-    out = diagnose(str(tmp_path)).to_dict()
-    assert out["first_failure"]["rank"] is None
+    assert _diagnosed(tmp_path, body)["first_failure"]["rank"] is None
     # The same lines with no CTest header have srun --label's shape: task 91.
-    (tmp_path / "ctest.log").write_text(body[2] + "\n")
-    assert diagnose(str(tmp_path)).to_dict()["first_failure"]["rank"] == 91
+    assert _diagnosed(tmp_path, body[2:])["first_failure"]["rank"] == 91
