@@ -131,3 +131,29 @@ def later_on_same_process(ev: Event, after: Iterable[Event]) -> bool:
 def earlier_on_same_process(ev: Event, before: Iterable[Event]) -> bool:
     """One of `before` comes earlier than `ev` in the same source or on the same host."""
     return any(e.order < ev.order and _same_place(e, ev) for e in before)
+
+
+def launcher_first_failure(facts: Facts) -> Event | None:
+    """torchrun's own record of the first failed process: the `Root Cause (first observed
+    failure)` entry of its ChildFailedError table (torch/distributed/elastic/multiprocessing/
+    errors: the failure with the earliest time, one-second resolution). None where no table names
+    a rank, or where agents' tables (one per node) name different ranks in the same second."""
+    roots = [e for e in facts.kind("elastic_failure") if e.data.get("root_cause") and e.rank is not None]
+    if not roots:
+        return None
+    first = earliest(roots)
+    assert first is not None
+    if any(e.rank != first.rank and e.time == first.time for e in roots):
+        return None
+    return first
+
+
+def before_launcher_saw(ev: Event, root: Event) -> bool:
+    """Whether the line's own time puts it before the second in which torchrun recorded its first
+    observed failure (the table prints whole seconds): a fault shown earlier by time."""
+    if ev.time is None or root.time is None:
+        return False
+    try:
+        return ev.time < root.time
+    except TypeError:  # a zoned time against a local one: no order
+        return False
