@@ -15,7 +15,7 @@ E1206 22:00:12.199000 3358 torch/distributed/elastic/multiprocessing/api.py:1002
 Traceback (most recent call last):
   File "/usr/local/bin/torchrun", line 8, in <module>
     sys.exit(main())
-torch.distributed.elastic.multiprocessing.errors.ChildFailedError: 
+torch.distributed.elastic.multiprocessing.errors.ChildFailedError:{space}
 ============================================================
 train.py FAILED
 ------------------------------------------------------------
@@ -28,9 +28,9 @@ Failures:
   error_file: /tmp/torchelastic_x/none_y/attempt_0/1/error.json
   traceback : Traceback (most recent call last):
     File "train.py", line 67, in _train
-      raise RuntimeError(f"training failed at step {step}") from e
+      raise RuntimeError(f"training failed at step {{step}}") from e
   RuntimeError: training failed at step 3
-  
+{indent}
 ------------------------------------------------------------
 Root Cause (first observed failure):
 [0]:
@@ -41,7 +41,7 @@ Root Cause (first observed failure):
   error_file: <N/A>
   traceback : Signal 11 (SIGSEGV) received by PID 3368
 ============================================================
-"""
+""".format(space=" ", indent="  ")  # torch prints both: a space after the colon, an indented blank
 
 _BEFORE = """\
 2026-12-06 22:00:11,541 INFO step 2 all_reduce done sum=2.0
