@@ -47,6 +47,8 @@ class Facts:
     # Kernel logs that name no host in a bundle of several hosts: source -> the candidates.
     host_unknown: dict[str, list[str]] = field(default_factory=dict)
     host_candidates: list[str] = field(default_factory=list)
+    # What the diagnosis must say of the bundle's clocks (facts._resolve_zones).
+    time_notes: list[str] = field(default_factory=list)
     # (host, local rank) -> global rank, from the launcher's failure table or NCCL's cudaDev.
     local_ranks: dict[tuple[str, int], int] = field(default_factory=dict)
     local_offsets: dict[str, set[int]] = field(default_factory=dict)
@@ -167,6 +169,7 @@ def build_facts(collected: Collected, problems: list[str]) -> Facts:
     _add_structured_events(facts)
     _hosts_unknown(facts)
     _resolve_uptimes(facts)
+    _resolve_zones(facts)
     for ev in facts.events:
         facts.by_kind[ev.kind].append(ev)
         if ev.kind.startswith("nccl"):
@@ -665,6 +668,52 @@ def _resolve_uptimes(facts: Facts) -> None:
         if up is not None and ev.time is None and ev.host in boots:
             ev.time = boots[ev.host] + timedelta(seconds=up)
             ev.data["kernel_clock"] = True
+
+
+def _host_offsets(facts: Facts) -> dict[str, int]:
+    """Each host's UTC offset (seconds east) where its snapshot records it."""
+    out: dict[str, int] = {}
+    for _name, doc in facts.docs.snapshots:
+        host = doc.get("host") or {}
+        name = short_host(host.get("hostname"))
+        offset = (host.get("timezone") or {}).get("utc_offset_seconds")
+        if name and isinstance(offset, int) and not isinstance(offset, bool):
+            out[name] = offset
+    return out
+
+
+def _shift(ev: Event, to_offset: int) -> None:
+    """The event's time, printed at its stated UTC offset, as a wall time at `to_offset`."""
+    if ev.time is not None:
+        ev.time += timedelta(seconds=to_offset - int(ev.data["utc_offset_s"]))
+
+
+def _resolve_zones(facts: Facts) -> None:
+    """Apply the zones lines state (the reader's `utc_offset_s`, timeparse.stated_offset), as
+    timeparse's docstring says: to the host's local wall time where its snapshot gives its UTC
+    offset; as instants (UTC) where every timed line states a zone and they state several; as
+    printed, with a note, where zoned and zone-less times mix and the offset is unknown."""
+    zoned = [ev for ev in facts.events if ev.time is not None and "utc_offset_s" in ev.data]
+    if not zoned:
+        return
+    offsets = _host_offsets(facts)
+    if all(ev.host in offsets for ev in zoned):
+        for ev in zoned:
+            _shift(ev, offsets[ev.host or ""])
+        return
+    mixed = any(ev.time is not None and "utc_offset_s" not in ev.data for ev in facts.events)
+    if not mixed:
+        if len({ev.data["utc_offset_s"] for ev in zoned}) > 1:
+            for ev in zoned:
+                _shift(ev, 0)
+        return
+    for ev in zoned:
+        if ev.host is not None and ev.host in offsets:
+            _shift(ev, offsets[ev.host])
+    facts.time_notes.append(
+        "Some lines state their time's zone (kubectl, CRI, syslog, journalctl, dmesg iso) and others print local "
+        "time with no zone, and no host snapshot gives the hosts' UTC offset: the two are compared as printed, "
+        "which may misorder them by the offset. Collect with the collector (its snapshot records the offset).")
 
 
 def _collect_versions(facts: Facts) -> None:

@@ -32,7 +32,7 @@ from .structured import (
     stream_nvml_samples,
 )
 from .text import clean_line, looks_binary
-from .timeparse import Clock, dmesg_uptime, kernel_wall_time, parse_time
+from .timeparse import Clock, dmesg_uptime, kernel_wall_time, parse_time, stated_offset
 
 
 @dataclass(slots=True)
@@ -340,9 +340,11 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                 origin.rank, origin.host = owner[0], origin.host or owner[1]
             if inherited:
                 origin.fill(inherited)
-            when, yearless = parse_time(origin.time_text or body, clock)
+            time_read = origin.time_text or body
+            when, yearless = parse_time(time_read, clock)
             if when is None and origin.time_text is None and body is not text:
                 # A launcher prefix was peeled off: the time may sit in front of it.
+                time_read = text
                 when, yearless = parse_time(text, clock)
             if when is not None:
                 if not yearless and len(out.years_seen) < MAX_YEARS:
@@ -368,6 +370,18 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                         if ev.rank is None:
                             ev.rank = int(tag["rank"])
             uptime = dmesg_uptime(body) if when is None and events else None
+            if uptime is None and when is None and events and body is not text:
+                uptime = dmesg_uptime(text)  # journalctl short-monotonic: the uptime before its host
+            # The zone the line's time states (facts._resolve_zones applies it), from its prefix's
+            # time, else the text that time was read from; journalctl short-full's zone follows
+            # its prefix's time, in the line.
+            offset = None
+            if when is not None and events:
+                offset = stated_offset(time_read)
+                prefix_time = origin.time_text if offset is None else None
+                at = text.find(prefix_time) if prefix_time is not None else -1
+                if prefix_time is not None and at >= 0:
+                    offset = stated_offset(text[: at + len(prefix_time) + _ZONE_CHARS])
             kernel_clock = when is not None and bool(events) and kernel_wall_time(text)
             if events and origin.task is not None and origin.rank == origin.task:
                 _agent_lines_name_no_task_rank(events, origin.task)
@@ -378,6 +392,8 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                     ev.data["uptime_s"] = uptime
                 elif kernel_clock and ev.time is when:
                     ev.data["kernel_clock"] = True
+                if offset is not None and ev.time is when:
+                    ev.data["utc_offset_s"] = offset
                 if ev.time is None:
                     ev.approx_time = info.last_time
                 if yearless and ev.time is not None and ev.time is when:
@@ -403,6 +419,9 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
 _CTEST_HEADER = identity.pattern("ctest.verbose_header")
 _AGENT_KINDS = frozenset({"process_exit", "closing_signal", "process_exit_no_error_file", "launcher_killing",
                           "elastic_failure"})
+
+
+_ZONE_CHARS = 6  # the longest zone time.stated_zone reads after a prefix's time ("+01:00"; " UTC" is 4)
 
 
 def _task_rank(origin: Origin, state: SourceState, text: str) -> None:

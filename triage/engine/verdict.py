@@ -443,6 +443,7 @@ def notes(facts: Facts, findings: list[Finding]) -> list[str]:
            for t in (info.first_time, info.last_time)):
         out.append("The logs' times have no year (glog, syslog, vLLM) and nothing in the bundle writes one: those "
                    "times are given without a year (time_yearless), never this machine's.")
+    out.extend(facts.time_notes)
     if not facts.has_nccl:
         out.append(
             "No NCCL debug lines: NCCL_DEBUG=INFO was probably not set, so which transport was used and which peer "
