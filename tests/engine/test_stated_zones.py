@@ -33,7 +33,8 @@ def _bundle(root: Path, pod: list[str], local: list[str], offset: int | None) ->
 
 # kubectl logs --timestamps of rank 0 (UTC) and a zone-less log of rank 1 on the same host, UTC+1:
 # rank 1's crash at 14:22:01 local comes before rank 0's at 13:22:03Z (14:22:03 local).
-_POD = ["2026-12-01T13:22:00.000000Z [rank0]: step 10", f"2026-12-01T13:22:03.000000Z [rank0]: {_SEGV}"]
+_POD = ["2026-12-01T13:22:00.000000Z [rank0]: step 10", f"2026-12-01T13:22:03.000000Z [rank0]: {_SEGV}",
+        "2026-12-01T13:22:05.000000Z [rank0]: step 11"]
 _LOCAL = ["[rank1]: [2026-12-01 14:21:59,000] step 10", f"[rank1]: [2026-12-01 14:22:01,000] {_SEGV}"]
 
 
@@ -42,6 +43,8 @@ def test_a_zoned_time_becomes_the_hosts_local_time_with_its_offset_known(tmp_pat
     ff = d["first_failure"]
     assert (d["findings"][0]["cause"], ff["rank"], ff["time"]) == ("rank_crash", 1, "2026-12-01T14:22:01")
     assert not any("state their time's zone" in n for n in d["notes"])
+    # The file's own times move with it: rank 0's last line is 14:22:05 local.
+    assert {r["rank"]: r["last_time"] for r in d["ranks"]} == {0: "2026-12-01T14:22:05", 1: "2026-12-01T14:22:01"}
 
 
 def test_zoned_and_local_times_mixed_with_the_offset_unknown_are_said_so(tmp_path: Path) -> None:

@@ -682,12 +682,6 @@ def _host_offsets(facts: Facts) -> dict[str, int]:
     return out
 
 
-def _shift(ev: Event, to_offset: int) -> None:
-    """The event's time, printed at its stated UTC offset, as a wall time at `to_offset`."""
-    if ev.time is not None:
-        ev.time += timedelta(seconds=to_offset - int(ev.data["utc_offset_s"]))
-
-
 def _resolve_zones(facts: Facts) -> None:
     """Apply the zones lines state (the reader's `utc_offset_s`, timeparse.stated_offset), as
     timeparse's docstring says: to the host's local wall time where its snapshot gives its UTC
@@ -697,23 +691,44 @@ def _resolve_zones(facts: Facts) -> None:
     if not zoned:
         return
     offsets = _host_offsets(facts)
-    if all(ev.host in offsets for ev in zoned):
-        for ev in zoned:
-            _shift(ev, offsets[ev.host or ""])
-        return
     mixed = any(ev.time is not None and "utc_offset_s" not in ev.data for ev in facts.events)
-    if not mixed:
-        if len({ev.data["utc_offset_s"] for ev in zoned}) > 1:
-            for ev in zoned:
-                _shift(ev, 0)
+    shift: dict[int, int] = {}  # id(event) -> seconds its time moves
+    if all(ev.host in offsets for ev in zoned) or mixed:
+        for ev in zoned:
+            if ev.host is not None and ev.host in offsets:
+                shift[id(ev)] = offsets[ev.host] - int(ev.data["utc_offset_s"])
+        if len(shift) < len(zoned):
+            facts.time_notes.append(
+                "Some lines state their time's zone (kubectl, CRI, syslog, journalctl, dmesg iso) and others print "
+                "local time with no zone, and no host snapshot gives the hosts' UTC offset: the two are compared as "
+                "printed, which may misorder them by the offset. Collect with the collector (its snapshot records "
+                "it).")
+    elif len({ev.data["utc_offset_s"] for ev in zoned}) > 1:
+        shift = {id(ev): -int(ev.data["utc_offset_s"]) for ev in zoned}
+    if not shift:
         return
-    for ev in zoned:
-        if ev.host is not None and ev.host in offsets:
-            _shift(ev, offsets[ev.host])
-    facts.time_notes.append(
-        "Some lines state their time's zone (kubectl, CRI, syslog, journalctl, dmesg iso) and others print local "
-        "time with no zone, and no host snapshot gives the hosts' UTC offset: the two are compared as printed, "
-        "which may misorder them by the offset. Collect with the collector (its snapshot records the offset).")
+    # A file's own times (its first and last, each writer's last line, the times of its untimed
+    # lines' neighbours) move with its events where all its timed events moved alike.
+    by_source: dict[str, set[int | None]] = defaultdict(set)
+    for ev in facts.events:
+        if ev.time is not None:
+            by_source[ev.source].add(shift.get(id(ev)))
+        if id(ev) in shift and ev.time is not None:
+            ev.time += timedelta(seconds=shift[id(ev)])
+    uniform = {name: next(iter(moved)) for name, moved in by_source.items() if len(moved) == 1}
+    for ev in facts.events:
+        moved = uniform.get(ev.source)
+        if moved and ev.approx_time is not None:
+            ev.approx_time += timedelta(seconds=moved)
+    for src in facts.sources:
+        moved = uniform.get(src.name)
+        if moved:
+            step = timedelta(seconds=moved)
+            src.first_time = src.first_time + step if src.first_time is not None else None
+            src.last_time = src.last_time + step if src.last_time is not None else None
+            for said in src.last_by_writer.values():
+                if said[2] is not None:
+                    said[2] = said[2] + step
 
 
 def _collect_versions(facts: Facts) -> None:
