@@ -73,3 +73,15 @@ def test_an_earlier_fault_by_time_on_another_rank_still_wins(tmp_path: Path, whe
     d = _diagnose(tmp_path, timed + _TABLE)
     assert d["findings"][0]["cause"] == "rank_crash"
     assert d["first_failure"]["rank"] == (1 if when.endswith("11,900") else 0)
+
+
+def test_a_crash_line_naming_no_rank_is_the_first_observed_failures_by_its_signal(tmp_path: Path) -> None:
+    # Two nodes: faulthandler's dump names no rank; the table's Root Cause died of the same
+    # signal (SIGSEGV) and no other failure did: that dump is rank 0's.
+    table = (_TABLE.replace("host      : node-a\n  rank      : 1", "host      : node-b\n  rank      : 1")
+             .replace("error_file: /tmp/torchelastic_x/none_y/attempt_0/1/error.json", "error_file: <N/A>"))
+    crash = ("Fatal Python error: Segmentation fault\n\nCurrent thread 0x00007f0c2a1b4740 (most recent call first):\n"
+             '  File "train.py", line 60 in _train\n')
+    d = _diagnose(tmp_path, crash + _BEFORE + table)
+    ff = d["first_failure"]
+    assert (d["findings"][0]["cause"], ff["rank"], ff["text"]) == ("rank_crash", 0, "Fatal Python error: Segmentation fault")

@@ -7,6 +7,7 @@ from typing import Any
 
 from .facts import MAX_DEVICE_ORDINAL, Facts
 from .model import CONFIDENCE_ORDER, DEFAULT_PRIORITY, ROLE_TIER, Event, Finding, RankInfo, iso, yearless
+from .rules.common import launcher_saw_it
 from .rules.rank_crash import crash_events, exit_events
 from .signatures import cause as traits
 from .timeparse import YEAR_UNKNOWN
@@ -123,6 +124,9 @@ def infer_rank(facts: Facts, ev: Event, cause: str | None = None) -> tuple[int |
                        if e.data.get("cause") == cause} - {None}
         if len(named_ranks) == 1:
             return named_ranks.pop(), "named by the launcher"
+    seen = launcher_saw_it(facts, ev)
+    if seen is not None:
+        return seen, "the launcher's first observed failure"
     # The same error printed by exactly one rank that is named.
     if meaning is not None:
         same = [e for e in facts.kind("signature") if e.data.get("sig") == meaning.data.get("sig")]

@@ -157,3 +157,22 @@ def before_launcher_saw(ev: Event, root: Event) -> bool:
         return ev.time < root.time
     except TypeError:  # a zoned time against a local one: no order
         return False
+
+
+def launcher_saw_it(facts: Facts, ev: Event) -> int | None:
+    """The rank of torchrun's first observed failure (its table's Root Cause) where a crash line
+    that names no rank is that process's: its pid, or the signal the table says it died of where
+    no other failure in the tables died of it (faulthandler's 'Fatal Python error: Segmentation
+    fault' beside 'exitcode : -11 (pid: N)', 'Signal 11 (SIGSEGV) received by PID N')."""
+    if ev.kind not in ("crash_signal", "signal_received"):
+        return None
+    seen = launcher_first_failure(facts)
+    if seen is None:
+        return None
+    if ev.pid is not None:
+        return seen.rank if ev.pid == seen.pid else None
+    sig = ev.data.get("signal")
+    if sig is None or sig != seen.data.get("signal"):
+        return None
+    alike = {e.rank for e in facts.kind("elastic_failure") if e.data.get("signal") == sig}
+    return seen.rank if alike == {seen.rank} else None

@@ -16,6 +16,7 @@ from .common import (
     evidence,
     hosts_of,
     launcher_first_failure,
+    launcher_saw_it,
     ranks_of,
     upper_first,
     where,
@@ -150,7 +151,8 @@ def find(facts: Facts) -> list[Finding]:
         # torchrun's table saw the root's process fail first, and nothing by time shows this
         # one's fault earlier (a traceback it prints later, often the crash's echo): the root
         # rank's own crash if the logs have one, else its exit as the launcher reports it.
-        crashes = [e for e in crashes if e.rank == seen_first.rank]
+        crashes = [e for e in crashes if e.rank == seen_first.rank
+                   or (e.rank is None and launcher_saw_it(facts, e) == seen_first.rank)]
         first = earliest(crashes)
     if first is not None:
         same_rank_exits = [e for e in exits if e.rank is not None and e.rank == first.rank]
