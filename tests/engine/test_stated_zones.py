@@ -77,7 +77,9 @@ def test_stated_offsets() -> None:
     assert [stated_offset(t) for t in ("2026-12-01T10:00:00.000000005Z stderr F x", "2026-12-01T10:00:00-05:30 x",
                                        "2026-12-04T10:00:01+0100 node-b kernel: x", "Wed 2026-12-02 09:11:04 UTC n k: x",
                                        "1796202664.123456", "2026-12-02 09:11:04,123 - INFO - x",
-                                       "Wed 2026-12-02 09:11:04 CET n k: x")] == [0, -19800, 3600, 0, 0, None, None]
+                                       "Wed 2026-12-02 09:11:04 CET n k: x",
+                                       "[E1202 09:11:04.123 PG.cpp:1] at 2026-12-02T09:11:04Z")] == [
+        0, -19800, 3600, 0, 0, None, None, None]  # the last: the zone of a later time is not the first's
 
 
 def test_journal_short_monotonic_and_short_unix_give_host_and_time(tmp_path: Path) -> None:

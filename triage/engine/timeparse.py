@@ -47,13 +47,18 @@ _HMS_FROM_COLON = re.compile(r":\d\d:\d\d")
 
 def has_hms(text: str) -> bool:
     """Whether `text` holds hh:mm:ss (two digits, a colon, two digits, a colon, two digits)."""
+    return _first_hms(text) >= 0
+
+
+def _first_hms(text: str) -> int:
+    """Where the first hh:mm:ss of `text` starts, -1 where it has none."""
     m = _HMS_FROM_COLON.search(text, 2)
     while m:
         at = m.start()
         if text[at - 2 : at].isdecimal():
-            return True
+            return at - 2
         m = _HMS_FROM_COLON.search(text, at + 1)
-    return False
+    return -1
 
 
 _DMESG = identity.pattern("dmesg.raw")
@@ -136,13 +141,15 @@ def kernel_wall_time(text: str) -> bool:
 
 
 def stated_offset(text: str) -> int | None:
-    """The UTC offset (seconds east) a line's first time states right after it ('Z', '+01:00',
+    """The UTC offset (seconds east) a line's first hh:mm:ss states right after it ('Z', '+01:00',
     '+0100', journalctl short-full's ' UTC'); None where it states none, or a zone name that names
     no single offset ('CET'). A short-unix epoch states UTC."""
     head = text[:200]
     if head[:1].isdigit() and _EPOCH_SECONDS.fullmatch(head):
         return 0
-    m = _ZONE.search(head)
+    # The zone of the line's first time (the one parse_time reads first), not of a later one.
+    at = _first_hms(head)
+    m = _ZONE.match(head, at) if at >= 0 else None
     if m is None:
         return None
     zone = m["zone"].strip()
