@@ -1,4 +1,4 @@
-"""The ranker (verdict.rank_findings) orders findings on what their evidence is, never on numbers
+"""The ranker (ranking.rank_findings) orders findings on what their evidence is, never on numbers
 a rule picked: confidence, then the role of the evidence (a named fault, a culprit inferred
 across ranks, a symptom, context), then time and reading order, then the catalog entry's
 priority. A finding's role and priority come from its culprit line's catalog entry unless its
@@ -11,8 +11,8 @@ import pytest
 
 from triage.engine.facts import Facts
 from triage.engine.model import Event, Finding
+from triage.engine.ranking import rank_findings
 from triage.engine.structured import StructuredDocs
-from triage.engine.verdict import rank_findings
 
 T0 = datetime(2026, 12, 1, 14, 0, 0)
 
