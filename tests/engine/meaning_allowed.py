@@ -222,6 +222,9 @@ ALLOWED: dict[str, dict[str, str]] = {
     'engine/timeline.py': {
         ' failed at ': "wording of a timeline marker's label (output)",
     },
+    'engine/ranking.py': {
+        'signature.': "the rule-id namespace of catalog findings (signature.<entry id>): which findings are the catalog's, not what one means",
+    },
     'engine/verdict.py': {
         'signature.': "the rule-id namespace of catalog findings (signature.<entry id>): which findings are the catalog's, not what one means",
     },

@@ -15,7 +15,12 @@ A constant is reported when
   `data.get("sig") == "x"`): the code reads meaning into an id;
 - `cause`: it names a cause of the vocabulary and is compared against (==, !=, in, not in, a
   match/case value), held in a tuple, list or set (a table of causes), or is a key of a dict
-  literal (a dispatch table): the code decides by cause.
+  literal (a dispatch table): the code decides by cause;
+- `confidence` (in a rule, engine/rules/): it is a confidence (`high`, `medium`, `low`) given to
+  a `confidence` keyword, assigned to a name or attribute `confidence`, held under a `confidence`
+  key of a dict literal, or compared against: a rule picking or reading a confidence itself.
+  The ranker (engine/ranking.py) derives every finding's confidence from its culprit line's
+  catalog entry and the facts the rule reports (model.Support).
 
 Each report is (module path relative to triage/, form, the constant). The test lists the
 structural ones, each with its reason; anything else fails it.
@@ -30,7 +35,7 @@ from functools import cache
 from pathlib import Path
 
 from triage.engine.model import CAUSES
-from triage.engine.signatures import CATALOG, RAISED_IN
+from triage.engine.signatures import CATALOG, CONFIDENCES, RAISED_IN
 from triage.engine.signatures.literals import required_literals
 
 TRIAGE = Path(__file__).resolve().parents[2] / "triage"
@@ -39,6 +44,8 @@ _WORDS = re.compile(r"[A-Za-z]\S* +\S*[A-Za-z]")
 _REGEX_SYNTAX = re.compile(r"\\.|\[[^\]]*\]|\(\?P?<\w+>|\(\?[:=!i]+|[()|?*+{}^$]")
 _ID_ATTRS = frozenset({"id", "rule"})  # attributes that hold an entry id or a rule id
 _ID_KEYS = frozenset({"sig", "rule"})  # event data / finding keys that hold one
+_RULES = "engine/rules/"  # the modules a confidence literal is reported in
+_CONFIDENCE = "confidence"
 _SEARCHES = frozenset({"startswith", "endswith", "find", "rfind", "index", "rindex", "count", "removeprefix",
                        "removesuffix", "partition", "rpartition", "split"})
 
@@ -46,7 +53,7 @@ _SEARCHES = frozenset({"startswith", "endswith", "find", "rfind", "index", "rind
 @dataclass(frozen=True, order=True)
 class Report:
     module: str  # relative to triage/
-    form: str  # text | regex | entry id | cause
+    form: str  # text | regex | entry id | cause | confidence
     literal: str
 
 
@@ -196,7 +203,34 @@ def reports(source: str, module: str) -> set[Report]:
         elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _SEARCHES
               and _holds_id(node.func.value)):
             out.update(Report(module, "entry id", c) for a in node.args for c in _resolved(a, bound))
+    if module.startswith(_RULES):
+        out.update(Report(module, _CONFIDENCE, c) for c in _confidences(tree, bound))
     return out
+
+
+def _names_confidence(node: ast.AST) -> bool:
+    return ((isinstance(node, ast.Name) and node.id == _CONFIDENCE)
+            or (isinstance(node, ast.Attribute) and node.attr == _CONFIDENCE))
+
+
+def _confidences(tree: ast.AST, bound: dict[str, list[str]]) -> Iterator[str]:
+    """The confidence literals a module gives a finding or decides by: `confidence="high"`,
+    `confidence = ...`, `f.confidence = ...`, `{"confidence": ...}`, and any comparison with one."""
+    held: list[ast.AST] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg == _CONFIDENCE:
+            held.append(node.value)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(_names_confidence(t) for t in targets):
+                held.append(node.value)
+        elif isinstance(node, ast.Dict):
+            held.extend(v for k, v in zip(node.keys, node.values, strict=True)
+                        if isinstance(k, ast.Constant) and k.value == _CONFIDENCE)
+        elif isinstance(node, ast.Compare):
+            held.extend((node.left, *node.comparators))
+    for value in held:
+        yield from (c for c in _resolved(value, bound) if c in CONFIDENCES)
 
 
 def scan() -> set[Report]:

@@ -86,6 +86,26 @@ def test_a_planted_literal_fails_the_check_in_every_form(form: str, source: str,
     assert Report(module, kind, literal) in unexplained(found)
 
 
+# A rule that picks a confidence itself, or decides by one: the ranker derives it (ranking.py).
+PLANTED_CONFIDENCE = [
+    ("keyword", 'def f(c):\n    return Finding(cause=c, confidence="high")\n', "high"),
+    ("conditional keyword", 'def f(c, x):\n    return Finding(cause=c, confidence="medium" if x else "low")\n', "low"),
+    ("assigned", 'def f(x):\n    confidence = "high" if x else "medium"\n    return confidence\n', "medium"),
+    ("attribute", 'def f(finding):\n    finding.confidence = "low"\n', "low"),
+    ("through a name", 'SURE = "high"\n\ndef f(c):\n    return Finding(cause=c, confidence=SURE)\n', "high"),
+    ("dict key", 'def f():\n    return {"confidence": "medium"}\n', "medium"),
+    ("catalog's read", 'def f(e):\n    return e.data.get("confidence") != "low"\n', "low"),
+]
+
+
+@pytest.mark.parametrize(("form", "source", "literal"), PLANTED_CONFIDENCE, ids=[p[0] for p in PLANTED_CONFIDENCE])
+def test_a_confidence_a_rule_picks_fails_the_check(form: str, source: str, literal: str) -> None:
+    found = reports(source, "engine/rules/planted.py")
+    assert Report("engine/rules/planted.py", "confidence", literal) in unexplained(found), (form, sorted(found))
+    # Outside the rules the words are the ranker's and the verdict's own (ranking.py, verdict.py).
+    assert not any(r.form == "confidence" for r in reports(source, "engine/planted.py"))
+
+
 def test_a_real_module_with_a_planted_line_fails_it() -> None:
     path = TRIAGE / "engine" / "verdict.py"
     module = "engine/verdict.py"
@@ -104,4 +124,6 @@ LABEL = "rank states"                     # wording no catalog sample holds
 def f(finding):
     return finding.cause == other_name and finding.confidence == "high"
 '''
-    assert reports(source, "engine/rules/fine.py") == set()
+    assert reports(source, "engine/fine.py") == set()
+    # In a rule only the confidence compared is: the ranker derives it (test above).
+    assert reports(source, "engine/rules/fine.py") == {Report("engine/rules/fine.py", "confidence", "high")}

@@ -111,9 +111,7 @@ def rank_findings(facts: Facts, findings: list[Finding]) -> list[Finding]:
     rule before the catalog's; then reading order; then the catalog entry's priority (the more
     specific message of one line)."""
     for f in findings:
-        meaning = support(facts, f)
-        if not f.confidence:
-            f.confidence = confidence(f, meaning)
+        f.confidence = confidence(f, support(facts, f))
 
     def key(f: Finding) -> tuple[Any, ...]:
         c = f.culprit
