@@ -156,8 +156,8 @@ def test_an_entry_of_another_cause_lends_no_confidence() -> None:
     ((Support.NAMES, Support.OUTRANKED), "low"), ((Support.NAMES, Support.WORKED_AROUND), "low"),
 ])
 def test_the_rules_facts_weigh_the_same_whatever_the_rule(facts: tuple[Support, ...], expected: str) -> None:
-    for rule in ("rank_crash.a", "network.b"):
-        assert _confidence(_finding("rank_crash", None, *facts, rule=rule)) == expected
+    for rule in ("oom.a", "network.b"):
+        assert _confidence(_finding("oom", None, *facts, rule=rule)) == expected
 
 
 def test_the_rules_reading_lifts_a_line_the_catalog_is_unsure_of_and_the_entry_lifts_the_rules() -> None:
@@ -172,6 +172,24 @@ def test_a_symptom_corroborated_stays_medium_and_a_rules_fault_over_a_symptom_li
     echo = _meaning(line, "symptom", 50, "network", "high")
     assert _confidence(_finding("network", line, Support.CORROBORATED), echo) == "medium"
     assert _confidence(_finding("network", line, Support.NAMES, role="fault"), echo) == "high"
+
+
+@pytest.mark.parametrize("role", ["symptom", "inferred"])
+def test_the_residual_cause_from_no_line_of_the_failing_process_is_low(role: str) -> None:
+    # A launcher's record of who stopped, a peer's lost connection: who, not why.
+    line = _line(3, 3)
+    record = _finding("rank_crash", line, Support.POINTS, Support.CORROBORATED, role=role)
+    assert _confidence(record, _meaning(line, "symptom", 50, "rank_crash", "high")) == "low"
+    own = _finding("rank_crash", line, Support.NAMES, role="fault")
+    assert _confidence(own, _meaning(line, "fault", 50, "rank_crash", "low")) == "high"
+
+
+def test_of_two_readings_of_one_cause_equally_sure_the_one_that_says_more_is_kept() -> None:
+    line = _line(3, 3)
+    cut_off = _finding("rank_crash", line, Support.POINTS, Support.INCOMPLETE, role="symptom")
+    catalog = _finding("rank_crash", line, rule="signature.test.killed")
+    out = rank_findings(_facts(_meaning(line, "symptom", 50, "rank_crash", "medium")), [cut_off, catalog])
+    assert out == [catalog] and catalog.confidence == "low"
 
 
 def test_a_survivable_entry_is_never_above_medium() -> None:

@@ -17,7 +17,10 @@ A finding's confidence (`confidence`):
 - `low` where the evidence is cut off (`INCOMPLETE`), fits another cause as well (`AMBIGUOUS`),
   is explained by a line the catalog names (`OUTRANKED`), or was gone past: the program said it
   goes on and nothing failed after it (`SURVIVED`, then context), or its process reached a
-  normal end after it (`WORKED_AROUND`).
+  normal end after it (`WORKED_AROUND`); and where the cause is the residual one (causes.toml
+  `residual`: what is left when nothing names more) and no line of the failing process's own is
+  its evidence (the roles `symptom` and `inferred`: a launcher's record of who stopped, a peer's
+  lost connection, RAS declaring a process dead): that says who stopped, not why.
 
 The order (`rank_findings`): confidence; then what the evidence is (model.ROLE_TIER); then the
 earliest; then a finding that names its line; then a cause's own rule before the catalog's; then
@@ -31,6 +34,7 @@ from typing import Any
 from .facts import Facts
 from .model import CONFIDENCE_ORDER, DEFAULT_PRIORITY, ROLE_TIER, Event, Finding, Support
 from .signatures import BY_ID
+from .signatures import cause as traits
 
 LOW, MEDIUM, HIGH = 1, 2, 3
 _NAMES = {level: name for name, level in CONFIDENCE_ORDER.items()}
@@ -39,6 +43,7 @@ _LOWERING = frozenset({Support.INCOMPLETE, Support.AMBIGUOUS, Support.OUTRANKED,
                        Support.WORKED_AROUND})
 _CAPPING = frozenset({Support.ALONE, Support.EXPLAINED, Support.UNPLACED})
 _CAPPED_ROLES = frozenset({"symptom", "context"})
+_NOT_ITS_OWN = frozenset({"symptom", "inferred"})  # evidence that is not the failing process's own line
 _READING = {Support.NAMES: HIGH, Support.POINTS: MEDIUM}
 
 
@@ -88,9 +93,24 @@ def support(facts: Facts, f: Finding) -> Event | None:
 def confidence(f: Finding, meaning: Event | None) -> str:
     """The finding's confidence from its culprit line's catalog reading and its rule's facts
     (the module's doc). `f.role` is filled (support)."""
+    return _NAMES[strength(f, meaning)[0]]
+
+
+def strength(f: Finding, meaning: Event | None) -> tuple[int, int]:
+    """(The finding's confidence level, what its evidence says before the residual cause's
+    cap): of two readings of one cause equally sure, the second tells which says more (a
+    launcher line the catalog reads as a killed rank, over the same record read with its exit
+    code cut off)."""
+    level = _level(f, meaning)
+    if f.role in _NOT_ITS_OWN and traits(f.cause).residual:
+        return LOW, level
+    return level, level
+
+
+def _level(f: Finding, meaning: Event | None) -> int:
     s = f.support
     if s & _LOWERING:
-        return _NAMES[LOW]
+        return LOW
     basis = max((_READING[x] for x in s if x in _READING), default=LOW)
     if meaning is not None and meaning.data.get("cause") == f.cause:
         entry = BY_ID.get(str(meaning.data.get("sig")))
@@ -101,37 +121,42 @@ def confidence(f: Finding, meaning: Event | None) -> str:
         basis = min(HIGH, basis + 1)
     if f.role in _CAPPED_ROLES or s & _CAPPING:
         basis = min(basis, MEDIUM)
-    return _NAMES[basis]
+    return basis
 
 
 def rank_findings(facts: Facts, findings: list[Finding]) -> list[Finding]:
     """Each finding's role, priority and confidence (support, confidence), then the findings
     most likely first: confidence; then what the evidence is (a named fault, a culprit inferred
-    across ranks, a symptom, context: model.ROLE_TIER); then the earliest; then the cause's own
-    rule before the catalog's; then reading order; then the catalog entry's priority (the more
-    specific message of one line)."""
+    across ranks, a symptom, context: model.ROLE_TIER); then the earliest; then what the evidence
+    says before the residual cause's cap (strength); then the cause's own rule before the
+    catalog's; then reading order; then the catalog entry's priority (the more specific message
+    of one line)."""
+    strengths: dict[int, tuple[int, int]] = {}
     for f in findings:
-        f.confidence = confidence(f, support(facts, f))
+        strengths[id(f)] = strength(f, support(facts, f))
+        f.confidence = _NAMES[strengths[id(f)][0]]
 
     def key(f: Finding) -> tuple[Any, ...]:
         c = f.culprit
         t = (c.time or c.approx_time or datetime.max) if c is not None else datetime.max
         # At equal confidence, tier and time, a finding that names its line before one that
-        # names none; then a cause's own rule (richer detail) before the catalog's; then reading
-        # order, the clock of untimed lines (a log that gains times keeps its verdict); the
-        # priority only orders the readings of one line.
+        # names none; then the one whose evidence says more (strength); then a cause's own rule
+        # (richer detail) before the catalog's; then reading order, the clock of untimed lines (a
+        # log that gains times keeps its verdict); the priority only orders the readings of one
+        # line.
         return (-CONFIDENCE_ORDER.get(f.confidence, 0), ROLE_TIER[f.role or "inferred"], t, c is None,
-                f.rule.startswith("signature."), c.order if c is not None else 0, -(f.priority or DEFAULT_PRIORITY))
+                -strengths[id(f)][1], f.rule.startswith("signature."), c.order if c is not None else 0,
+                -(f.priority or DEFAULT_PRIORITY))
 
     # A cause's own rule reads its evidence more closely than the catalog (sequence numbers,
     # PCI buses, snapshots): where both found the cause, the catalog's finding only counts when
-    # it is more confident.
-    best_rule: dict[str, int] = {}
+    # it is more confident, or as confident and its evidence says more (strength).
+    best_rule: dict[str, tuple[int, int]] = {}
     for f in findings:
         if not f.rule.startswith("signature."):
-            best_rule[f.cause] = max(best_rule.get(f.cause, 0), CONFIDENCE_ORDER.get(f.confidence, 0))
+            best_rule[f.cause] = max(best_rule.get(f.cause, (0, 0)), strengths[id(f)])
     findings = [f for f in findings if not f.rule.startswith("signature.")
-                or CONFIDENCE_ORDER.get(f.confidence, 0) > best_rule.get(f.cause, 0)]
+                or strengths[id(f)] > best_rule.get(f.cause, (0, 0))]
     ordered = sorted(findings, key=key)
     # One finding per cause: the rules and the catalog may see the same fault through two paths,
     # and a second finding of the verdict's own cause only repeats it.
