@@ -14,6 +14,7 @@ from .signature import catalog_fix
 FIX_IB = fix_text("network.ib")
 FIX_SOCKET = fix_text("network.socket")
 FIX_PEER = fix_text("network.peer")
+FIX_IB_UNUSED = fix_text("network.ib_unused")
 
 
 IBV_WC_RETRY_EXC_ERR = 12  # ibverbs enum ibv_wc_status
@@ -102,10 +103,7 @@ def _ib_unused(facts: Facts) -> list[Finding]:
                    "container lacks /dev/infiniband or the verbs libraries, or NCCL_IB_DISABLE/NCCL_IB_HCA exclude "
                    "them. "
                    "Sockets are far slower and time out under load.",
-            fix="Expose the HCAs to the job (--device /dev/infiniband, rdma-core/libibverbs in the image), unset "
-                "NCCL_IB_DISABLE, "
-                "and check NCCL_IB_HCA:\nls /dev/infiniband; ibv_devinfo | head\nNCCL_DEBUG=INFO "
-                "NCCL_DEBUG_SUBSYS=INIT,NET",
+            fix=FIX_IB_UNUSED,
             hosts=[host] if host else [], ranks=ranks_of(on_host),
             evidence=evidence(on_host, 4) + [Evidence(name, 1, f"infiniband: {devices} ACTIVE")],
             role="context",

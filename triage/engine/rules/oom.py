@@ -9,6 +9,7 @@ from .signature import catalog_fix
 
 FIX = fix_text("oom")
 FIX_HOST = fix_text("oom.host")
+FIX_NCCL = fix_text("oom.nccl")  # added to FIX: NCCL's own buffers
 
 
 def find(facts: Facts) -> list[Finding]:
@@ -39,8 +40,7 @@ def find(facts: Facts) -> list[Finding]:
                     + (f", {first.data['bytes']} bytes" if first.data.get("bytes") else "")
                     + "): the GPU was full when a communicator was created (often lazily, at the first collective "
                       "of a new group)."),
-            fix=catalog_fix(facts, first, "oom",
-                            FIX + "\nLeave headroom for NCCL buffers (each new communicator allocates on every GPU)."),
+            fix=catalog_fix(facts, first, "oom", FIX + FIX_NCCL),
             ranks=ranks_of(nccl), hosts=hosts_of(nccl), evidence=evidence(nccl), culprit=first,
             # Where CUDA's own out-of-memory report is there, NCCL's allocation failing follows from it.
             support=frozenset({Support.EXPLAINED} if cuda else ()),
