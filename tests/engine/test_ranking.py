@@ -228,3 +228,18 @@ def _survivable() -> str:
     from triage.engine.signatures import CATALOG
 
     return next(s.id for s in CATALOG if s.survivable)
+
+
+def test_a_rules_finding_on_a_line_the_catalog_says_another_explains_is_low() -> None:
+    # 'CUDA devices busy or unavailable' is outranked by a hardware fault the bundle names
+    # (cuda.rt.devices_unavailable's outranked_by), whichever rule reads the line.
+    busy, lost = _line(5, 5), _line(2, 2)
+    busy_meaning = _meaning(busy, "fault", 50, "device_ordinal", "high", sig="cuda.rt.devices_unavailable")
+    lost_meaning = _meaning(lost, "fault", 50, "hardware_fault", "high", sig="test.gpu_lost")
+    f = _finding("device_ordinal", busy, Support.NAMES)
+    facts = _facts(busy_meaning, lost_meaning)
+    facts.by_kind["signature"].extend([busy_meaning, lost_meaning])
+    rank_findings(facts, [f])
+    assert (f.confidence, Support.OUTRANKED in f.support) == ("low", True)
+    alone = _finding("device_ordinal", busy, Support.NAMES)
+    assert _confidence(alone, busy_meaning) == "high"

@@ -31,10 +31,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from .facts import Facts
+from .facts import Facts, event_sort_key
 from .model import CONFIDENCE_ORDER, DEFAULT_PRIORITY, ROLE_TIER, Event, Finding, Support
 from .signatures import BY_ID
 from .signatures import cause as traits
+from .signatures.readings import class_cause
+from .signatures.schema import Signature
 
 LOW, MEDIUM, HIGH = 1, 2, 3
 _NAMES = {level: name for name, level in CONFIDENCE_ORDER.items()}
@@ -69,18 +71,42 @@ def sure(meaning: Event | None) -> bool:
     return meaning is not None and CONFIDENCE_ORDER.get(str(meaning.data.get("confidence")), LOW) > LOW
 
 
+def outranked(facts: Facts, sig: Signature) -> Event | None:
+    """The first line of the bundle that the entry says explains it (`outranked_by`): another
+    entry's line, or any fault of a named cause (for `cause:hardware_fault`, also the kernel's
+    Xid lines the catalog calls hardware)."""
+    if not sig.outranked_by:
+        return None
+    found: list[Event] = []
+    for ref in sig.outranked_by:
+        cause = ref[len("cause:"):] if ref.startswith("cause:") else None
+        for e in facts.kind("signature"):
+            if (e.data.get("sig") == ref or (cause is not None and e.data.get("cause") == cause
+                                             and e.data.get("role") == "fault" and sure(e))):
+                found.append(e)
+        if cause is not None:
+            found.extend(e for e in facts.kind("xid") if e.data.get("cause") == cause
+                         or class_cause(e.data.get("fault_class")) == cause)
+    return min(found, key=event_sort_key) if found else None
+
+
 def support(facts: Facts, f: Finding) -> Event | None:
     """Fills the finding's `role` and `priority` where its rule left them to the catalog: the
     role and priority of the culprit line's catalog entry (a retry the catalog calls context
     stays context, whatever a rule reads into it). A culprit the catalog does not know is the
     rule's own reading of a failing line (a fault); a finding with no culprit line and no role
-    of its rule's is inferred; a line the run survived is context. Returns the culprit line's
-    catalog reading."""
+    of its rule's is inferred; a line the run survived is context; a line the catalog says is
+    explained by another (`outranked_by`) that is in the bundle is outranked. Returns the culprit
+    line's catalog reading."""
     c = f.culprit
     meaning = meaning_of(facts, c)
     role = meaning.data.get("role") if meaning is not None else None
     if Support.SURVIVED in f.support:
         f.role = "context"
+    entry = BY_ID.get(str(meaning.data.get("sig"))) if meaning is not None else None
+    if entry is not None and outranked(facts, entry) is not None:
+        # Whichever rule read the line: what the catalog says explains it is in the bundle.
+        f.support |= {Support.OUTRANKED}
     if f.role is None:
         # The catalog's `harmless` is context here: a rule that still read a finding from it.
         f.role = (("context" if role == "harmless" else str(role)) if role is not None

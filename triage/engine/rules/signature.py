@@ -10,9 +10,8 @@ from collections import defaultdict
 
 from ..facts import Facts
 from ..model import Event, Finding, Support
-from ..ranking import HIGH, line_level, sure
+from ..ranking import HIGH, line_level, outranked, sure
 from ..signatures import BY_ID
-from ..signatures.readings import class_cause
 from ..signatures.schema import CATCH_ALL_PRIORITY, Signature
 from .common import earliest, evidence, hosts_of, later_on_same_process, normal_ends, ranks_of, upper_first, where
 
@@ -93,25 +92,6 @@ def _survivable(facts: Facts) -> list[Event]:
     if any(e.severity in ("error", "fatal") and (e.source, e.line) not in warns for e in facts.events):
         return []
     return normal_ends(facts)
-
-
-def outranked(facts: Facts, sig: Signature) -> Event | None:
-    """The first line of the bundle that the entry says explains it (`outranked_by`): another
-    entry's line, or any fault of a named cause (for `cause:hardware_fault`, also the kernel's
-    Xid lines the catalog calls hardware)."""
-    if not sig.outranked_by:
-        return None
-    found: list[Event] = []
-    for ref in sig.outranked_by:
-        cause = ref[len("cause:"):] if ref.startswith("cause:") else None
-        for e in facts.kind("signature"):
-            if (e.data.get("sig") == ref or (cause is not None and e.data.get("cause") == cause
-                                             and e.data.get("role") == "fault" and sure(e))):
-                found.append(e)
-        if cause is not None:
-            found.extend(e for e in facts.kind("xid") if e.data.get("cause") == cause
-                         or class_cause(e.data.get("fault_class")) == cause)
-    return earliest(found)
 
 
 def _failure_besides(facts: Facts, ev: Event, after: bool) -> bool:
