@@ -24,6 +24,7 @@ from .signature import catalog_fix
 FIX = fix_text("rank_crash")
 FIX_SIGKILL = fix_text("rank_crash.sigkill")
 FIX_SEGV = fix_text("rank_crash.segv")
+APP_CLASS = "app"  # readings.cuda_class: a CUDA error the catalog reads as the program's own
 SIGNAL_EXITS = {"SIGKILL", "SIGSEGV", "SIGABRT", "SIGBUS", "SIGILL", "SIGFPE"}
 
 
@@ -152,7 +153,10 @@ def find(facts: Facts) -> list[Finding]:
         # The first own fault of a process; where several processes crashed and the first one's
         # rank is unknown, which came first is not placed. A traceback without its exception
         # line names no cause at all.
-        crash_facts = {Support.NAMES}
+        # A CUDA error the catalog does not place (its class `other` or `driver`: no entry, or one
+        # unsure of it) is the rank's own failure, but not named as its program's: it points.
+        placed = first.kind != "cuda_error" or first.data.get("error_class") == APP_CLASS
+        crash_facts = {Support.NAMES if placed else Support.POINTS}
         if first.rank is None and len(ranks_of(crashes)) > 1:
             crash_facts.add(Support.UNPLACED)
         if first.data.get("cut_off"):
