@@ -88,7 +88,7 @@ def _markers(
             if pkey is None or pkey not in processes:
                 continue
             if ranked_processes is None:
-                ranked_processes = {(info.host, info.pid) for info in ranks.values() if info.pid is not None}
+                ranked_processes = {(p.host, p.pid) for p in facts.processes.values() if p.pid is not None}
             if (ev.host, ev.pid) in ranked_processes:
                 continue
             who = row_id = _row_id(pkey)
@@ -231,7 +231,7 @@ def _row(info: RankInfo, axis: str, *, rank: int | None, row_id: str | None) -> 
 def _processes(facts: Facts) -> dict[tuple[Any, ...], RankInfo]:
     """Processes the logs name by host, pid or GPU but never by rank: one row each, so a single
     log of one process is drawn. With nothing named at all, one row per source file."""
-    ranked = {(info.host, info.pid) for info in facts.ranks.values() if info.pid is not None}
+    ranked = {(p.host, p.pid) for p in facts.processes.values() if p.pid is not None}  # (processes.py)
     groups: dict[tuple[Any, ...], list[Event]] = {}
     for ev in facts.events:
         key = _process_key(ev) if ev.rank is None else None
