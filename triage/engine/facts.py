@@ -11,7 +11,18 @@ from typing import Any
 from .demux import Origin
 from .model import Event, Evidence, RankInfo, from_epoch, shared_data
 from .parsers.kernel import bus_key
-from .processes import LAUNCHER_REPORT, LAUNCHER_TABLE, LOG, MANIFEST, NCCL, NCCL_INIT, NCCL_LOCAL, Process, Processes, nvml_uuids
+from .processes import (
+    LAUNCHER_REPORT,
+    LAUNCHER_TABLE,
+    LOG,
+    MANIFEST,
+    NCCL,
+    NCCL_INIT,
+    NCCL_LOCAL,
+    Process,
+    Processes,
+    nvml_uuids,
+)
 from .reader import Collected, SourceInfo, read_recorded
 from .signatures.readings import cuda_class, fault_class
 from .structured import StructuredDocs, elastic_error_summary, fr_summary
@@ -795,9 +806,10 @@ def _local_ranks(facts: Facts, procs: Processes) -> None:
     """Local ranks: the launcher's table (done before), a `[defaultN]:` prefix on the rank's
     own lines, NCCL's cudaDev where it is the local rank for every known process of the host."""
     for ev in facts.events:
-        lr = ev.data.get("local_rank") if ev.rank is not None else None
-        if lr is not None and ev.kind not in ("process_exit", "elastic_failure") and ev.rank in procs:
-            procs[ev.rank].offer("local_rank", lr, LOG)
+        said = ev.data.get("local_rank") if ev.rank is not None else None
+        proc = procs.get(ev.rank) if said is not None and ev.rank is not None else None
+        if proc is not None and ev.kind not in ("process_exit", "elastic_failure"):
+            proc.offer("local_rank", said, LOG)
     for (host, lr), rank in facts.local_ranks.items():
         if rank in procs and procs[rank].host == host:
             procs[rank].offer("local_rank", lr, LAUNCHER_TABLE)
@@ -862,10 +874,10 @@ def _rank_table(facts: Facts) -> None:
     _local_ranks(facts, procs)
     nvml_uuids(procs, facts.docs.snapshots, bus_key, short_host)
     facts.processes = procs
-    for r, info in ranks.items():
-        proc = procs.get(r)
-        if proc is not None:
-            info.host, info.pid, info.device, info.bus_id = proc.host, proc.pid, proc.device, proc.bus_id
+    for n, row in ranks.items():
+        known = procs.get(n)
+        if known is not None:
+            row.host, row.pid, row.device, row.bus_id = known.host, known.pid, known.device, known.bus_id
     # A rank's own file: its last line and times are the file's.
     for src in facts.sources:
         r = src.file_origin.rank
