@@ -59,6 +59,8 @@ def test_torchrun_table_gives_the_pid_and_local_rank_the_lines_do_not(tmp_path: 
     assert facts.ranks[4].pid == 208585  # the rank table reads the record
     d = diagnose(log).to_dict()
     assert d["first_failure"]["rank"] == 4 and d["first_failure"]["pid"] == 208585
+    # The card says where its pid came from: not its own line, the launcher's table.
+    assert d["first_failure"]["identity_from"]["pid"] == "launcher_table"
 
 
 def test_nvml_snapshot_gives_the_uuid_of_the_gpu_on_ncclS_bus(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 
 from .facts import MAX_DEVICE_ORDINAL, Facts
 from .model import CONFIDENCE_ORDER, DEFAULT_PRIORITY, ROLE_TIER, Event, Finding, RankInfo, iso, yearless
-from .processes import FIRST_FAILURE
+from .processes import FIRST_FAILURE, NCCL_INIT, Process
 from .rules.rank_crash import crash_events, exit_events
 from .signatures import cause as traits
 from .timeparse import YEAR_UNKNOWN
@@ -296,6 +296,33 @@ def _subject_pid(ev: Event) -> int | None:
     return int(said) if about_child or ev.pid is None else None
 
 
+LINE = "line"  # a value of the card read from its own line
+
+
+def _identity_from(ff: dict[str, Any], ev: Event | None, proc: Process | None, pid: int | None,
+                   device: int | None, bus: str | None) -> dict[str, str]:
+    """Where each identity value of the card came from: its own line (`line`), else its rank's
+    identity record (processes.py: `nccl`, `nccl_init`, `log`, `launcher_table`, ...), else
+    the finding that names it (`finding`)."""
+    out: dict[str, str] = {}
+    said = {"host": ff.get("host"), "pid": pid, "device": device, "bus_id": bus}
+    on_line = {"host": ev.host if ev is not None else None, "pid": ev.pid if ev is not None else None,
+               "device": ev.device if ev is not None else None,
+               "bus_id": ev.data.get("bus_id") if ev is not None else None}
+    if ev is not None and pid is not None and pid != ev.pid:
+        on_line["pid"] = pid if _subject_pid(ev) == pid else None  # (the worker a launcher's line names)
+    for name, value in said.items():
+        if value is None:
+            continue
+        if on_line[name] == value:
+            out[name] = LINE
+        elif proc is not None and getattr(proc, name) == value:
+            out[name] = str(getattr(proc, "bus_from" if name == "bus_id" else f"{name}_from"))
+        else:
+            out[name] = NCCL_INIT if name == "bus_id" else "finding"
+    return out
+
+
 def _with_process(ff: dict[str, Any], facts: Facts, ev: Event | None) -> dict[str, Any]:
     """Adds pid, device, bus_id (from the line itself, else its rank) and a time estimate."""
     # The rank's identity record (processes.py): its pid from NCCL, its lines or the launcher's
@@ -311,6 +338,7 @@ def _with_process(ff: dict[str, Any], facts: Facts, ev: Event | None) -> dict[st
     bus = (proc.bus_id if proc else None) or (facts.bus_of_rank.get(ff["rank"]) if ff["rank"] is not None else None)
     if ev is not None and bus is None and isinstance(ev.data.get("bus_id"), str):
         bus = ev.data["bus_id"]
+    ff["identity_from"] = _identity_from(ff, ev, proc, pid, device, bus)
     # A time the bundle gives no year for: null (never this machine's year) and, beside it, what
     # is known, '--MM-DDThh:mm:ss' (model.yearless).
     when = ff.pop("_when", None)
