@@ -72,3 +72,12 @@ def test_nvml_snapshot_gives_the_uuid_of_the_gpu_on_ncclS_bus(tmp_path: Path) ->
                           {"index": 1, "pci_bus_id": "00000000:19:00.0", "uuid": "GPU-bbbb"}]}}))
     p = _facts(tmp_path).processes[0]
     assert (p.uuid, p.uuid_from) == ("GPU-aaaa", "nvml")
+
+
+def test_mpirun_report_gives_the_pid_and_node_of_a_rank_its_lines_name(tmp_path: Path) -> None:
+    log = tmp_path / "job.log"
+    log.write_text("[1,8]<stderr>:RuntimeError: CUDA error: an illegal memory access was encountered\n"
+                   "mpirun noticed that process rank 8 with PID 4242 on node node-b exited on signal 11 "
+                   "(Segmentation fault).\n")
+    p = _facts(log).processes[8]
+    assert (p.pid, p.pid_from, p.host, p.host_from) == (4242, "launcher_report", "node-b", "launcher_report")
