@@ -756,6 +756,9 @@ def _rank_events(facts: Facts, ranks: dict[int, RankInfo], procs: Processes) -> 
             proc.pid, proc.pid_from = ev.pid, LOG
         if proc.device is None and ev.device is not None and ev.kind.startswith("nccl"):
             proc.device, proc.device_from = ev.device, LOG
+        if proc.local_rank is None and ev.data and ev.data.get("local_rank") is not None and ev.kind not in (
+                "process_exit", "elastic_failure"):  # a `[defaultN]:` prefix on the rank's own line
+            proc.local_rank, proc.local_rank_from = ev.data["local_rank"], LOG
         info.sources.add(ev.source)
         if ev.time is not None:
             info.first_time = min(info.first_time, ev.time) if info.first_time else ev.time
@@ -803,13 +806,9 @@ def _manifest_pids(facts: Facts, procs: Processes) -> None:
 
 
 def _local_ranks(facts: Facts, procs: Processes) -> None:
-    """Local ranks: the launcher's table (done before), a `[defaultN]:` prefix on the rank's
-    own lines, NCCL's cudaDev where it is the local rank for every known process of the host."""
-    for ev in facts.events:
-        said = ev.data.get("local_rank") if ev.rank is not None else None
-        proc = procs.get(ev.rank) if said is not None and ev.rank is not None else None
-        if proc is not None and ev.kind not in ("process_exit", "elastic_failure"):
-            proc.offer("local_rank", said, LOG)
+    """Local ranks where the rank's own lines (_rank_events) and torchrun's failure table
+    (_launcher_tables) named none: the table's (host, local rank) pairs, else NCCL's cudaDev
+    where it is the local rank for every known process of the host."""
     for (host, lr), rank in facts.local_ranks.items():
         if rank in procs and procs[rank].host == host:
             procs[rank].offer("local_rank", lr, LAUNCHER_TABLE)
