@@ -10,6 +10,7 @@ import pytest
 from triage.engine.signatures import BY_ID, CATALOG
 from triage.engine.signatures import cause as traits
 from triage.fleet import fingerprint
+from triage.engine.signatures.matcher import Match, matcher
 from triage.fleet.fingerprint import fingerprint_of, job_family, normalise_message
 
 XID = "[1827565.535076] NVRM: Xid (PCI:0000:5d:00): 79, pid=383662, name=python, GPU has fallen off the bus."
@@ -66,7 +67,7 @@ def test_the_gpu_is_its_uuid_from_the_snapshot_else_its_pci_bus_else_its_index()
 
 def test_a_signature_id_in_the_verdict_is_the_message_family() -> None:
     fp = fingerprint_of(diagnosis(cause="network", rule="signature.nccl.ib.completion_error",
-                                  text="node-b:1:2 [0] NCCL WARN NET/IB : Got completion from peer with status=12 hca mlx5_1"))
+                                  text="node-b:1:2 [0] NCCL WARN NET/IB : Got completion from peer 10.0.0.2<40000> with status=12 opcode=0 len=0 vendor err 129 (Recv) hca mlx5_1"))
     assert fp is not None and fp.family == "signature.nccl.ib.completion_error"
     assert fp.nic == "mlx5_1" and fp.transport == "IB" and fp.machine_fault
 
@@ -88,27 +89,35 @@ def test_only_faults_of_the_machine_count_towards_drain() -> None:
 
 
 SEVERE = [sig for sig in CATALOG if sig.severity != "none" and sig.cause is not None and not traits(sig.cause).machine]
+# A line that names the NIC through its entry's groups and says nothing of the node itself
+# (severity none): where a network verdict's own line names no NIC, the evidence places it.
+NIC_LINE = next(s for sig in CATALOG if sig.cause == "network" and sig.severity == "none" for s in sig.samples
+                if (found := matcher().best(s)) is not None and found.sig is sig and found.groups.get("hca"))
 
 
 @pytest.mark.parametrize("sig", SEVERE, ids=[sig.id for sig in SEVERE])
 def test_the_drain_decision_reads_the_entrys_severity(sig: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """A verdict of a cause the catalog does not count against the machine (the network, a crash)
-    counts toward draining the host exactly where its entry sets a severity (a NIC named where the
-    cause is placed by NIC), and not once the entry's severity is `none`."""
+    counts toward draining the host exactly where its entry sets a severity (a NIC named, by an
+    entry's groups, where the cause is placed by NIC), and not once the entry's severity is `none`."""
     data = diagnosis(cause=sig.cause, rule=f"signature.{sig.id}", text=sig.samples[0],
-                     evidence=[sig.samples[0], "port mlx5_0:1"])
+                     evidence=[sig.samples[0], NIC_LINE])
     fp = fingerprint_of(data)
-    assert fp is not None and fp.machine_fault, sig.id
+    assert fp is not None and fp.machine_fault and fp.severity == sig.severity, sig.id
     assert fp.machine_reason.startswith(sig.title)
     monkeypatch.setitem(BY_ID, sig.id, dataclasses.replace(sig, severity="none"))
-    monkeypatch.setattr(fingerprint, "matcher", lambda: _ReadsNothing())  # the verdict's own entry alone
+    monkeypatch.setattr(fingerprint, "matcher", _Unsevered)  # and every entry reading its lines
     again = fingerprint_of(data)
-    assert again is not None and not again.machine_fault, sig.id
+    assert again is not None and not again.machine_fault and again.severity == "", sig.id
+    assert again.nic == fp.nic  # the same groups read: only the severity went
 
 
-class _ReadsNothing:
-    def best(self, text: str) -> None:
-        return None
+class _Unsevered:
+    """The catalog's matcher, every entry's severity set to none."""
+
+    def best(self, text: str) -> Match | None:
+        found = matcher().best(text)
+        return None if found is None else Match(dataclasses.replace(found.sig, severity="none"), found.groups)
 
 
 def test_no_verdict_no_fingerprint() -> None:
