@@ -177,11 +177,12 @@ def readings(lines: list[str]) -> list[Match]:
 
 
 def _xid_of(found: Match) -> int | None:
-    """The Xid code of a reading: its entry's `xid` group, else the entry's one code."""
+    """The Xid code of a reading: the entry's one code (what the entry reads the line as: "Xid 45
+    ... caused by previous Xid 149" is the Xid 149 entry's), else its `xid` group."""
+    if len(found.sig.codes) == 1:
+        return found.sig.codes[0]
     code = found.groups.get(XID_GROUP)
-    if code is not None and str(code).isdigit():
-        return int(code)
-    return found.sig.codes[0] if len(found.sig.codes) == 1 else None
+    return int(code) if code is not None and str(code).isdigit() else None
 
 
 def _nic_of(found: Match) -> str:
