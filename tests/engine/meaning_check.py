@@ -11,8 +11,8 @@ A constant is reported when
 - `regex`: it compiles, its own text has two words or more, and it matches a catalog sample,
   whatever its capture groups: the code recognises a message by a pattern. In triage/fleet/,
   which reads no program's format of its own (the engine gives who and where, the catalog
-  entry's groups the values a line carries), one word is enough: `r"Xid\s*(\d+)"`,
-  `r"(mlx\d_\d+)"` pull a value out of a message the catalog reads;
+  entry's groups the values a line carries), one word is enough (a regex taking
+  the code after `Xid`, or an `mlx5_<n>` NIC name, pulls a value out of a message the catalog reads);
 - `entry id`: it names an entry or a dotted area of entries (`"nccl.ib"`), or it is compared
   with, searched in, or tested as a prefix of an entry id or a rule id (`"system" in sig.id`,
   `data.get("sig") == "x"`): the code reads meaning into an id;

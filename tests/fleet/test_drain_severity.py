@@ -100,3 +100,19 @@ def test_rows_stored_before_severity_existed_are_read_again() -> None:
     migration.read_again(apps, None)
     got = sorted(Occurrence.objects.values_list("xid", "severity", "machine_reason", "machine_fault"))
     assert got == [(63, "reset", "Xid 63", True), (79, "drain", "Xid 79", True), (94, "", "Xid 94", True)]
+
+
+def test_the_host_page_says_watch_and_reset(client: Any) -> None:
+    from django.contrib.auth import get_user_model
+
+    from tests.conftest import join_team
+
+    user = get_user_model().objects.create_user("sre", password="correct horse")
+    join_team(user, team=team_default().name)
+    client.force_login(user)
+    xids([94, 94, 94], host="node-w")
+    page = client.get("/fleet/hosts/node-w/").content.decode()
+    assert 'id="host-watch"' in page and "Xid 94 ×3" in page and "Drain recommended" not in page
+    xids([63, 63, 63], host="node-r")
+    page = client.get("/fleet/hosts/node-r/").content.decode()
+    assert "Drain recommended</strong> (then reset the GPU)" in page and "Xid 63 ×3" in page

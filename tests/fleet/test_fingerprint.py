@@ -9,8 +9,8 @@ import pytest
 
 from triage.engine.signatures import BY_ID, CATALOG
 from triage.engine.signatures import cause as traits
-from triage.fleet import fingerprint
 from triage.engine.signatures.matcher import Match, matcher
+from triage.fleet import fingerprint
 from triage.fleet.fingerprint import fingerprint_of, job_family, normalise_message
 
 XID = "[1827565.535076] NVRM: Xid (PCI:0000:5d:00): 79, pid=383662, name=python, GPU has fallen off the bus."

@@ -34,6 +34,7 @@ class DrainDecision:
     incident_ids: list[str] = field(default_factory=list)
     gpu: str = ""
     action: str = ""  # "drain" | "reset" | "watch" | "" (nothing to do)
+    severe: int = 0  # of `incidents`, those whose catalog entry says drain or reset
 
     @property
     def commands(self) -> dict[str, str] | None:
@@ -76,7 +77,7 @@ def host_drain(*, team_id: int | list[int], host: str) -> DrainDecision:
     )
     ids = [r["incident_id"] for r in rows]
     severe = [r for r in rows if r["severity"] in NODE_SEVERITIES]
-    decide = partial(DrainDecision, host=host, incidents=len(rows), incident_ids=ids)
+    decide = partial(DrainDecision, host=host, incidents=len(rows), incident_ids=ids, severe=len(severe))
     if len(severe) >= threshold:
         action = DRAIN if any(r["severity"] == DRAIN for r in severe) else RESET
         then = "" if action == DRAIN else "; reset the GPU (nvidia-smi -r) or reboot the node before it takes work"
