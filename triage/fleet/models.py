@@ -122,8 +122,9 @@ class Occurrence(FingerprintParts):
     class Meta:
         ordering = ["-seen_at"]
         indexes = [
-            # machine_fault included: ranking hosts and the drain rule are then index-only scans.
-            models.Index(fields=["team", "host", "seen_at"], include=["machine_fault"], name="occurrence_host_cover"),
+            # machine_fault and severity included: ranking hosts and the drain rule are then index-only scans.
+            models.Index(fields=["team", "host", "seen_at"], include=["machine_fault", "severity"],
+                         name="occurrence_host_severity"),
             models.Index(fields=["team", "job_family", "seen_at"], name="occurrence_job_time"),
             models.Index(fields=["team", "cluster", "family", "seen_at"], name="occurrence_cluster_time"),
             models.Index(fields=["team", "seen_at", "cause"], name="occurrence_time_cause"),

@@ -43,5 +43,11 @@ class Migration(migrations.Migration):
             model_name="occurrence", name="xid",
             field=models.PositiveIntegerField(blank=True, null=True),
         ),
+        migrations.RemoveIndex(model_name="occurrence", name="occurrence_host_cover"),
+        migrations.AddIndex(
+            model_name="occurrence",
+            index=models.Index(fields=["team", "host", "seen_at"], include=("machine_fault", "severity"),
+                               name="occurrence_host_severity"),
+        ),
         migrations.RunPython(read_again, migrations.RunPython.noop),
     ]
