@@ -10,6 +10,7 @@ import pytest
 from triage.engine.signatures import BY_ID, CATALOG
 from triage.engine.signatures import cause as traits
 from triage.engine.signatures.matcher import Match, matcher
+from triage.engine.signatures.schema import SEVERITIES
 from triage.fleet import fingerprint
 from triage.fleet.fingerprint import fingerprint_of, job_family, normalise_message
 
@@ -194,3 +195,8 @@ def test_a_network_fault_placed_on_no_nic_is_not_the_machines() -> None:
     line = "node1:24141:24296 [2] transport/net_ib.cc:978 NCCL WARN NET/IB : Got completion from peer 10.0.0.2<40000> with error 12, opcode 0, len 0, vendor err 129 (Recv)"
     fp = fingerprint_of(diagnosis(cause="network", rule="signature.nccl.ib.completion_error", text=line))
     assert fp is not None and fp.nic == "" and not fp.machine_fault and fp.severity == ""
+
+
+def test_the_fleet_names_the_catalogs_severities() -> None:
+    assert set(SEVERITIES) == {fingerprint.DRAIN, fingerprint.RESET, fingerprint.NO_SEVERITY}
+    assert fingerprint.NODE_SEVERITIES == ("drain", "reset")  # most severe first
