@@ -230,6 +230,15 @@ ALLOWED: dict[str, dict[str, str]] = {
     },
     'fleet/fingerprint.py': {
         '\\bNET/(IB|Socket|AWS Libfabric|OFI|[A-Za-z]+)\\b': "NCCL's transport name after `NET/` (identity: which transport), grouped on, never decides",
+        **dict.fromkeys((
+            '/dev/shm/[^\\s,)\'\\"]+',
+            '\\b(pid|tid|rank|local_rank|device|dev|cudaDev|nvmlDev)\\s*[=:]?\\s*\\d+',
+            '\\bGPU-[0-9a-f-]+',
+            '\\b\\d+(?:\\.\\d+)?\\s*(?:[KMGT]i?B|bytes?)\\b',
+            '^(?:\\[(?:default|rank)\\d+\\]:\\s*)+',
+        ), "the message family's placeholders: what changes from one occurrence of a line to the next (a shm "
+           "segment's name, a pid or device number, a GPU UUID, a size, a launcher's rank prefix) is replaced "
+           "so that the same fault groups again; the family is compared, never read for what it means"),
     },
     'fleet/management/commands/webhook.py': {
         ' for team ': "the command's own output wording",

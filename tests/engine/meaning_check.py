@@ -9,7 +9,10 @@ A constant is reported when
 - `text`: it holds two words or more and is found (any case) inside a catalog sample: the code
   recognises a message by its wording;
 - `regex`: it compiles, its own text has two words or more, and it matches a catalog sample,
-  whatever its capture groups: the code recognises a message by a pattern;
+  whatever its capture groups: the code recognises a message by a pattern. In triage/fleet/,
+  which reads no program's format of its own (the engine gives who and where, the catalog
+  entry's groups the values a line carries), one word is enough (a regex taking
+  the code after `Xid`, or an `mlx5_<n>` NIC name, pulls a value out of a message the catalog reads);
 - `entry id`: it names an entry or a dotted area of entries (`"nccl.ib"`), or it is compared
   with, searched in, or tested as a prefix of an entry id or a rule id (`"system" in sig.id`,
   `data.get("sig") == "x"`): the code reads meaning into an id;
@@ -40,6 +43,8 @@ from triage.engine.signatures.literals import required_literals
 
 TRIAGE = Path(__file__).resolve().parents[2] / "triage"
 _WORDS = re.compile(r"[A-Za-z]\S* +\S*[A-Za-z]")
+_WORD = re.compile(r"[A-Za-z]{2,}")  # one word: enough for a regex in a module that reads no format
+FLEET = "fleet/"
 # What a regex's own text is once escapes, classes and group openers are taken out.
 _REGEX_SYNTAX = re.compile(r"\\.|\[[^\]]*\]|\(\?P?<\w+>|\(\?[:=!i]+|[()|?*+{}^$]")
 _ID_ATTRS = frozenset({"id", "rule"})  # attributes that hold an entry id or a rule id
@@ -87,8 +92,11 @@ def in_sample(text: str) -> bool:
     return bool(_WORDS.search(text)) and text.lower() in _samples()[1]
 
 
-def matches_sample(pattern: str) -> bool:
-    if not _WORDS.search(_REGEX_SYNTAX.sub(" ", pattern).replace("  ", " ")) or not _WORDS.search(
+def matches_sample(pattern: str, *, one_word: bool = False) -> bool:
+    if one_word:  # a word and the syntax of a regex (an escape, a class, a group, an operator)
+        if not _WORD.search(_REGEX_SYNTAX.sub(" ", pattern)) or not _REGEX_SYNTAX.search(pattern):
+            return False
+    elif not _WORDS.search(_REGEX_SYNTAX.sub(" ", pattern).replace("  ", " ")) or not _WORDS.search(
             _REGEX_SYNTAX.sub("", pattern)):
         return False
     try:
@@ -183,7 +191,7 @@ def reports(source: str, module: str) -> set[Report]:
                 out.add(Report(module, "entry id", text))
             elif in_sample(text):
                 out.add(Report(module, "text", text))
-            elif matches_sample(text):
+            elif matches_sample(text, one_word=module.startswith(FLEET)):
                 out.add(Report(module, "regex", text))
         if isinstance(node, ast.Compare):
             sides = (node.left, *node.comparators)

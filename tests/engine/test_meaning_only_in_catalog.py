@@ -106,6 +106,28 @@ def test_a_confidence_a_rule_picks_fails_the_check(form: str, source: str, liter
     assert not any(r.form == "confidence" for r in reports(source, "engine/planted.py"))
 
 
+# What the fleet once held: one-word regexes pulling a value out of a message the catalog reads
+# (the Xid code, the NIC). The fleet reads no program's format of its own (the engine gives who
+# and where, the catalog entry's groups the values), so there one word is enough to report it.
+FLEET_PLANTED = [
+    ("the Xid code", 'import re\nXID_RE = re.compile(r"\\bXid\\s*(?:\\([^)]*\\))?\\s*:?\\s*(\\d+)", re.I)\n',
+     "\\bXid\\s*(?:\\([^)]*\\))?\\s*:?\\s*(\\d+)"),
+    ("the NIC", 'import re\nNIC_RE = re.compile(r"\\b((?:mlx\\d|hfi\\d|efa)_?\\d+(?::\\d+)?)\\b")\n',
+     "\\b((?:mlx\\d|hfi\\d|efa)_?\\d+(?::\\d+)?)\\b"),
+    ("a segfault deciding a drain", 'import re\n\ndef f(t):\n    return re.search(r"Segmentation\\s+fault", t)\n',
+     "Segmentation\\s+fault"),
+]
+
+
+@pytest.mark.parametrize(("form", "source", "literal"), FLEET_PLANTED, ids=[p[0] for p in FLEET_PLANTED])
+def test_a_one_word_regex_on_a_message_fails_the_check_in_the_fleet(form: str, source: str, literal: str) -> None:
+    found = reports(source, "fleet/planted.py")
+    assert Report("fleet/planted.py", "regex", literal) in unexplained(found), (form, sorted(found))
+    # A format parser's one-word field regexes (a record's `pid=`, an Xid record's code) are its
+    # format's, checked by the two-word rule there.
+    assert Report("engine/parsers/planted.py", "regex", literal) not in reports(source, "engine/parsers/planted.py")
+
+
 def test_a_real_module_with_a_planted_line_fails_it() -> None:
     path = TRIAGE / "engine" / "verdict.py"
     module = "engine/verdict.py"
