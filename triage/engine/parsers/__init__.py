@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..model import Event
+from ..model import Record
 from . import cuda, kernel, launchers, nccl, process_exit, python_tb, torch_c10d
 from .base import LineCtx, SourceState
 
-Parser = Callable[[LineCtx, SourceState], list[Event]]
+Parser = Callable[[LineCtx, SourceState], list[Record]]
 
 EXCLUSIVE: tuple[Parser, ...] = (
     nccl.parse,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ..model import Event
+from ..model import Record
 from .base import LineCtx, SourceState, searched
 
 # What the scan gate (scan.py) must let through for this parser: the NVIDIA driver's lines, the
@@ -61,7 +61,7 @@ _SYSLOG_HOST = re.compile(
     r"(?P<host>[A-Za-z0-9][\w.-]*) kernel: ")
 
 
-def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
+def parse(ctx: LineCtx, state: SourceState) -> list[Record]:
     events = _parse(ctx)
     if events and ctx.origin.host is None:
         m = _SYSLOG_HOST.match(ctx.text) or _SYSLOG_HOST.match(ctx.body)
@@ -71,7 +71,7 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
     return events
 
 
-def _parse(ctx: LineCtx) -> list[Event]:
+def _parse(ctx: LineCtx) -> list[Record]:
     body = ctx.body
     if "NVRM" in body:
         m = _XID.search(body)
@@ -81,9 +81,8 @@ def _parse(ctx: LineCtx) -> list[Event]:
             xid = int(m["xid"])
             pid = m["pid"].strip("'<>") if m["pid"] else None
             return [
-                ctx.event(
+                ctx.record(
                     "xid",
-                    severity="error",
                     xid=xid,
                     bus=bus_key(m["bdf"]) if m["bdf"] else None,
                     xid_pid=int(pid) if pid and pid.isdigit() else None,
@@ -93,25 +92,25 @@ def _parse(ctx: LineCtx) -> list[Event]:
             ]
         m = _OFF_BUS.search(body)
         if m:
-            return [ctx.event("xid", severity="error", xid=79,
+            return [ctx.record("xid", xid=79,
                               bus=bus_key(m["bdf"]), xid_pid=None, process=None, detail="GPU has fallen off the bus")]
         m = _NVRM_GPU.search(body)
         if m:
             # Only who: the GPU on this PCI bus (its rank is joined in facts.py); what the line
             # means is the catalog's (signatures/system.py, nvrm.py).
-            return [ctx.event("nvrm_gpu", severity="info", bus=bus_key(m["bdf"]))]
+            return [ctx.record("nvrm_gpu", bus=bus_key(m["bdf"]))]
     # Each search guarded by what its pattern needs (parsers.base.searched): most lines that
     # reach this parser (no other format took them) are none of these.
     low = body.lower()
     m = searched(_OOM_KILL, body, low)
     if m:
         pid = m["pid"] or m["pid2"]
-        return [ctx.event("host_oom_kill", severity="fatal", victim_pid=int(pid), process=(m["name"] or m["name2"]))]
+        return [ctx.record("host_oom_kill", victim_pid=int(pid), process=(m["name"] or m["name2"]))]
     if "AMD-Vi" in body or "DMAR" in body or "iommu" in low:
         m = _IOMMU.search(body)
         if m:
-            return [ctx.event("iommu_fault", severity="error", device=m["dev"], fault_kind=m["amd"] or "DMAR")]
+            return [ctx.record("iommu_fault", device=m["dev"], fault_kind=m["amd"] or "DMAR")]
     m = searched(_AER, body, low)
     if m:
-        return [ctx.event("pcie_aer", severity="error" if m["sev"].lower() != "corrected" else "warn", aer=m["sev"])]
+        return [ctx.record("pcie_aer", aer=m["sev"])]
     return []
