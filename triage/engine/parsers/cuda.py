@@ -34,8 +34,10 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Record]:
     m = _OOM.search(body)
     if m:
         dev = m["dev"] or m["dev2"]
+        # The caching allocator's report of a request it could not serve (its sizes); what it
+        # means is the catalog's reading of the line, which facts.py asks.
         ev = ctx.record(
-            "cuda_oom",
+            "allocator_report",
             requested=m["req"],
             gpu=int(dev) if dev else None,
             total=m["tot"] or m["tot2"],

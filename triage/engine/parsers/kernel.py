@@ -31,8 +31,6 @@ _XID = re.compile(
 # 0000:3b:00.0: ...') and RM's 'NVRM: GPU at PCI:0000:3b:00: ...'. (RM's own 'NVRM: GPU0 <function>:'
 # prefix names the driver's instance number, which is neither a PCI id nor a CUDA ordinal.)
 _NVRM_GPU = re.compile(r"NVRM: GPU (?:at PCI:)?(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})\b")
-_OFF_BUS = re.compile(r"NVRM: GPU (?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})\.\d: GPU has fallen off the "
-                      r"bus")
 # 'Out of memory: Killed process 42 (python)' (one line, newer kernels) or a separate
 # 'Killed process 42 (python) total-vm:...' line (older kernels), or the oom-kill summary.
 _OOM_KILL = re.compile(r"(?:Out of memory: )?Kill(?:ed)? process (?P<pid>\d+) \((?P<name>[^)]+)\)|oom-kill:.*task="
@@ -90,14 +88,11 @@ def _parse(ctx: LineCtx) -> list[Record]:
                     detail=m["msg"],
                 )
             ]
-        m = _OFF_BUS.search(body)
-        if m:
-            return [ctx.record("xid", xid=79,
-                              bus=bus_key(m["bdf"]), xid_pid=None, process=None, detail="GPU has fallen off the bus")]
         m = _NVRM_GPU.search(body)
         if m:
             # Only who: the GPU on this PCI bus (its rank is joined in facts.py); what the line
-            # means is the catalog's (signatures/system.py, nvrm.py).
+            # means (a GPU fallen off the bus is a hardware fault) is the catalog's
+            # (data/system.toml), not an Xid the parser would make up.
             return [ctx.record("nvrm_gpu", bus=bus_key(m["bdf"]))]
     # Each search guarded by what its pattern needs (parsers.base.searched): most lines that
     # reach this parser (no other format took them) are none of these.
@@ -105,7 +100,9 @@ def _parse(ctx: LineCtx) -> list[Record]:
     m = searched(_OOM_KILL, body, low)
     if m:
         pid = m["pid"] or m["pid2"]
-        return [ctx.record("host_oom_kill", victim_pid=int(pid), process=(m["name"] or m["name2"]))]
+        # The kernel's report of a process it killed; that it was for memory is the catalog's
+        # reading of the line (data/system.toml), which facts.py asks.
+        return [ctx.record("kernel_kill", victim_pid=int(pid), process=(m["name"] or m["name2"]))]
     if "AMD-Vi" in body or "DMAR" in body or "iommu" in low:
         m = _IOMMU.search(body)
         if m:

@@ -11,7 +11,7 @@ from . import CATALOG
 from .matcher import matcher
 from .schema import Signature
 
-__all__ = ["cuda_class", "fault_class"]
+__all__ = ["cuda_class", "fault_class", "record_view"]
 
 _RUNTIME_NAME = re.compile(r"cudaError[A-Z]\w+")
 # The class each cause's faults are called by in the words the rules join on.
@@ -67,3 +67,19 @@ def fault_class(code: int) -> tuple[str, str]:
         if cls in ("hardware", "app"):  # the classes an Xid's own entry can give
             return name, cls
     return name, "driver"
+
+
+# The kinds the rules read for the parser records whose meaning the catalog gives: (the
+# record's format, the class of the cause the catalog's entry for its line names) -> kind. A
+# parser names the record (the caching allocator's report, the kernel's kill line); that it is
+# an out-of-memory report is the entry's (`torch.cuda.oom`, `kernel.oom.killed_process`).
+_VIEWS = {("allocator_report", "oom"): "cuda_oom", ("kernel_kill", "oom"): "host_oom_kill"}
+
+
+def record_view(kind: str, cause: object, role: object) -> str:
+    """The kind the rules read a parser's record of `kind` as, given the cause and role of the
+    catalog's reading of its line (facts.py): `kind` itself where the catalog names no fault of
+    a class the rules have a kind for."""
+    if role != "fault":
+        return kind
+    return _VIEWS.get((kind, _CLASS_OF_CAUSE.get(str(cause), "")), kind)
