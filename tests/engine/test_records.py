@@ -9,10 +9,14 @@ from pathlib import Path
 import pytest
 
 from triage.engine import diagnose
+from triage.engine.bundle import Budget, Limits, iter_members
 from triage.engine.facts import VIEWED_KINDS, build_facts
 from triage.engine.parallel import read_state
-from triage.engine.signatures.records import SAYS, readings, severity
+from triage.engine.reader import Collected, read_member
+from triage.engine.scan import prefilter
+from triage.engine.signatures.records import SAYS, Reading, reading_of, readings, severity
 from triage.engine.signatures.schema import CatalogError
+from triage.engine.timeparse import Clock
 
 PARSERS = Path(__file__).resolve().parents[2] / "triage" / "engine" / "parsers"
 
@@ -33,6 +37,35 @@ def test_every_reading_is_of_a_kind_a_parser_records() -> None:
     assert table and all(r.says in SAYS and r.origin for found in table.values() for r in found)
     assert set(table) <= _recorded_kinds(), sorted(set(table) - _recorded_kinds())
     assert _recorded_kinds() >= VIEWED_KINDS
+
+
+ENTRIES = [r for found in readings().values() for r in found]
+
+
+def _records(tmp_path: Path, name: str, block: str, kind: str) -> list:
+    (tmp_path / name).mkdir()
+    path = tmp_path / name / "log.txt"
+    path.write_text(block + "\n", encoding="utf-8")
+    budget = Budget(Limits())
+    out = Collected()
+    for member in iter_members(path, budget):
+        read_member(member, out, budget, prefilter(), Clock(year=2025))
+    return [e for e in out.events if e.kind == kind]
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=[f"{r.kind}-{r.says}" for r in ENTRIES])
+def test_each_reading_reads_its_samples_and_no_not_sample(tmp_path: Path, entry: Reading) -> None:
+    """The parsers read every sample as a record of the entry's kind that this entry reads (and so
+    its event says what the entry says); a not-sample is read by another entry, or is no record
+    of that kind at all."""
+    for i, sample in enumerate(entry.samples):
+        found = _records(tmp_path, f"s{i}", sample, entry.kind)
+        assert found, f"no {entry.kind} record for the sample {sample!r}"
+        assert all(reading_of(entry.kind, ev.data) is entry and ev.severity == entry.says for ev in found), (
+            sample, [(ev.data, ev.severity) for ev in found])
+    for i, line in enumerate(entry.not_samples):
+        found = _records(tmp_path, f"n{i}", line, entry.kind)
+        assert not any(reading_of(entry.kind, ev.data) is entry for ev in found), line
 
 
 @pytest.mark.parametrize(("kind", "data", "says"), [
@@ -57,8 +90,8 @@ def test_what_a_record_says_of_its_writer(kind: str, data: dict, says: str) -> N
 def test_a_table_out_of_order_is_refused(tmp_path, monkeypatch) -> None:
     from triage.engine.signatures import records
     (tmp_path / records.FILE).write_text(
-        '[[record]]\nkind = "x"\nsays = "error"\norigin = "o"\n\n'
-        '[[record]]\nkind = "x"\nsays = "warn"\nwhen = { a = 1 }\norigin = "o"\n', encoding="utf-8")
+        '[[record]]\nkind = "x"\nsays = "error"\norigin = "o"\nsamples = ["x"]\n\n'
+        '[[record]]\nkind = "x"\nsays = "warn"\nwhen = { a = 1 }\norigin = "o"\nsamples = ["x"]\n', encoding="utf-8")
     monkeypatch.setattr(records, "DATA", tmp_path)
     records.readings.cache_clear()
     try:

@@ -24,6 +24,8 @@ class Reading:
     kind: str
     says: str
     origin: str
+    samples: tuple[str, ...]
+    not_samples: tuple[str, ...] = ()
     when: tuple[tuple[str, tuple[Any, ...]], ...] = ()
     present: tuple[str, ...] = ()
 
@@ -41,7 +43,7 @@ class Reading:
 
 
 def _reading(raw: dict[str, Any], where: str) -> Reading:
-    unknown = sorted(set(raw) - {"kind", "says", "origin", "when", "present"})
+    unknown = sorted(set(raw) - {"kind", "says", "origin", "samples", "not_samples", "when", "present"})
     if unknown:
         raise CatalogError(f"{where}: unknown field(s) {', '.join(unknown)}")
     kind, says, origin = raw.get("kind"), raw.get("says"), raw.get("origin")
@@ -49,6 +51,11 @@ def _reading(raw: dict[str, Any], where: str) -> Reading:
         raise CatalogError(f"{where}: a record needs a kind and an origin")
     if says not in SAYS:
         raise CatalogError(f"{where}: says {says!r} is not one of {', '.join(SAYS)}")
+    lines = {name: raw.get(name, []) for name in ("samples", "not_samples")}
+    if not all(isinstance(v, list) and all(isinstance(x, str) and x for x in v) for v in lines.values()):
+        raise CatalogError(f"{where}: samples and not_samples must be lists of non-empty strings")
+    if not lines["samples"]:
+        raise CatalogError(f"{where}: a record needs at least one sample")
     when = raw.get("when", {})
     present = raw.get("present", [])
     if not isinstance(when, dict) or not isinstance(present, list) or not all(isinstance(p, str) for p in present):
@@ -57,7 +64,8 @@ def _reading(raw: dict[str, Any], where: str) -> Reading:
     for name, value in when.items():
         values = value if isinstance(value, list) else [value]
         conds.append((name, tuple(v.casefold() if isinstance(v, str) else v for v in values)))
-    return Reading(kind=kind, says=says, origin=origin, when=tuple(conds), present=tuple(present))
+    return Reading(kind=kind, says=says, origin=origin, samples=tuple(lines["samples"]),
+                   not_samples=tuple(lines["not_samples"]), when=tuple(conds), present=tuple(present))
 
 
 @cache
@@ -80,12 +88,15 @@ def readings() -> dict[str, tuple[Reading, ...]]:
     return {kind: tuple(found) for kind, found in out.items()}
 
 
+def reading_of(kind: str, data: Mapping[str, Any]) -> Reading | None:
+    """The entry that reads a record of `kind` holding `data`; None where none does."""
+    for reading in readings().get(kind, ()):
+        if reading.holds(data):
+            return reading
+    return None
+
+
 def severity(kind: str, data: Mapping[str, Any]) -> str:
     """What a record of `kind` holding `data` says of its writer (info, warn, error, fatal)."""
-    found = readings().get(kind)
-    if found is None:
-        return DEFAULT
-    for reading in found:
-        if reading.holds(data):
-            return reading.says
-    return DEFAULT
+    found = reading_of(kind, data)
+    return DEFAULT if found is None else found.says
