@@ -1,5 +1,7 @@
-"""Kernel log lines (dmesg / journal): NVRM Xid (named and classed by the catalog), GPU
-fell off the bus, the host OOM killer, IOMMU / AMD-Vi / DMAR faults, PCIe AER errors."""
+"""Kernel log lines (dmesg / journal) as records of their format: NVRM Xid reports (the code; its
+name and class are the catalog's), the driver's lines that name a GPU by PCI id, the kernel's
+kill line, IOMMU / AMD-Vi / DMAR fault events, PCIe AER reports. What each line means (a GPU
+fallen off the bus, an OOM kill) is the catalog's reading of it."""
 from __future__ import annotations
 
 import re

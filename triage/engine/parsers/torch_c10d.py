@@ -96,7 +96,7 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Record]:
         text = body.strip()
         if text and not text.startswith(("Exception raised", "frame #")):
             pending.data["last_error"] = text
-            # The 'Last error:' text is the body of NCCL's last WARN: classify it like one.
+            # The 'Last error:' text is the body of NCCL's last WARN: read it as one (its fields).
             classified = warn_event(ctx, text)
             classified.data["via_last_error"] = True
             events.append(classified)
@@ -197,8 +197,8 @@ _CUDA_IN_WHAT = re.compile(r"CUDA error: (?P<err>[^.\n\[]+)")
 
 
 def _cuda_fault(ctx: LineCtx, what: str) -> list[Record]:
-    """A kernel fault (illegal address, ECC ...) is found by the watchdog when it polls the
-    collective's CUDA event: the rank's own fault, reported through ProcessGroupNCCL."""
+    """The CUDA error the watchdog quotes when polling the collective's CUDA event fails: a CUDA
+    error report of its own (its text), whose class the catalog gives (facts.py)."""
     m = _CUDA_IN_WHAT.search(what)
     if not m:
         return []
