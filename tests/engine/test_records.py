@@ -124,11 +124,18 @@ def test_the_kernel_kill_line_is_a_host_oom_by_the_catalog(tmp_path: Path) -> No
     assert ev.data["victim_pid"] == 4242 and facts.meaning_of(ev).data["cause"] == "oom"
 
 
-def test_a_gpu_fallen_off_the_bus_is_no_xid_of_the_parser(tmp_path: Path) -> None:
+def test_a_gpu_fallen_off_the_bus_is_an_xid_by_the_catalog_not_the_parser(tmp_path: Path) -> None:
     line = "[512.0] NVRM: GPU 0000:3b:00.0: GPU has fallen off the bus."
+    (record,) = _records(tmp_path, "read", line, "nvrm_gpu")  # the parser: the driver's GPU line, its bus
+    assert record.data == {"bus": "3b:00", "uptime_s": 512.0}  # (the reader adds the dmesg clock)
+    # The catalog's entry says the line is the open driver's report of Xid 79 (osinit.c).
     facts = _facts(tmp_path, [line], "dmesg.txt")
-    assert not facts.kind("xid")
-    (ev,) = facts.kind("nvrm_gpu")
-    assert ev.data["bus"] == "3b:00"
-    assert facts.meaning_of(ev).data["cause"] == "hardware_fault"  # the catalog's kernel.nvrm entry
-    assert diagnose(tmp_path / "dmesg.txt").to_dict()["findings"][0]["cause"] == "hardware_fault"
+    (ev,) = facts.kind("xid")
+    assert (ev.data["xid"], ev.data["bus"], ev.data["fault_class"]) == (79, "3b:00", "hardware")
+    assert facts.meaning_of(ev).data["sig"] == "kernel.nvrm.fallen_off_bus"
+    assert diagnose(tmp_path / "dmesg.txt").to_dict()["findings"][0]["rule"] == "hardware_fault.xid"
+
+
+def test_a_driver_line_of_a_gpu_the_catalog_reads_as_no_fault_stays_what_it_is(tmp_path: Path) -> None:
+    facts = _facts(tmp_path, ["[5.0] NVRM: GPU 0000:3b:00.0: RmInitAdapter succeeded"], "dmesg.txt")
+    assert not facts.kind("xid") and [e.data["bus"] for e in facts.kind("nvrm_gpu")] == ["3b:00"]

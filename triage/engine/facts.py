@@ -12,6 +12,7 @@ from .demux import Origin
 from .model import Event, Evidence, RankInfo, from_epoch, shared_data
 from .parsers.kernel import bus_key
 from .reader import Collected, SourceInfo, read_recorded
+from .signatures import BY_ID
 from .signatures.readings import cuda_class, fault_class, record_view
 from .signatures.records import severity as record_severity
 from .structured import StructuredDocs, elastic_error_summary, fr_summary
@@ -192,7 +193,9 @@ def _read_codes(events: list[Event]) -> None:
         for ev in viewed:
             meaning = lines.get((ev.source, ev.line))
             if meaning is not None:
-                ev.kind = record_view(ev.kind, meaning.get("cause"), meaning.get("role"))
+                ev.kind, extra = record_view(ev.kind, BY_ID.get(str(meaning.get("sig"))))
+                if extra:
+                    ev.data = {**ev.data, **extra}  # (read data is shared: never in place)
     for ev in events:
         if ev.kind == "cuda_error" and "error_class" not in ev.data:
             name, cls = cuda_class(str(ev.data.get("error") or ""), ev.data.get("cuda_name"))
@@ -204,7 +207,7 @@ def _read_codes(events: list[Event]) -> None:
 
 
 # The parser records the catalog's reading of their line may give another kind (record_view).
-VIEWED_KINDS = frozenset({"allocator_report", "kernel_kill"})
+VIEWED_KINDS = frozenset({"allocator_report", "kernel_kill", "nvrm_gpu"})
 
 
 # A CUDA device ordinal counts the GPUs one process sees: a node's worth, never a pid or a tid

@@ -371,7 +371,7 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                     ev.approx_time = info.last_time
                 if yearless and ev.time is not None and ev.time is when:
                     ev.data["_yearless"] = True
-                if ev.kind in ("xid", "kernel_kill", "iommu_fault"):
+                if ev.kind in ("xid", "nvrm_gpu", "kernel_kill", "iommu_fault"):
                     kernel_hits += 1
                 if reported:
                     ev.data["launcher_report"] = True  # the launcher's words about the rank, not its own

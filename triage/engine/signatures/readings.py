@@ -74,12 +74,17 @@ def fault_class(code: int) -> tuple[str, str]:
 # parser names the record (the caching allocator's report, the kernel's kill line); that it is
 # an out-of-memory report is the entry's (`torch.cuda.oom`, `kernel.oom.killed_process`).
 _VIEWS = {("allocator_report", "oom"): "cuda_oom", ("kernel_kill", "oom"): "host_oom_kill"}
+# The record a line the catalog reads as a report of an Xid (`reports_code`) is read as.
+_CODE_VIEWS = {"nvrm_gpu": "xid"}
 
 
-def record_view(kind: str, cause: object, role: object) -> str:
-    """The kind the rules read a parser's record of `kind` as, given the cause and role of the
-    catalog's reading of its line (facts.py): `kind` itself where the catalog names no fault of
-    a class the rules have a kind for."""
-    if role != "fault":
-        return kind
-    return _VIEWS.get((kind, _CLASS_OF_CAUSE.get(str(cause), "")), kind)
+def record_view(kind: str, sig: Signature | None) -> tuple[str, dict[str, object]]:
+    """The kind the rules read a parser's record of `kind` as, given the catalog's entry `sig`
+    for its line (facts.py), and the fields that reading adds: an allocator report the catalog
+    reads as out of memory is `cuda_oom`; a driver line the entry says reports an Xid it does not
+    print (`reports_code`) is an `xid` of that code. `kind` itself, and no fields, elsewhere."""
+    if sig is None or sig.role != "fault":
+        return kind, {}
+    if sig.reports_code is not None and kind in _CODE_VIEWS:
+        return _CODE_VIEWS[kind], {"xid": sig.reports_code, "xid_pid": None, "process": None}
+    return _VIEWS.get((kind, _CLASS_OF_CAUSE.get(str(sig.cause), "")), kind), {}
