@@ -144,28 +144,41 @@ UNFETCHED = tuple(Source(name, "none", "", tuple(F(label, "", "", line, fields) 
         ("--label", "12: RuntimeError: boom", ("task",)),
         ("task exit report", "srun: error: node-b: task 5: Exited with exit code 1", ("host", "task")),
     )),
-    ("MPICH / Intel MPI Hydra", (
-        ("BAD TERMINATION report", "=   RANK 3 PID 4242 RUNNING AT node-b", ("rank", "pid", "host")),
-        ("-prepend-rank", "[3] RuntimeError: boom", ("rank",)),
-    )),
-    ("Horovod (Gloo launcher)", (("[rank]<stream>:", "[2]<stderr>:boom", ("rank",)),)),
-    ("DeepSpeed", (("log_dist [Rank N]", "[2026-12-02 09:11:04,123] [INFO] [logging.py:96:log_dist] [Rank 3] x",
-                    ("rank",)),)),
     ("Lightning", (("rank_prefixed_message", "[rank: 1] Seed set to 42", ("rank",)),)),
-    ("accelerate", (("logging.get_logger in_order", "[RANK 3] x", ("rank",)),)),
     ("Ray", (("worker prefix", "(RayTrainWorker pid=4242, ip=10.0.0.2) boom", ("pid",)),)),
     ("vLLM", (("worker prefix", "(VllmWorker rank=2 pid=42) INFO 04-22 15:53:32 x", ("rank", "pid")),
               ("logger time", "INFO 04-22 15:53:32 utils.py:580] x", ("time",)))),
     ("SGLang", (("process prefix", "[2025-02-07 01:19:40 TP3] x", ("time", "tp_rank")),)),
-    ("TGI (text-generation-launcher)", (("shard log", "2026-12-02T09:11:04.123456Z ERROR shard-manager: "
-                                         "text_generation_launcher: Shard 3 failed", ("time", "rank")),)),
     ("glog", (("LogMessage header", "E1202 09:11:04.123456 4242 socket.cpp:1] x", ("time",)),)),
     ("Kubernetes", (("kubectl logs --timestamps", "2026-12-02T09:11:04.123456789Z boom", ("time",)),
                     ("CRI container log", "2026-12-02T09:11:04.123456789Z stderr F boom", ("time",)))),
     ("Docker", (("json-file driver", '{"log": "boom\\n", "stream": "stderr", "time": "2026-12-02T09:11:04Z"}', ()),
                 ("compose prefix", "trainer-worker-1  | boom", ()))),
 ))
-SOURCES = (OMPI, PMIX, PRRTE, DMESG, NCCL, TORCH, PYTHON, JOURNAL, SYSLOG, *UNFETCHED)
+HYDRA = Source("MPICH / Intel MPI Hydra", "pmodels+mpich", "HEAD", (
+    F("BAD TERMINATION report", "src/pm/hydra/mpiexec/pmiserv_cb.c", "PID %d RUNNING AT %s",
+      "=   RANK 3 PID 4242 RUNNING AT node-b", ("rank", "pid", "host")),
+    F("-prepend-rank", "src/pm/hydra/mpiexec/options.c", '"[%r] "', "[3] RuntimeError: boom", ("rank",)),
+))
+HOROVOD = Source("Horovod (Gloo launcher)", "horovod+horovod", "HEAD", (
+    F("[rank]<stream>:", "horovod/runner/common/util/safe_shell_exec.py", "'{time}[{rank}]<{prefix}>:'",
+      "[2]<stderr>:boom", ("rank",)),
+))
+DEEPSPEED = Source("DeepSpeed", "microsoft+DeepSpeed", "HEAD", (
+    F("log_dist [Rank N]", "deepspeed/utils/logging.py", '"[Rank {}] {}"',
+      "[2026-12-02 09:11:04,123] [INFO] [logging.py:96:log_dist] [Rank 3] x", ("rank",)),
+))
+ACCELERATE = Source("accelerate", "huggingface+accelerate", "HEAD", (
+    F("MultiProcessAdapter [RANK N]", "src/accelerate/logging.py", 'f"[RANK {state.process_index}] {msg}"',
+      "12/02/2026 09:11:04 - INFO - __main__ - [RANK 3] x", ("rank",)),
+))
+TGI = Source("TGI (text-generation-launcher)", "huggingface+text-generation-inference", "HEAD", (
+    F("shard-manager span, compact output", "launcher/src/main.rs", '"shard-manager", rank = rank',
+      "2026-12-02T09:11:04.123456Z  INFO shard-manager: text_generation_launcher: Waiting for shard to be ready... "
+      "rank=3", ("time", "rank")),
+))
+SOURCES = (OMPI, PMIX, PRRTE, DMESG, NCCL, TORCH, PYTHON, JOURNAL, SYSLOG, HYDRA, HOROVOD, DEEPSPEED, ACCELERATE, TGI,
+           *UNFETCHED)
 
 
 def _source_text(src: Source, path: str, mirror: Path, torch_dir: Path | None) -> str | None:

@@ -139,3 +139,27 @@ def test_the_cache_is_keyed_by_the_files_content(tmp_path: Path, monkeypatch: py
     assert digest(data) != before
     assert load(data).entries[0].title == "An edited entry"
     assert digest(DATA) == digest(DATA)
+
+
+def test_every_severity_says_where_it_comes_from() -> None:
+    """A severity drains or resets a node in the fleet: each entry that sets one says in its origin
+    what defends it (`severity: ` and the source: DCGM's error table or health watch, the driver's
+    recovery action, the message itself, or the project policy it keeps)."""
+    unsourced = sorted(sig.id for entries in SOURCES.values() for sig in entries
+                       if sig.severity != "none" and not re.search(r"severity: \S.{20,}", sig.origin))
+    assert not unsourced, unsourced
+    assert sum(sig.severity != "none" for sig in CATALOG) >= 30  # noqa: PLR2004 - the Xid, ECC, NVLink and port entries
+
+
+def test_no_entry_is_a_copy_that_never_wins() -> None:
+    """Two entries for one message: where every pattern of one is also a pattern of entries that
+    rank above it as the matcher ranks them (priority, then the longest pattern, then catalog
+    order), it never reads a line; its meaning belongs in the entry that does."""
+    rank = {sig.id: (-sig.priority, -max(map(len, sig.patterns)), i) for i, sig in enumerate(CATALOG)}
+    above: dict[str, list[str]] = {}
+    for sig in CATALOG:
+        for pattern in sig.patterns:
+            above.setdefault(pattern, []).append(sig.id)
+    shadowed = sorted(sig.id for sig in CATALOG
+                      if all(any(rank[other] < rank[sig.id] for other in above[p]) for p in sig.patterns))
+    assert not shadowed, shadowed

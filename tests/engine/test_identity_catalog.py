@@ -270,16 +270,53 @@ def test_the_coverage_tool_counts_the_formats_with_an_entry(tmp_path: Path) -> N
     spec.loader.exec_module(tool)
     rows = tool.coverage(tmp_path, None)  # no mirror: the entries are still checked against each line
     gaps = {(r["source"].split(" (")[0], f["format"]) for r in rows for f in r["formats"] if not f["entry"]}
-    # The formats no entry reads, each for a reason: XML output and the delta-only dmesg lines carry
-    # no identity the engine uses / no time; short-unix is epoch seconds with no zone; Hydra's
-    # '[N] ' is NCCL's own '[device] ' shape; accelerate's and TGI's forms are not drawn from source.
+    # The formats no entry reads, each for a reason: the delta-only dmesg lines carry no time;
+    # short-monotonic's host after the uptime is read by no entry (dmesg.raw reads its uptime);
+    # short-unix is epoch seconds with no zone.
     assert gaps == {
-        ("Open MPI", "--xml-output"), ("util-linux dmesg", "--time-format delta"),
+        ("util-linux dmesg", "--time-format delta"),
         ("systemd journalctl output modes", "-o short-monotonic"), ("systemd journalctl output modes", "-o short-unix"),
-        ("MPICH / Intel MPI Hydra", "-prepend-rank"), ("accelerate", "logging.get_logger in_order"),
-        ("TGI", "shard log"),
     }
     for row in rows:
         for f in row["formats"]:
             if f["entry"]:
                 assert identity.entry(f["entry"]).id == f["entry"]
+
+
+def _diagnosed(tmp_path: Path, lines: list[str]) -> dict[str, Any]:
+    (tmp_path / "job.log").write_text("\n".join(lines) + "\n")
+    return diagnose(str(tmp_path)).to_dict()
+
+
+@pytest.mark.parametrize(("lines", "rank"), [
+    # Hydra's mpiexec -l: '[%r] '.
+    (["[0] step 10 loss 2.1", "[1] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 1 has a "
+      "total capacity of 79.15 GiB of which 1.2 GiB is free."], 1),
+    # Open MPI --xml-output.
+    (['<stdout rank="0">step 10</stdout>', '<stderr rank="5">torch.OutOfMemoryError: CUDA out of memory. Tried to '
+      'allocate 2.00 GiB. GPU 1 has a total capacity of 79.15 GiB of which 1.2 GiB is free.</stderr>'], 5),
+    # accelerate's logger: the tag after the Formatter's header.
+    (["12/02/2026 09:11:04 - ERROR - __main__ - [RANK 6] torch.OutOfMemoryError: CUDA out of memory. Tried to "
+      "allocate 2.00 GiB. GPU 1 has a total capacity of 79.15 GiB of which 1.2 GiB is free."], 6),
+])
+def test_a_launcher_or_logger_rank_names_the_failing_rank(tmp_path: Path, lines: list[str], rank: int) -> None:
+    out = _diagnosed(tmp_path, lines)
+    assert (out["findings"][0]["cause"], out["first_failure"]["rank"]) == ("oom", rank)
+
+
+def test_nccl_device_lines_cut_of_their_host_are_no_hydra_rank() -> None:
+    origin, body = split_prefix("[3] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device")
+    assert origin.rank is None and body.startswith("[3] ")
+    # A viewer's line number before torchrun's prefix: not a Hydra rank.
+    origin, _ = split_prefix("[80746] [rank0]:[E321 02:07:08.4 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught")
+    assert origin.rank != 80746
+
+
+def test_ctests_test_index_is_no_slurm_task_once_its_header_shows_it(tmp_path: Path) -> None:
+    body = ["91: Test command: /paddle/build/paddle/platform/nccl_test",
+            "91: Test timeout computed to be: 1500",
+            "91: idgsim-gpu-001:47744:47744 [0] init.cu:674 WARN Cuda failure 'CUDA driver version is insufficient "
+            "for CUDA runtime version'"]
+    assert _diagnosed(tmp_path, body)["first_failure"]["rank"] is None
+    # The same lines with no CTest header have srun --label's shape: task 91.
+    assert _diagnosed(tmp_path, body[2:])["first_failure"]["rank"] == 91

@@ -180,12 +180,7 @@ def rewrite_tree(src: Path, dst: Path, transform: Callable[[list[str]], list[str
 
 
 # Known misses, each with why; strict, so the suite fails the day one of them passes.
-REWRITE_MISSES = {
-    # The 120-column wrap falls inside the peer's IPv6 link-local address, so 'with error 4' of
-    # NET/IB's completion WARN lands on the next physical line: the entry needs the status to
-    # tell a fault from the flush errors (status 5) that follow one elsewhere.
-    ("nccl-928", "hard_wrap"): "the wrap splits NET/IB's completion WARN from its status",
-}
+REWRITE_MISSES: dict[tuple[str, str], str] = {}
 
 
 def _rewrite_cases() -> list[object]:

@@ -127,3 +127,23 @@ def test_torchruns_first_observed_failure_is_told_whatever_it_printed(tmp_path: 
     assert told + {"timed_out": "only timed out waiting", "closed": "printed no timeout, only: "}[first] in top["detail"], \
         top["detail"]
     assert "rank 2 is the one the others waited for" in top["detail"]
+
+
+DUMP = ("[rank{r}]:[E1213 17:24:49.{ns} ProcessGroupNCCL.cpp:1858] [PG ID 0 PG GUID 0(default_pg) Rank {r}] Received a "
+        "{rest}")
+STATUS = ("[rank0]:[E1213 17:24:49.082111648 ProcessGroupNCCL.cpp:2241] [PG ID 0 PG GUID 0(default_pg) Rank 0]  failure "
+          "detected by watchdog at work sequence id: 716 PG status: last enqueued work: 747, last completed work: 715\n")
+
+
+def test_a_rank_whose_cut_line_is_printed_where_a_timeout_report_is_is_not_silent(tmp_path: Path) -> None:
+    # Rank 1's line is cut after 'Received a': glog's file:line is that of rank 0's dump-signal
+    # line, so it printed that message (its own timeout or the signal it was sent): not silent.
+    whole = "dump signal due to a collective timeout from this local rank and we will try our best to dump the debug info."
+    text = (STATUS + DUMP.format(r=0, ns="328237228", rest=whole) + "\n"
+            + DUMP.format(r=1, ns="331433657", rest="").rstrip() + "\n")
+    d = _write(tmp_path, text)
+    assert d["findings"][0]["cause"] == "collective_timeout_straggler"
+    assert d["first_failure"]["rank"] is None
+    # Rank 1's last line another message (its step log): silent at the timeout, named by absence.
+    d = _write(tmp_path, STATUS + DUMP.format(r=0, ns="328237228", rest=whole) + "\n" + _step(1, 100))
+    assert d["first_failure"]["rank"] == 1

@@ -2,8 +2,14 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 from typing import Any
 
+import pytest
+
+from triage.engine.signatures import BY_ID, CATALOG
+from triage.engine.signatures import cause as traits
+from triage.fleet import fingerprint
 from triage.fleet.fingerprint import fingerprint_of, job_family, normalise_message
 
 XID = "[1827565.535076] NVRM: Xid (PCI:0000:5d:00): 79, pid=383662, name=python, GPU has fallen off the bus."
@@ -79,6 +85,30 @@ def test_only_faults_of_the_machine_count_towards_drain() -> None:
                                               text="socketStartConnect: Connect to 10.0.0.2<4242> failed : Connection refused"))
     xid = fingerprint_of(diagnosis())
     assert [fp.machine_fault for fp in (oom, exception, segfault, config_network, xid) if fp] == [False, False, True, False, True]
+
+
+SEVERE = [sig for sig in CATALOG if sig.severity != "none" and sig.cause is not None and not traits(sig.cause).machine]
+
+
+@pytest.mark.parametrize("sig", SEVERE, ids=[sig.id for sig in SEVERE])
+def test_the_drain_decision_reads_the_entrys_severity(sig: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A verdict of a cause the catalog does not count against the machine (the network, a crash)
+    counts toward draining the host exactly where its entry sets a severity (a NIC named where the
+    cause is placed by NIC), and not once the entry's severity is `none`."""
+    data = diagnosis(cause=sig.cause, rule=f"signature.{sig.id}", text=sig.samples[0],
+                     evidence=[sig.samples[0], "port mlx5_0:1"])
+    fp = fingerprint_of(data)
+    assert fp is not None and fp.machine_fault, sig.id
+    assert fp.machine_reason.startswith(sig.title)
+    monkeypatch.setitem(BY_ID, sig.id, dataclasses.replace(sig, severity="none"))
+    monkeypatch.setattr(fingerprint, "matcher", lambda: _ReadsNothing())  # the verdict's own entry alone
+    again = fingerprint_of(data)
+    assert again is not None and not again.machine_fault, sig.id
+
+
+class _ReadsNothing:
+    def best(self, text: str) -> None:
+        return None
 
 
 def test_no_verdict_no_fingerprint() -> None:

@@ -217,6 +217,14 @@ def _check(check: str, m: re.Match[str], body: str, rest: str, origin: Origin) -
         if m["dp_rank"] is None and m["pp_rank"] is None and origin.rank is None:
             origin.rank = int(m["tp_rank"])  # pure tensor parallelism: the TP rank is the global rank
         return rest
+    if check == "ompi_xml":
+        # The end tag of the same stream closes the record (iof_base_output.c's endtag).
+        end = f"</{m['x_stream']}>"
+        return rest[: -len(end)] if rest.endswith(end) else rest
+    if check == "hydra_rank":
+        # '[dev] ' with NCCL's host:pid:tid cut off is NCCL's device; a launcher's rank prefix
+        # inside means the number is no Hydra rank (Hydra starts the MPI processes themselves).
+        return None if _NCCL_LINE.match(_CUT_HOST + body) or _TORCHRUN_RANK.match(rest) else rest
     if check == "docker_json":
         record = _docker_record(body)
         if record is None:
@@ -239,6 +247,11 @@ def _docker_record(line: str) -> tuple[str, str | None] | None:
 
 
 _NCCL_PREFIX_COLONS = 2  # host:pid:tid
+# NCCL's debug line (the catalog's nccl.debug_prefix): an excerpt that lost its host:pid:tid
+# still reads as one once a host:pid:tid is put back in front of its '[dev] '.
+_NCCL_LINE = identity.pattern("nccl.debug_prefix")
+_CUT_HOST = "h:0:0 "
+_TORCHRUN_RANK = identity.pattern("torchrun.rank_prefix")
 
 
 def _is_nccl_prefix(body: str) -> bool:

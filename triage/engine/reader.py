@@ -215,11 +215,22 @@ def _looks_like_json(head: bytes) -> bool:
 # to this size; larger files are read as they are), line numbers still pointing at the file.
 MAX_UNWRAP_BYTES = 32 * 1024 * 1024
 CONSOLE_WIDTHS = frozenset((80, 100, 110, 120, 128, 132, 140, 150, 160, 180, 200, 220, 240, 250, 256))
+# Besides a word character, what a piece cut inside a token may end in: a character that opens
+# or joins one (`peer fe80::1%ib0<` | `53249>`, `key=` | `value`), never how a record ends.
+_MID_TOKEN_END = frozenset(b"<([{=%/@&+_")
+
+
+def _cut_mid_token(line: bytes, following: bytes) -> bool:
+    end = line[-1:]
+    return (end.isalnum() or (end != b"" and end[0] in _MID_TOKEN_END)) and following[:1].isalnum()
+
+
 def wrap_width(head: bytes) -> int | None:
     """The console width a text was hard-wrapped at, or None: the longest line is exactly a
-    usual console width, nothing is longer, and full-width lines are cut mid-word (the line
-    ends in a word character and the next one starts with one), as a terminal or a web page
-    cuts a record, unlike a long line that simply ends there."""
+    usual console width, nothing is longer, and full-width lines are cut mid-token (the line
+    ends in a word character, or one that opens or joins a token, and the next one starts with
+    a word character), as a terminal or a web page cuts a record, unlike a long line that simply
+    ends there."""
     raw_lines = head.split(b"\n")[:-1][:4000]
     if len(raw_lines) < 2:  # noqa: PLR2004 - one line cannot show a wrap
         return None
@@ -245,7 +256,7 @@ def wrap_width(head: bytes) -> int | None:
     if not n_full or n_full <= 2 * near or (n_full < 2 and len(lines) > 100):  # noqa: PLR2004 - see above
         return None
     full = [i for i in range(len(lines) - 1) if len(lines[i]) == width]
-    cut = [i for i in full if lines[i][-1:].isalnum() and lines[i + 1][:1].isalnum()]
+    cut = [i for i in full if _cut_mid_token(lines[i], lines[i + 1])]
     if len(cut) * 2 < len(full) or len({lines[i] for i in full}) * 2 < len(full):
         return None
     return width
@@ -321,7 +332,7 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                 continue
             origin, body = split_prefix(text)
             if origin.task is not None:
-                _task_rank(origin, state)
+                _task_rank(origin, state, text)
             writer = _writer(origin, file_origin)
             owner = state.extra.get("block_owner")
             reported = False
@@ -347,11 +358,12 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
             ctx = LineCtx(source=info.name, lineno=lineno, text=text, body=body, origin=origin, time=when,
                           order=out.order)
             events, meaning = read_line(ctx, state)
-            if events and origin.rank is None and "Rank " in body:
+            if events and origin.rank is None and ("Rank " in body or "RANK " in body):
                 # ProcessGroupNCCL's log prefix: '[Rank N]' (before 2.2) or '[PG 0 Rank N]' /
                 # '[PG ID 0 PG GUID 0(default_pg) Rank N]' name the global rank (the default
-                # group's rank); other groups' ranks are not global and stay out.
-                tag = _TORCH_RANK.search(body)
+                # group's rank); other groups' ranks are not global and stay out. accelerate's
+                # logger starts a message with '[RANK N]', its process index (the global rank).
+                tag = _TORCH_RANK.search(body) or _ACCELERATE_RANK.search(body)
                 if tag:
                     for ev in events:
                         if ev.rank is None:
@@ -389,14 +401,26 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
 
 # What a launcher's agent prints about its children (torchrun's agent, DeepSpeed's launcher):
 # under `srun --label` the task that ran the agent is a node's launcher, not a rank.
+_CTEST_HEADER = identity.pattern("ctest.verbose_header")
 _AGENT_KINDS = frozenset({"process_exit", "closing_signal", "process_exit_no_error_file", "launcher_killing",
                           "elastic_failure"})
 
 
-def _task_rank(origin: Origin, state: SourceState) -> None:
+def _task_rank(origin: Origin, state: SourceState, text: str) -> None:
     """A Slurm task label is the rank only where srun started the ranks: once a line of the
     source shows a launcher inside a task naming its own rank or local rank (srun torchrun),
-    the tasks run launchers, and a task's number names no rank of the lines after."""
+    the tasks run launchers, and a task's number names no rank of the lines after. A number
+    CTest's header gave its test (ctest -V: 'N: Test command: ...') is that test's index, no
+    task, on the lines after."""
+    header = _CTEST_HEADER.match(text)
+    tests: set[int] = state.extra.setdefault("ctest_tests", set())
+    if header is not None:
+        tests.add(int(header["x_test"]))
+    if origin.task in tests:
+        if origin.rank == origin.task:
+            origin.rank = None
+        origin.task = None
+        return
     if origin.rank != origin.task or origin.local_rank is not None:
         state.extra["tasks_run_launchers"] = True
     elif state.extra.get("tasks_run_launchers"):
@@ -457,6 +481,7 @@ def read_recorded(name: str, lines: list[str], origin: Origin, when: Any) -> lis
 
 _ALWAYS_AFTER = ALWAYS[1:]
 _TORCH_RANK = identity.pattern("torch.pg_rank_tag")
+_ACCELERATE_RANK = identity.pattern("accelerate.rank_tag")
 
 
 def signature_event(ctx: LineCtx, events: list[Event]) -> Event | None:

@@ -163,9 +163,22 @@ def infer_rank(facts: Facts, ev: Event, cause: str | None = None) -> tuple[int |
     device = ev.device if ev.device is not None else _ordinal(ev.data.get("gpu"))
     if device is None:
         device = _ordinal(groups.get("device")) if groups.get("device") is not None else _ordinal(groups.get("gpu"))
-    if device is not None and _one_process_per_gpu(facts, ev.device is not None):
+    if device is not None and _one_process_per_gpu(facts, ev.device is not None) and _device_names_rank(facts, device):
         return int(device), "GPU index on a single node"
     return None, None
+
+
+def _device_names_rank(facts: Facts, device: int) -> bool:
+    """GPU N names local rank N only where a process chose GPU N: device 0 is every process's
+    device until it sets one (cudaGetDevice's default) and the only one it sees where the
+    launcher or container gives each process one GPU (CUDA_VISIBLE_DEVICES: Ray's workers,
+    Kubernetes' and Docker's device plugins), so '[0]' tells no rank unless an NCCL init line
+    of the world pairs a rank with its cudaDev the same way (rank N on cudaDev N)."""
+    if device != 0:
+        return True
+    world = facts.world_size
+    return any(e.data.get("nranks") == world and e.data.get("rank") == e.data.get("cuda_dev")
+               for e in facts.by_kind.get("nccl_init", []))
 
 
 def _one_process_per_gpu(facts: Facts, from_prefix: bool) -> bool:
@@ -212,8 +225,21 @@ def _names_failing_rank(facts: Facts, verdict: Finding, ev: Event, rank_from: st
         else:
             same = facts.kind(ev.kind)
         # Both ends of one broken link report it; more ranks than that means a shared failure.
-        return len({e.rank for e in same if e.rank is not None}) <= LINK_ENDS
+        if len({e.rank for e in same if e.rank is not None}) > LINK_ENDS:
+            return False
+        return not _failed_alike_unordered(facts, ev)
     return True
+
+
+def _failed_alike_unordered(facts: Facts, ev: Event) -> bool:
+    """Another rank raised an error of its own too and the lines' times do not put the culprit's
+    first: of ranks failing alike under a shared cause, the one whose text the excerpt kept
+    whole is not thereby the first (file order is not failure order)."""
+    others = [e for e in facts.kind("exception") if e.rank is not None and e.rank != ev.rank
+              and e.severity in ("error", "fatal") and not e.data.get("launcher_report")]
+    if not others:
+        return False
+    return ev.time is None or any(e.time is None or e.time <= ev.time for e in others)
 
 
 def first_failure(facts: Facts, findings: list[Finding]) -> tuple[dict[str, Any] | None, Event | None]:

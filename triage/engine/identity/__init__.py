@@ -40,6 +40,7 @@ FIELDS = frozenset({
     "time",        # a wall-clock time as the format prints it
     "uptime",      # seconds since the kernel booted (dmesg, journal short-monotonic)
     "zone",        # a time zone the format states
+    "site",        # the print site a logger's header names (glog's file:line of the LOG statement)
 })
 KINDS = ("prefix", "time", "report")
 # How a time of this format relates to a zone: printed in the host's local zone (logs' own
@@ -50,7 +51,7 @@ ZONES = ("local", "stated", "utc", "kernel", "none")
 START_CLASSES = {"digit": "0123456789", "upper": "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
                  "lower": "abcdefghijklmnopqrstuvwxyz", "space": " \t"}
 # Named checks a prefix entry may ask for (demux.py implements them): a regex cannot say them.
-CHECKS = ("host", "not_nccl_prefix", "docker_json", "vllm_process", "sglang_tp")
+CHECKS = ("host", "not_nccl_prefix", "docker_json", "vllm_process", "sglang_tp", "ompi_xml", "hydra_rank")
 _REQUIRED: dict[str, type] = {"id": str, "kind": str, "program": str, "version": str, "source": str, "pattern": str,
              "fields": list, "samples": list, "not_samples": list}
 _OPTIONAL: dict[str, type] = {"notes": str, "order": int, "starts": str, "unless": list, "check": str, "zone": str,

@@ -28,6 +28,7 @@ GATE_IDENTITY: tuple[str, ...] = (
     r"[Dd]river [Vv]ersion",
     r"CUDA [Vv]ersion",
     r"Load weight",
+    r": Test command: ",  # CTest's header (identity ctest.verbose_header): its 'N: ' is no Slurm task
 )
 
 _MASTER_ADDR = re.compile(r"(?:--master[_-]addr[= ]|MASTER_ADDR=)(?P<addr>[^\s;,'\"]+)")

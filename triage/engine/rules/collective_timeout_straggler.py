@@ -9,12 +9,15 @@ from datetime import datetime, timedelta
 from functools import cache
 from statistics import median
 
+from .. import identity
 from ..facts import Facts, short_host
 from ..model import Event, Evidence, Finding, duration_text
 from ..parsers.kernel import bus_key
 from ..signatures import cause as traits
 from ..signatures import fix_text
 from .common import earliest, evidence, hosts_of, ranks_of, spread_evidence, without
+
+_SITE = identity.pattern("glog.print_site")
 
 FIX = fix_text("collective_timeout_straggler")
 # The line of FIX that fill_pids fills with the lagging ranks' pids where the logs name them; it
@@ -144,17 +147,36 @@ def silent_ranks(facts: Facts, reported: list[Event]) -> list[SilentRank]:
     if (not world or world < 2 or world > SILENT_WORLD_MAX  # noqa: PLR2004 - one rank is no group
             or len(waiting) >= world or max(waiting) >= world):
         return []
-    silent = [r for r in range(world) if r not in waiting]
-    if len(silent) > max(1, world // 4):
+    words_of = facts.all_last_words()
+    silent = [r for r in range(world) if r not in waiting and not _cut_report(facts, r, words_of.get(r))]
+    if not silent or len(silent) > max(1, world // 4):
         return []
     out = []
-    words_of = facts.all_last_words()
     for r in silent:
         words = words_of.get(r)
         out.append(SilentRank(rank=r, last_line=words[0] if words else None,
                               last_time=words[1] if words else None, waiting=sorted(waiting),
                               elsewhere=elsewhere.get(r), group_call=next(iter(group_calls)) if elsewhere else None))
     return out
+
+
+def _print_site(text: str) -> str | None:
+    m = _SITE.search(text)
+    return m["site"] if m else None
+
+
+def _cut_report(facts: Facts, rank: int, words: tuple[Evidence, datetime | None] | None) -> bool:
+    """The rank's last line is one the catalog read nothing of (the excerpt cut it short) and
+    its logger's header names the print site (glog's file:line) of another rank's line of the
+    timeout's family: it printed that message, its words unknown, so it is not shown silent."""
+    if words is None:
+        return False
+    line = words[0]
+    site = _print_site(line.text)
+    if site is None or any(e.source == line.source and e.line == line.line for e in facts.events):
+        return False
+    return any(e.rank is not None and e.rank != rank and traits(e.data.get("cause")).stalls
+               and _print_site(e.text) == site for e in facts.kind("signature"))
 
 
 def find(facts: Facts) -> list[Finding]:

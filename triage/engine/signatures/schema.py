@@ -85,7 +85,9 @@ class Signature:
       where RM logs Xid 79 (osinit.c). The rules read the line as a report of that code, whose
       own entry (`codes`) says what it means; the code must be some entry's.
     - `severity`: what the message says about the node (SEVERITIES): the fleet counts `drain`
-      and `reset` lines toward draining a host.
+      and `reset` lines toward draining a host. Set only where a source defends it, and then
+      `origin` says which after `severity: ` (DCGM's error table or health watch for Xid, ECC and
+      NVLink codes, the driver's or NVML's own words, a port that is down).
     - `fabric`: the part of the fabric a network message is about (FABRICS), or none.
     - `on_one_host`: the cause the message points to instead where the ranks share one host and
       nothing shows a network between them (NCCL's bare 'unhandled system error': /dev/shm).
