@@ -31,10 +31,11 @@ def fill_pids(fix: str, facts: Facts, ranks: list[int]) -> str:
     Python process of the host (the logs name no pid to give it)."""
     if PY_SPY not in fix:
         return fix
-    known = [(r, facts.ranks[r]) for r in ranks if r in facts.ranks and facts.ranks[r].pid is not None]
+    procs = facts.processes  # the identity record of each rank (processes.py)
+    known = [(r, procs[r]) for r in ranks if r in procs and procs[r].pid is not None]
     if known:
-        lines = "\n".join(f"py-spy dump --pid {info.pid}   # rank {r}" + (f" on {info.host}" if info.host else "")
-                          for r, info in known[:SHOWN_PIDS])
+        lines = "\n".join(f"py-spy dump --pid {proc.pid}   # rank {r}" + (f" on {proc.host}" if proc.host else "")
+                          for r, proc in known[:SHOWN_PIDS])
     else:
         lines = ('for pid in $(pgrep -f python); do py-spy dump --pid "$pid"; done   # on the lagging rank\'s host '
                  "(the logs name no pid)")
