@@ -65,10 +65,8 @@ ALLOWED: dict[str, dict[str, str]] = {
         '(?P<dev>[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\\.\\d)?:? ?(?:AMD-Vi: Event logged \\[(?P<amd>IO_PAGE_FAULT|[A-Z_]+)|DMAR: \\[?(?:DRHD: handling fault|DMA \\w+\\]? Request)|iommu fault|IOMMU fault)': _KERNEL,
         'AER: (?P<sev>Uncorrected|Corrected|Multiple)[^:]*error': _KERNEL,
         'NVRM: GPU (?:at PCI:)?(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})\\b': _KERNEL,
-        'NVRM: GPU (?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})\\.\\d: GPU has fallen off the bus': _KERNEL,
         "NVRM: Xid \\((?:PCI:)?(?:(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})|[^)\\s]*?)(?:\\.\\d)?(?: GPU-I:(?P<gi>\\d+))?(?: GPU-CI:(?P<ci>\\d+))?\\): (?P<xid>\\d+), (?:pid=(?P<pid>'?<?[\\w]+>?'?), (?:name=(?P<name>[^,]*), )?)?(?P<msg>.*)$": _KERNEL,
         '[Oo]ut of memory': _KERNEL,
-        'GPU has fallen off the bus': _KERNEL,
         'fallen off': _KERNEL,
     },
     'engine/parsers/launchers.py': {

@@ -25,6 +25,12 @@ A constant is reported when
   The ranker (engine/ranking.py) derives every finding's confidence from its culprit line's
   catalog entry and the facts the rule reports (model.Support).
 
+In a format parser (engine/parsers/) it also reports, as `meaning field`, whatever would give a
+record a meaning: a keyword argument, an attribute set, a subscript set or a dict key named
+for one of model.MEANING_FIELDS (`ctx.record(..., severity="error")`, `ev.severity = ...`,
+`data["cause"] = ...`), and any use of the name `Event` (a parser yields model.Record, which
+has no such field; the reader makes events). The parsers' allowed list holds none of these.
+
 Each report is (module path relative to triage/, form, the constant). The test lists the
 structural ones, each with its reason; anything else fails it.
 """
@@ -37,7 +43,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from triage.engine.model import CAUSES
+from triage.engine.model import CAUSES, MEANING_FIELDS
 from triage.engine.signatures import CATALOG, CONFIDENCES, RAISED_IN
 from triage.engine.signatures.literals import required_literals
 
@@ -213,6 +219,38 @@ def reports(source: str, module: str) -> set[Report]:
             out.update(Report(module, "entry id", c) for a in node.args for c in _resolved(a, bound))
     if module.startswith(_RULES):
         out.update(Report(module, _CONFIDENCE, c) for c in _confidences(tree, bound))
+    if module.startswith(PARSERS):
+        out |= parser_reports(tree, module)
+    return out
+
+
+PARSERS = "engine/parsers/"
+_ENGINE_EVENT = "Event"  # the engine's reading of a record (model.Event): never a parser's
+
+
+def parser_reports(tree: ast.AST, module: str) -> set[Report]:
+    """What in a format parser would give its records a meaning (module doc: `meaning field`)."""
+    out: set[Report] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg in MEANING_FIELDS:
+            out.add(Report(module, "meaning field", node.arg))
+        elif (isinstance(node, ast.Attribute) and node.attr in MEANING_FIELDS
+              and isinstance(node.ctx, (ast.Store, ast.Del))):
+            out.add(Report(module, "meaning field", node.attr))
+        elif (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant)
+              and node.slice.value in MEANING_FIELDS and isinstance(node.ctx, (ast.Store, ast.Del))):
+            out.add(Report(module, "meaning field", str(node.slice.value)))
+        elif isinstance(node, ast.Dict):
+            out.update(Report(module, "meaning field", str(k.value)) for k in node.keys
+                       if isinstance(k, ast.Constant) and k.value in MEANING_FIELDS)
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and node.func.attr in ("setdefault", "__setitem__") and node.args
+              and isinstance(node.args[0], ast.Constant) and node.args[0].value in MEANING_FIELDS):
+            out.add(Report(module, "meaning field", str(node.args[0].value)))
+        elif ((isinstance(node, ast.Name) and node.id == _ENGINE_EVENT)
+              or (isinstance(node, ast.alias) and _ENGINE_EVENT in (node.name, node.asname))
+              or (isinstance(node, ast.Attribute) and node.attr == _ENGINE_EVENT)):
+            out.add(Report(module, "meaning field", _ENGINE_EVENT))
     return out
 
 

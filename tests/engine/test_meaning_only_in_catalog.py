@@ -128,6 +128,51 @@ def test_a_one_word_regex_on_a_message_fails_the_check_in_the_fleet(form: str, s
     assert Report("engine/parsers/planted.py", "regex", literal) not in reports(source, "engine/parsers/planted.py")
 
 
+# What a format parser could write to give its record a meaning (meaning_check.parser_reports).
+PLANTED_IN_PARSERS = [
+    ("severity keyword", 'def parse(ctx, state):\n    return [ctx.record("x", severity="error")]\n', "severity"),
+    ("cause keyword", 'def parse(ctx, state):\n    return [ctx.record("x", cause="oom")]\n', "cause"),
+    ("severity set", 'def parse(ctx, state):\n    ev = ctx.record("x")\n    ev.severity = "fatal"\n    return [ev]\n',
+     "severity"),
+    ("class in the data", 'def parse(ctx, state):\n    ev = ctx.record("x")\n    ev.data["fault_class"] = "hw"\n'
+     '    return [ev]\n', "fault_class"),
+    ("role in a dict", 'def parse(ctx, state):\n    return [ctx.record("x", **{"role": "fault"})]\n', "role"),
+    ("setdefault", 'def parse(ctx, state):\n    ev = ctx.record("x")\n    ev.data.setdefault("confidence", "high")\n'
+     '    return [ev]\n', "confidence"),
+    ("the engine's Event", 'from ..model import Event\n\ndef parse(ctx, state):\n    return [Event("x", "", 1, "")]\n',
+     "Event"),
+    ("Event renamed", 'from ..model import Event as E\n', "Event"),
+]
+
+
+@pytest.mark.parametrize(("form", "source", "name"), PLANTED_IN_PARSERS, ids=[p[0] for p in PLANTED_IN_PARSERS])
+def test_a_parser_that_gives_a_record_a_meaning_fails_the_check(form: str, source: str, name: str) -> None:
+    module = "engine/parsers/planted.py"
+    found = reports(source, module)
+    assert Report(module, "meaning field", name) in unexplained(found), (form, sorted(found))
+    # Outside the parsers the same names are the engine's own (the reader gives events their severity).
+    assert not any(r.form == "meaning field" for r in reports(source, "engine/reader_planted.py"))
+
+
+def test_the_parsers_yield_records_with_no_meaning_field() -> None:
+    """The typing-level half of the check: what a parser returns (model.Record) has no field that
+    could carry a cause, a class or a severity, and the parsers' signature says they return it
+    (mypy --strict holds every parser to it)."""
+    import typing
+    from dataclasses import fields
+
+    from triage.engine.model import MEANING_FIELDS, Event, Record
+    from triage.engine.parsers import ALWAYS, EXCLUSIVE, Parser
+    from triage.engine.parsers.base import LineCtx
+
+    assert not MEANING_FIELDS & {f.name for f in fields(Record)}
+    assert "severity" in {f.name for f in fields(Event)}  # the engine's reading, made by the reader
+    assert typing.get_type_hints(LineCtx.record)["return"] is Record
+    assert typing.get_args(Parser)[1] == list[Record]
+    for parse in EXCLUSIVE + ALWAYS:
+        assert typing.get_type_hints(parse)["return"] == list[Record], parse.__module__
+
+
 def test_a_real_module_with_a_planted_line_fails_it() -> None:
     path = TRIAGE / "engine" / "verdict.py"
     module = "engine/verdict.py"

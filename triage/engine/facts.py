@@ -24,7 +24,9 @@ from .processes import (
     nvml_uuids,
 )
 from .reader import Collected, SourceInfo, read_recorded
-from .signatures.readings import cuda_class, fault_class
+from .signatures import BY_ID
+from .signatures.readings import cuda_class, fault_class, record_view
+from .signatures.records import severity as record_severity
 from .structured import StructuredDocs, elastic_error_summary, fr_summary
 from .timeparse import YEAR_UNKNOWN
 
@@ -194,9 +196,20 @@ def build_facts(collected: Collected, problems: list[str]) -> Facts:
 
 
 def _read_codes(events: list[Event]) -> None:
-    """What the catalog says the codes the parsers read mean (signatures/readings.py): a CUDA
-    error's class (and its cudaError_t name where the entry gives it), an Xid's name and class.
-    An Xid the catalog has as hardware or the process's own fault is an error, else a warning."""
+    """What the catalog says the codes and lines the parsers read mean (signatures/readings.py):
+    a CUDA error's class (and its cudaError_t name where the entry gives it), an Xid's name and
+    class, and the kind the rules read a record as (the allocator's report the catalog reads as
+    out of memory is `cuda_oom`). An Xid the catalog has as hardware or the process's own fault
+    is an error, else a warning."""
+    viewed = [ev for ev in events if ev.kind in VIEWED_KINDS]
+    if viewed:
+        lines = {(ev.source, ev.line): ev.data for ev in events if ev.kind == "signature"}
+        for ev in viewed:
+            meaning = lines.get((ev.source, ev.line))
+            if meaning is not None:
+                ev.kind, extra = record_view(ev.kind, BY_ID.get(str(meaning.get("sig"))))
+                if extra:
+                    ev.data = {**ev.data, **extra}  # (read data is shared: never in place)
     for ev in events:
         if ev.kind == "cuda_error" and "error_class" not in ev.data:
             name, cls = cuda_class(str(ev.data.get("error") or ""), ev.data.get("cuda_name"))
@@ -205,6 +218,10 @@ def _read_codes(events: list[Event]) -> None:
             xname, cls = fault_class(int(ev.data["xid"]))
             ev.data = {**ev.data, "xid_name": xname, "fault_class": cls}
             ev.severity = "error" if cls in ("hardware", "app") else "warn"
+
+
+# The parser records the catalog's reading of their line may give another kind (record_view).
+VIEWED_KINDS = frozenset({"allocator_report", "kernel_kill", "nvrm_gpu"})
 
 
 # A CUDA device ordinal counts the GPUs one process sees: a node's worth, never a pid or a tid
@@ -299,7 +316,8 @@ def _apply_manifests(facts: Facts) -> None:
         meta = by_source.get(ev.source)
         if not meta:
             continue
-        if ev.rank is None and isinstance(meta["rank"], int) and not ev.kind.startswith(("xid", "host_oom")):
+        if (ev.rank is None and isinstance(meta["rank"], int)
+                and not ev.kind.startswith(("xid", "host_oom", "kernel_kill"))):
             # A rank's own log: every line in it is that rank's, unless a prefix said otherwise.
             ev.rank = meta["rank"]
         if ev.host is None and meta["host"]:
@@ -313,7 +331,8 @@ def _apply_manifests(facts: Facts) -> None:
 
 
 # Lines that speak of another process than the writer's (the kernel, a launcher's report).
-LAUNCHER_KINDS = ("xid", "nvrm_gpu", "host_oom_kill", "iommu_fault", "pcie_aer", "elastic_failure", "process_exit")
+LAUNCHER_KINDS = ("xid", "nvrm_gpu", "host_oom_kill", "kernel_kill", "iommu_fault", "pcie_aer", "elastic_failure",
+                  "process_exit")
 # Kernel lines that name a GPU by its PCI bus: joined to the rank whose NCCL busId is on it.
 BUS_KINDS = ("xid", "nvrm_gpu")
 
@@ -379,7 +398,7 @@ def _normalise_hosts(facts: Facts) -> None:
         ev.host = short[host]
 
 
-KERNEL_KINDS = ("xid", "nvrm_gpu", "host_oom_kill", "iommu_fault", "pcie_aer")
+KERNEL_KINDS = ("xid", "nvrm_gpu", "host_oom_kill", "kernel_kill", "iommu_fault", "pcie_aer")
 
 
 def _only_host(facts: Facts) -> None:
@@ -567,8 +586,9 @@ def _add_error_files(facts: Facts) -> None:
         raised = [ev for ev in read if ev.kind == "exception"]
         if not raised:
             exc_type = msg.split(":", 1)[0] if ":" in msg else None
-            raised = [Event(kind="exception", source=name, line=1, text=msg[:500], severity="error",
-                            message=msg[:500], rank=rank, time=summary["time"], order=0,
+            raised = [Event(kind="exception", source=name, line=1, text=msg[:500],
+                            severity=record_severity("exception", {}), message=msg[:500], rank=rank,
+                            time=summary["time"], order=0,
                             data={"exc_type": exc_type, "exc_short": (exc_type or "").rsplit(".", 1)[-1] or None,
                                   "exc_message": msg.split(":", 1)[-1].strip(), "frame": None})]
             read = raised + read

@@ -212,20 +212,26 @@ def shared_data(data: dict[str, Any]) -> dict[str, Any]:
 _NO_DATA: dict[str, Any] = {}
 
 
-@dataclass(slots=True)
-class Event:
-    """One fact read from one line (or block) of one source.
+# What a format parser may say of a line: who wrote it and when (identity), and the numbers and
+# strings the line holds (structure). No field can carry what the line means: a cause, a class or
+# a severity is the catalog's (signatures/data/*.toml), read beside the parsers (reader.py).
+MEANING_FIELDS = frozenset({"severity", "cause", "role", "confidence", "fault_class", "error_class"})
 
-    `kind` is a short machine name (`nccl_warn`, `cuda_oom`, `watchdog_timeout`, ...);
-    `data` holds what the parser extracted (sequence numbers, exit codes, errno text ...).
-    Unknown values stay None: nothing is guessed at parse time.
+
+@dataclass(slots=True)
+class Record:
+    """One record read from one line (or block) of one source, as its format lays it out.
+
+    `kind` names the record's format (`nccl_warn`: a WARN of NCCL's debug log, `process_exit`: a
+    launcher's exit report), never what it means; `data` holds the fields the parser read
+    (sequence numbers, exit codes, errno text ...). Unknown values stay None: nothing is guessed
+    at parse time.
     """
 
     kind: str
     source: str
     line: int
     text: str
-    severity: str = "info"  # info | warn | error | fatal
     message: str = ""
     rank: int | None = None
     host: str | None = None
@@ -234,14 +240,23 @@ class Event:
     time: datetime | None = None
     seq: int | None = None
     order: int = 0  # global reading order, the last-resort clock
-    # For untimed lines: the time of the last timestamped line before it in the same source
-    # (a lower bound). Used only to order events, never shown as the event's time.
-    approx_time: datetime | None = None
     data: dict[str, Any] = field(default_factory=dict)
 
     @property
     def evidence(self) -> Evidence:
         return Evidence(self.source, self.line, self.text)
+
+
+@dataclass(slots=True)
+class Event(Record):
+    """A record as the engine reads it: with what the catalog says it tells of its writer
+    (`severity`: signatures/records.py for a parser's record, the entry's role for a catalog
+    reading), and an approximate time for untimed lines."""
+
+    severity: str = "info"  # info | warn | error | fatal
+    # For untimed lines: the time of the last timestamped line before it in the same source
+    # (a lower bound). Used only to order events, never shown as the event's time.
+    approx_time: datetime | None = None
 
 
 @dataclass
