@@ -68,3 +68,23 @@ def test_a_bundle_without_timestamps_is_drawn_in_sequence_or_reading_order(tmp_p
     assert ("no timestamps" in title) if timed == 0 else (f"timestamps on {timed} of {len(timeline['ranks'])} rows only" in title)
     trace = build_trace(timeline)
     assert "not times" in trace["otherData"]["ts"]
+
+
+def test_reading_positions_count_each_file_on_its_own(tmp_path):
+    """No times, no sequence numbers: which file is read first is the reader's choice, so each
+    file's positions start at 1 and no rank's WARN is drawn before another file's crash."""
+    from triage.engine import diagnose
+
+    (tmp_path / "a.log").write_text("".join(f"[rank0]: step {i}\n" for i in range(40))
+                                    + "[rank0]: RuntimeError: CUDA error: an illegal memory access was encountered\n")
+    (tmp_path / "b.log").write_text("".join(f"[rank1]: step {i}\n" for i in range(3))
+                                    + "[rank1]: node-b:77:78 [1] NCCL WARN Connect to 10.0.0.1<1234> failed : "
+                                      "Connection refused\n")
+    tl = diagnose(tmp_path).to_dict()["timeline"]
+    assert tl["axis"] == "position"
+    rows = {r["rank"]: r for r in tl["ranks"]}
+    assert rows[0]["start"] == 1 and rows[1]["start"] == 1
+    # Every position lies within the lines read from its own file.
+    read = {s["name"]: s["lines"] for s in diagnose(tmp_path).to_dict()["sources"]}
+    for ev in tl["events"]:
+        assert 1 <= ev["x"] <= read[ev["source"]]

@@ -11,8 +11,22 @@ from typing import Any
 from .demux import Origin
 from .model import Event, Evidence, RankInfo, from_epoch, shared_data
 from .parsers.kernel import bus_key
+from .processes import (
+    LAUNCHER_REPORT,
+    LAUNCHER_TABLE,
+    LOG,
+    MANIFEST,
+    NCCL,
+    NCCL_INIT,
+    NCCL_LOCAL,
+    Process,
+    Processes,
+    nvml_uuids,
+)
 from .reader import Collected, SourceInfo, read_recorded
-from .signatures.readings import cuda_class, fault_class
+from .signatures import BY_ID
+from .signatures.readings import cuda_class, fault_class, record_view
+from .signatures.records import severity as record_severity
 from .structured import StructuredDocs, elastic_error_summary, fr_summary
 from .timeparse import YEAR_UNKNOWN
 
@@ -52,6 +66,8 @@ class Facts:
     # (host, local rank) -> global rank, from the launcher's failure table or NCCL's cudaDev.
     local_ranks: dict[tuple[str, int], int] = field(default_factory=dict)
     local_offsets: dict[str, set[int]] = field(default_factory=dict)
+    # rank -> its identity record (processes.py), made once by _rank_table.
+    processes: Processes = field(default_factory=Processes)
     # kind -> (its number of events, them sorted): see kind().
     _sorted: dict[str, tuple[int, list[Event]]] = field(default_factory=dict, repr=False, compare=False)
     # all_last_words() once the facts are built (build_facts sets `built`): the rules ask for
@@ -140,9 +156,9 @@ class Facts:
     def rank_label(self, rank: int | None, host: str | None = None) -> str:
         if rank is None:
             return f"a process on {host}" if host else "an unidentified process"
-        info = self.ranks.get(rank)
-        host = host or (info.host if info else None)
-        dev = info.device if info else None
+        proc = self.processes.get(rank)
+        host = host or (proc.host if proc else None)
+        dev = proc.device if proc else None
         where = ", ".join(x for x in (host, f"GPU {dev}" if dev is not None else None) if x)
         return f"rank {rank} ({where})" if where else f"rank {rank}"
 
@@ -183,9 +199,20 @@ def build_facts(collected: Collected, problems: list[str]) -> Facts:
 
 
 def _read_codes(events: list[Event]) -> None:
-    """What the catalog says the codes the parsers read mean (signatures/readings.py): a CUDA
-    error's class (and its cudaError_t name where the entry gives it), an Xid's name and class.
-    An Xid the catalog has as hardware or the process's own fault is an error, else a warning."""
+    """What the catalog says the codes and lines the parsers read mean (signatures/readings.py):
+    a CUDA error's class (and its cudaError_t name where the entry gives it), an Xid's name and
+    class, and the kind the rules read a record as (the allocator's report the catalog reads as
+    out of memory is `cuda_oom`). An Xid the catalog has as hardware or the process's own fault
+    is an error, else a warning."""
+    viewed = [ev for ev in events if ev.kind in VIEWED_KINDS]
+    if viewed:
+        lines = {(ev.source, ev.line): ev.data for ev in events if ev.kind == "signature"}
+        for ev in viewed:
+            meaning = lines.get((ev.source, ev.line))
+            if meaning is not None:
+                ev.kind, extra = record_view(ev.kind, BY_ID.get(str(meaning.get("sig"))))
+                if extra:
+                    ev.data = {**ev.data, **extra}  # (read data is shared: never in place)
     for ev in events:
         if ev.kind == "cuda_error" and "error_class" not in ev.data:
             name, cls = cuda_class(str(ev.data.get("error") or ""), ev.data.get("cuda_name"))
@@ -194,6 +221,10 @@ def _read_codes(events: list[Event]) -> None:
             xname, cls = fault_class(int(ev.data["xid"]))
             ev.data = {**ev.data, "xid_name": xname, "fault_class": cls}
             ev.severity = "error" if cls in ("hardware", "app") else "warn"
+
+
+# The parser records the catalog's reading of their line may give another kind (record_view).
+VIEWED_KINDS = frozenset({"allocator_report", "kernel_kill", "nvrm_gpu"})
 
 
 # A CUDA device ordinal counts the GPUs one process sees: a node's worth, never a pid or a tid
@@ -288,7 +319,8 @@ def _apply_manifests(facts: Facts) -> None:
         meta = by_source.get(ev.source)
         if not meta:
             continue
-        if ev.rank is None and isinstance(meta["rank"], int) and not ev.kind.startswith(("xid", "host_oom")):
+        if (ev.rank is None and isinstance(meta["rank"], int)
+                and not ev.kind.startswith(("xid", "host_oom", "kernel_kill"))):
             # A rank's own log: every line in it is that rank's, unless a prefix said otherwise.
             ev.rank = meta["rank"]
         if ev.host is None and meta["host"]:
@@ -302,7 +334,8 @@ def _apply_manifests(facts: Facts) -> None:
 
 
 # Lines that speak of another process than the writer's (the kernel, a launcher's report).
-LAUNCHER_KINDS = ("xid", "nvrm_gpu", "host_oom_kill", "iommu_fault", "pcie_aer", "elastic_failure", "process_exit")
+LAUNCHER_KINDS = ("xid", "nvrm_gpu", "host_oom_kill", "kernel_kill", "iommu_fault", "pcie_aer", "elastic_failure",
+                  "process_exit")
 # Kernel lines that name a GPU by its PCI bus: joined to the rank whose NCCL busId is on it.
 BUS_KINDS = ("xid", "nvrm_gpu")
 
@@ -368,7 +401,7 @@ def _normalise_hosts(facts: Facts) -> None:
         ev.host = short[host]
 
 
-KERNEL_KINDS = ("xid", "nvrm_gpu", "host_oom_kill", "iommu_fault", "pcie_aer")
+KERNEL_KINDS = ("xid", "nvrm_gpu", "host_oom_kill", "kernel_kill", "iommu_fault", "pcie_aer")
 
 
 def _only_host(facts: Facts) -> None:
@@ -556,8 +589,9 @@ def _add_error_files(facts: Facts) -> None:
         raised = [ev for ev in read if ev.kind == "exception"]
         if not raised:
             exc_type = msg.split(":", 1)[0] if ":" in msg else None
-            raised = [Event(kind="exception", source=name, line=1, text=msg[:500], severity="error",
-                            message=msg[:500], rank=rank, time=summary["time"], order=0,
+            raised = [Event(kind="exception", source=name, line=1, text=msg[:500],
+                            severity=record_severity("exception", {}), message=msg[:500], rank=rank,
+                            time=summary["time"], order=0,
                             data={"exc_type": exc_type, "exc_short": (exc_type or "").rsplit(".", 1)[-1] or None,
                                   "exc_message": msg.split(":", 1)[-1].strip(), "frame": None})]
             read = raised + read
@@ -786,9 +820,10 @@ def _prefixed_last_times(facts: Facts, ranks: dict[int, RankInfo]) -> None:
             info.last_time = when
 
 
-def _rank_events(facts: Facts, ranks: dict[int, RankInfo]) -> None:
-    """What each rank's events say of it: host, pid, device, sources, first and last times and
-    reading order, its last line, the lowest sequence number its watchdog reported."""
+def _rank_events(facts: Facts, ranks: dict[int, RankInfo], procs: Processes) -> None:
+    """What each rank's events say of it: host, pid, device (into its identity record, where
+    nothing before said), sources, first and last times and reading order, its last line, the
+    lowest sequence number its watchdog reported."""
     last_event: dict[int, Event] = {}  # rank -> its event last in reading order (its Evidence made once)
     for ev in facts.events:
         if ev.rank is None:
@@ -796,11 +831,18 @@ def _rank_events(facts: Facts, ranks: dict[int, RankInfo]) -> None:
         info = ranks.get(ev.rank)
         if info is None:
             info = ranks[ev.rank] = RankInfo(rank=ev.rank)
-        info.host = info.host or ev.host
-        if info.pid is None and ev.pid is not None and ev.kind not in ("process_exit", "elastic_failure"):
-            info.pid = ev.pid
-        if info.device is None and ev.device is not None and ev.kind.startswith("nccl"):
-            info.device = ev.device
+        proc = procs.get(ev.rank)
+        if proc is None:
+            proc = procs[ev.rank] = Process(rank=ev.rank)
+        if proc.host is None and ev.host:
+            proc.host, proc.host_from = ev.host, LOG
+        if proc.pid is None and ev.pid is not None and ev.kind not in ("process_exit", "elastic_failure"):
+            proc.pid, proc.pid_from = ev.pid, LOG
+        if proc.device is None and ev.device is not None and ev.kind.startswith("nccl"):
+            proc.device, proc.device_from = ev.device, LOG
+        if proc.local_rank is None and ev.data and ev.data.get("local_rank") is not None and ev.kind not in (
+                "process_exit", "elastic_failure"):  # a `[defaultN]:` prefix on the rank's own line
+            proc.local_rank, proc.local_rank_from = ev.data["local_rank"], LOG
         info.sources.add(ev.source)
         if ev.time is not None:
             info.first_time = min(info.first_time, ev.time) if info.first_time else ev.time
@@ -815,6 +857,51 @@ def _rank_events(facts: Facts, ranks: dict[int, RankInfo]) -> None:
             info.last_seq = ev.seq if info.last_seq is None else min(info.last_seq, ev.seq)
     for r, ev in last_event.items():
         ranks[r].last_line = Evidence(ev.source, ev.line, ev.text)
+
+
+def _launcher_tables(facts: Facts, procs: Processes) -> None:
+    """torchrun's failure table pairs each failed rank with its worker's pid and local rank;
+    mpirun's and Hydra's exit reports name a rank's pid and node (the catalog's groups)."""
+    for ev in facts.by_kind.get("elastic_failure", ()):
+        proc = procs.get(ev.rank) if ev.rank is not None else None
+        if proc is not None:
+            proc.offer("pid", ev.pid, LAUNCHER_TABLE)
+            proc.offer("local_rank", ev.data.get("local_rank"), LAUNCHER_TABLE)
+    for ev in facts.by_kind.get("signature", ()):
+        groups = ev.data.get("groups")
+        if not groups or groups.get("pid") is None or groups.get("culprit_rank") is None:
+            continue
+        said, pid = str(groups["culprit_rank"]), str(groups["pid"])
+        proc = procs.get(int(said)) if said.isdecimal() and said.isascii() else None
+        if proc is not None and pid.isdecimal() and pid.isascii():
+            proc.offer("pid", int(pid), LAUNCHER_REPORT)
+            proc.offer("host", short_host(groups.get("host")), LAUNCHER_REPORT)
+
+
+def _manifest_pids(facts: Facts, procs: Processes) -> None:
+    """A collector manifest may name the pid of a rank's log file."""
+    for _name, doc in facts.docs.manifests:
+        for entry in doc.get("files") or []:
+            if isinstance(entry, dict) and isinstance(entry.get("rank"), int) and isinstance(entry.get("pid"), int):
+                proc = procs.get(entry["rank"])
+                if proc is not None:
+                    proc.offer("pid", entry["pid"], MANIFEST)
+                    proc.offer("host", short_host(doc.get("host")), MANIFEST)
+
+
+def _local_ranks(facts: Facts, procs: Processes) -> None:
+    """Local ranks where the rank's own lines (_rank_events) and torchrun's failure table
+    (_launcher_tables) named none: the table's (host, local rank) pairs, else NCCL's cudaDev
+    where it is the local rank for every known process of the host."""
+    for (host, lr), rank in facts.local_ranks.items():
+        if rank in procs and procs[rank].host == host:
+            procs[rank].offer("local_rank", lr, LAUNCHER_TABLE)
+    for proc in procs.values():
+        offsets = facts.local_offsets.get(proc.host or "") or set()
+        if proc.local_rank is None and len(offsets) == 1:
+            lr = proc.rank - next(iter(offsets))
+            if lr >= 0:
+                proc.offer("local_rank", lr, NCCL_LOCAL)
 
 
 def dump_rank(facts: Facts, name: str, rank: int | None, summary: dict[str, Any]) -> int | None:
@@ -852,20 +939,28 @@ def _dump_times(facts: Facts, ranks: dict[int, RankInfo]) -> None:
 
 def _rank_table(facts: Facts) -> None:
     ranks: dict[int, RankInfo] = {}
+    procs = Processes()
     for (host, pid), rank in facts.host_pid_rank.items():
-        info = ranks.setdefault(rank, RankInfo(rank=rank))
-        info.host = info.host or host
-        info.pid = info.pid or pid
+        ranks.setdefault(rank, RankInfo(rank=rank))
+        proc = procs.of(rank, NCCL)
+        proc.offer("host", host, NCCL)
+        proc.offer("pid", pid, NCCL)
     for ev in facts.by_kind.get("nccl_init", ()):
         if ev.rank is not None and ev.data["nranks"] == facts.world_size:
-            info = ranks.setdefault(ev.rank, RankInfo(rank=ev.rank))
-            info.device = ev.data["cuda_dev"]
-            info.bus_id = ev.data["bus_id"]
-    _rank_events(facts, ranks)
-    # torchrun's failure table pairs each failed rank with its worker's pid.
-    for ev in facts.by_kind.get("elastic_failure", ()):
-        if ev.rank in ranks and ev.pid is not None and ranks[ev.rank].pid is None:
-            ranks[ev.rank].pid = ev.pid
+            ranks.setdefault(ev.rank, RankInfo(rank=ev.rank))
+            proc = procs.of(ev.rank, NCCL_INIT)
+            proc.set("device", ev.data["cuda_dev"], NCCL_INIT)
+            proc.set("bus_id", ev.data["bus_id"], NCCL_INIT)
+    _rank_events(facts, ranks, procs)
+    _launcher_tables(facts, procs)
+    _manifest_pids(facts, procs)
+    _local_ranks(facts, procs)
+    nvml_uuids(procs, facts.docs.snapshots, bus_key, short_host)
+    facts.processes = procs
+    for n, row in ranks.items():
+        known = procs.get(n)
+        if known is not None:
+            row.host, row.pid, row.device, row.bus_id = known.host, known.pid, known.device, known.bus_id
     # A rank's own file: its last line and times are the file's.
     for src in facts.sources:
         r = src.file_origin.rank

@@ -16,12 +16,13 @@ from .bundle import Budget, LimitExceeded, Member, NulFold, Prefixed
 from .demux import Origin, origin_from_name, split_prefix
 from .forensics.flight_recorder import DumpError, is_pickle, looks_like_dump, read_dump
 from .forensics.ras import looks_like_ras, read_ras
-from .model import Event, shared_data
+from .model import Event, Record, shared_data
 from .parsers import ALWAYS, EXCLUSIVE
 from .parsers.base import LineCtx, SourceState
 from .scan import HEAD_LINES, TAIL_LINES, Floods, LineScanner, Prefilter
 from .signatures.matcher import matcher
 from .signatures.raised_in import raised_in
+from .signatures.records import severity as record_severity
 from .signatures.schema import CATCH_ALL_PRIORITY, Signature
 from .structured import (
     MAX_JSON_BYTES,
@@ -398,7 +399,7 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                     ev.approx_time = info.last_time
                 if yearless and ev.time is not None and ev.time is when:
                     ev.data["_yearless"] = True
-                if ev.kind in ("xid", "host_oom_kill", "iommu_fault"):
+                if ev.kind in ("xid", "nvrm_gpu", "kernel_kill", "iommu_fault"):
                     kernel_hits += 1
                 if reported:
                     ev.data["launcher_report"] = True  # the launcher's words about the rank, not its own
@@ -456,22 +457,32 @@ def _agent_lines_name_no_task_rank(events: list[Event], task: int) -> None:
 
 
 def read_line(ctx: LineCtx, state: SourceState) -> tuple[list[Event], Event | None]:
-    """The format parsers' events of one line, and what the catalog says it means (also among
-    the events)."""
-    events = ALWAYS[0](ctx, state)
+    """The format parsers' records of one line as events, and what the catalog says it means
+    (also among the events)."""
+    records = ALWAYS[0](ctx, state)
     for parse in EXCLUSIVE:
         found = parse(ctx, state)
         if found:
-            events.extend(found)
+            records.extend(found)
             break
     for parse in _ALWAYS_AFTER:
-        events.extend(parse(ctx, state))
+        records.extend(parse(ctx, state))
+    events = [as_event(rec) for rec in records] if records else []
     # An exception CPython reported as ignored (in __del__, at shutdown) means nothing.
     ignored = events and any(e.kind == "exception_ignored" for e in events)
     meaning = None if ignored else signature_event(ctx, events)
     if meaning is not None:
         events.append(meaning)
     return events, meaning
+
+
+def as_event(rec: Record, severity: str | None = None) -> Event:
+    """A record as an event: what a parser's record says of its writer is the catalog's
+    (signatures/records.py) unless `severity` (a catalog entry's reading) is given; the record's
+    own dict is the event's (a parser may still fill it from the next line: c10d's 'Last error:')."""
+    return Event(rec.kind, rec.source, rec.line, rec.text, rec.message, rec.rank, rec.host, rec.pid, rec.device,
+                 rec.time, rec.seq, rec.order, rec.data,
+                 record_severity(rec.kind, rec.data) if severity is None else severity)
 
 
 def read_recorded(name: str, lines: list[str], origin: Origin, when: Any) -> list[Event]:
@@ -516,16 +527,15 @@ def signature_event(ctx: LineCtx, events: list[Event]) -> Event | None:
 
 
 def _meaning(ctx: LineCtx, sig: Signature, groups: dict[str, str], events: list[Event]) -> Event:
-    ev = ctx.event(
+    ev = as_event(ctx.record(
         "signature",
-        severity="error" if sig.role == "fault" else "warn" if sig.role == "symptom" else "info",
         message=ctx.body.strip(),
         sig=sig.id,
         cause=sig.cause,
         role=sig.role,
         confidence=sig.confidence,
         priority=sig.priority,
-    )
+    ), severity="error" if sig.role == "fault" else "warn" if sig.role == "symptom" else "info")
     if groups:
         # Only where the entry extracted something (readers take `data.get("groups") or {}`):
         # an empty dict on each of a fleet's identity lines was 5% of what a rank kept.
@@ -553,7 +563,7 @@ def flush_source(state: SourceState, info: SourceInfo) -> list[Event]:
                 line=tb["line"],
                 # The line as printed (its header, or its first frame); the message says what is missing.
                 text=tb.get("text") or "",
-                severity="error",
+                severity=record_severity("exception", {}),
                 message="traceback cut off before the exception line",
                 rank=int(rank_text) if rank_text != "None" else None,
                 host=None if host == "None" else host,

@@ -1,8 +1,10 @@
 """The data the rank timeline draws (docs/engine-api.md): per rank, when it was active, what
 state it ended in and which events mark it, on an honest axis: wall time where the logs have
-it, else collective sequence numbers, else reading position."""
+it, else collective sequence numbers, else the reading position within each source (never an
+order across files the logs do not give)."""
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
@@ -88,7 +90,7 @@ def _markers(
             if pkey is None or pkey not in processes:
                 continue
             if ranked_processes is None:
-                ranked_processes = {(info.host, info.pid) for info in ranks.values() if info.pid is not None}
+                ranked_processes = {(p.host, p.pid) for p in facts.processes.values() if p.pid is not None}
             if (ev.host, ev.pid) in ranked_processes:
                 continue
             who = row_id = _row_id(pkey)
@@ -119,19 +121,42 @@ def _markers(
     return events
 
 
+class _Positions:
+    """Reading position within each source: a line's place among the lines read from its own
+    file, counted from 1. Logs with neither times nor sequence numbers say nothing of the order
+    of lines in different files (which file is read first is the reader's choice: facts'
+    content order), so no position of one file is ever placed after one of another: each
+    source starts again at 1. The events of a source are consecutive in reading order
+    (facts._content_order), so its first event's order marks where it starts."""
+
+    def __init__(self, events: list[Event]) -> None:
+        starts: dict[str, int] = {}
+        for ev in events:
+            if ev.order > 0 and (ev.source not in starts or ev.order < starts[ev.source]):
+                starts[ev.source] = ev.order
+        self.starts = sorted(starts.values())
+
+    def __call__(self, order: int | None) -> int | None:
+        if order is None or order <= 0:
+            return order  # (documents' events: no reading position)
+        start = self.starts[bisect_right(self.starts, order) - 1] if self.starts and order >= self.starts[0] else 1
+        return order - start + 1
+
+
 def build_timeline(facts: Facts, culprit: Event | None, ff: dict[str, Any] | None = None) -> dict[str, Any]:
     ranks = facts.ranks
     processes = _processes(facts)
     axis = _axis(ranks, processes)
+    position = _Positions(facts.events) if axis == "position" else None
 
     def x_of(ev: Event) -> Any:
         if axis == "time":
             return _at(ev.time) if ev.time else None
         if axis == "sequence":
             return ev.seq
-        return ev.order
+        return position(ev.order) if position is not None else ev.order
 
-    rows = _rank_rows(facts, axis)
+    rows = _rank_rows(facts, axis, position)
     culprit_key = ((_process_key(culprit) or ("source", culprit.source))
                    if culprit is not None and culprit.rank is None else None)
     if culprit is None and ff and ff.get("rank") is None:
@@ -142,17 +167,17 @@ def build_timeline(facts: Facts, culprit: Event | None, ff: dict[str, Any] | Non
     for key, info in processes.items():
         if key == culprit_key:
             info.state = "crashed"
-        row = _row(info, axis, rank=None, row_id=_row_id(key))
+        row = _row(info, axis, rank=None, row_id=_row_id(key), position=position)
         if key[0] == "source":
             row["label"] = str(key[1])
         rows.append(row)
-    _add_segments(facts, rows, axis, x_of)
+    _add_segments(facts, rows, axis, x_of, position)
     events = _markers(facts, ranks, processes, x_of)
     return {
         "axis": axis,
         "ranks": rows,
         "events": events,
-        "first_failure": (_first_failure(facts, culprit, axis, x_of, ff)
+        "first_failure": (_first_failure(facts, culprit, axis, x_of, ff, position)
                           or _process_failure(culprit, culprit_key, processes, x_of)),
         "gpu_samples": _gpu_samples(facts),
         # Finest time step the logs printed: 1 s when every drawn time is whole seconds (torch's
@@ -166,20 +191,21 @@ def build_timeline(facts: Facts, culprit: Event | None, ff: dict[str, Any] | Non
     }
 
 
-def _rank_rows(facts: Facts, axis: str) -> list[dict[str, Any]]:
+def _rank_rows(facts: Facts, axis: str, position: _Positions | None = None) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     # A rank that logged its own watchdog or error was not silent, whatever the verdict's
     # straggler logic concluded: it is drawn as errored.
     spoke = {e.rank for e in facts.events if e.rank is not None and e.severity in ("error", "fatal")}
     for rank, info in facts.ranks.items():
-        row = _row(info, axis, rank=rank, row_id=None)
+        row = _row(info, axis, rank=rank, row_id=None, position=position)
         if row["state"] == "silent" and rank in spoke:
             row["state"], row["silent_since"] = "errored", None
         rows.append(row)
     return rows
 
 
-def _add_segments(facts: Facts, rows: list[dict[str, Any]], axis: str, x_of: Callable[[Event], Any]) -> None:
+def _add_segments(facts: Facts, rows: list[dict[str, Any]], axis: str, x_of: Callable[[Event], Any],
+                  position: _Positions | None = None) -> None:
     """Each row's segments. A function of its own: what it works from (a span and a first
     error a rank) is let go before the markers are drawn, the diagnosis' peak."""
     end_all: Any = None
@@ -187,7 +213,7 @@ def _add_segments(facts: Facts, rows: list[dict[str, Any]], axis: str, x_of: Cal
         end = row["end"]
         if end is not None and (end_all is None or end > end_all):
             end_all = end
-    blocked = _blocked_spans(facts, axis)
+    blocked = _blocked_spans(facts, axis, position)
     first_error = _first_error_x(facts, x_of)
     shared: dict[tuple[Any, ...], dict[str, Any]] = {}
     for row in rows:
@@ -196,13 +222,18 @@ def _add_segments(facts: Facts, rows: list[dict[str, Any]], axis: str, x_of: Cal
         row["segments"] = _segments(row, end_all, shared)
 
 
-def _row(info: RankInfo, axis: str, *, rank: int | None, row_id: str | None) -> dict[str, Any]:
+def _row(info: RankInfo, axis: str, *, rank: int | None, row_id: str | None,
+         position: _Positions | None = None) -> dict[str, Any]:
     start: str | int | None
     end: str | int | None
     if axis == "time":
         start, end = _at(info.first_time), _at(info.last_time)
     elif axis == "sequence":
         start, end = (0, info.last_seq) if info.last_seq is not None else (None, None)
+    elif position is not None:
+        start, end = position(info.first_order), position(info.last_order)
+        if start is not None and end is not None and end < start:
+            start = 1  # (a row over several sources: from the start of the one it ends in)
     else:
         start, end = info.first_order, info.last_order
     row: dict[str, Any] = {
@@ -231,7 +262,7 @@ def _row(info: RankInfo, axis: str, *, rank: int | None, row_id: str | None) -> 
 def _processes(facts: Facts) -> dict[tuple[Any, ...], RankInfo]:
     """Processes the logs name by host, pid or GPU but never by rank: one row each, so a single
     log of one process is drawn. With nothing named at all, one row per source file."""
-    ranked = {(info.host, info.pid) for info in facts.ranks.values() if info.pid is not None}
+    ranked = {(p.host, p.pid) for p in facts.processes.values() if p.pid is not None}  # (processes.py)
     groups: dict[tuple[Any, ...], list[Event]] = {}
     for ev in facts.events:
         key = _process_key(ev) if ev.rank is None else None
@@ -277,7 +308,7 @@ def _resolution(rows: list[dict[str, Any]]) -> float:
     return 1.0 if times and all("." not in t for t in times) else 1e-6
 
 
-def _blocked_spans(facts: Facts, axis: str) -> dict[int, tuple[Any, Any]]:
+def _blocked_spans(facts: Facts, axis: str, position: _Positions | None = None) -> dict[int, tuple[Any, Any]]:
     """rank -> (start, end) of the span it spent inside a collective that never completed.
 
     Time axis: the watchdog says how long the collective ran before it gave up ("ran for N ms",
@@ -303,7 +334,9 @@ def _blocked_spans(facts: Facts, axis: str) -> dict[int, tuple[Any, Any]]:
         elif axis == "sequence" and ev.seq is not None:
             out[ev.rank] = (completed.get(ev.rank, ev.seq - 1), ev.seq)
         elif axis == "position" and ev.rank in last_ok:
-            out[ev.rank] = (last_ok[ev.rank], ev.order)
+            start, end = (last_ok[ev.rank], ev.order) if position is None else (position(last_ok[ev.rank]),
+                                                                               position(ev.order))
+            out[ev.rank] = (start if start is not None and end is not None and start <= end else end, end)
     # Progress lines seen after the watchdog ("last completed NCCL work: N") refine the start.
     if axis == "sequence":
         for rank, (_start, end) in list(out.items()):
@@ -360,12 +393,15 @@ def _segment(shared: dict[tuple[Any, ...], dict[str, Any]], state: str, start: A
 
 
 def _first_failure(facts: Facts, culprit: Event | None, axis: str, x_of: Any,
-                   ff: dict[str, Any] | None) -> dict[str, Any] | None:
+                   ff: dict[str, Any] | None, position: _Positions | None = None) -> dict[str, Any] | None:
+    def place(order: int | None) -> int | None:
+        return position(order) if position is not None else order
+
     if (culprit is None or culprit.rank is None) and ff and ff.get("rank") is not None:
         info = facts.ranks.get(ff["rank"])
         if info is None:
             return None
-        x = _at(info.last_time) if axis == "time" else (info.last_seq if axis == "sequence" else info.last_order)
+        x = _at(info.last_time) if axis == "time" else (info.last_seq if axis == "sequence" else place(info.last_order))
         label = f"{facts.rank_label(info.rank)} went silent" + (
             f" at {info.last_time.strftime('%H:%M:%S')}" if axis == "time" and info.last_time else ""
         )
@@ -394,7 +430,7 @@ def _first_failure(facts: Facts, culprit: Event | None, axis: str, x_of: Any,
     if x is None and info is not None:
         # An untimed culprit line: where its rank's activity ended, on the same axis.
         x = _at(info.last_time or culprit.approx_time) if axis == "time" else (
-            info.last_seq if axis == "sequence" else info.last_order)
+            info.last_seq if axis == "sequence" else place(info.last_order))
     return {"rank": culprit.rank, "x": x, "label": label} if x is not None else None
 
 

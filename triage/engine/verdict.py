@@ -2,11 +2,11 @@
 and write the one-line summary and the notes on what the data leaves unknown."""
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from .facts import MAX_DEVICE_ORDINAL, Facts
-from .model import CONFIDENCE_ORDER, DEFAULT_PRIORITY, ROLE_TIER, Event, Finding, RankInfo, iso, yearless
+from .model import Event, Finding, RankInfo, iso, yearless
+from .processes import FIRST_FAILURE, NCCL_INIT, Process
 from .rules.common import launcher_saw_it
 from .rules.rank_crash import crash_events, exit_events
 from .signatures import cause as traits
@@ -24,63 +24,6 @@ SHOWN_CANDIDATES = 8  # candidate hosts named for a source that names none
 # dmesg's seconds since boot plus the snapshot's boot time): its clock may drift from the wall
 # clock the processes log by (util-linux dmesg(1)).
 KERNEL_CLOCK = "kernel"
-
-
-def support(facts: Facts, f: Finding) -> None:
-    """Fills the finding's `role` and `priority` where its rule left them to the catalog: the
-    role and priority of the culprit line's catalog entry (a retry the catalog calls context
-    stays context, whatever a rule reads into it). A culprit the catalog does not know is the
-    rule's own reading of a failing line (a fault); a finding with no culprit line and no role
-    of its rule's is inferred."""
-    c = f.culprit
-    meaning = None if c is None else c if c.kind == "signature" else facts.meaning_of(c)
-    role = meaning.data.get("role") if meaning is not None else None
-    if f.role is None:
-        # The catalog's `harmless` is context here: a rule that still read a finding from it.
-        f.role = (("context" if role == "harmless" else str(role)) if role is not None
-                  else "fault" if c is not None else "inferred")
-    if f.priority is None:
-        f.priority = int((meaning.data.get("priority") if meaning is not None else None) or DEFAULT_PRIORITY)
-
-
-def rank_findings(facts: Facts, findings: list[Finding]) -> list[Finding]:
-    """Most likely first: confidence; then what the evidence is (a named fault, a culprit
-    inferred across ranks, a symptom, context: model.ROLE_TIER); then the earliest; then the
-    cause's own rule before the catalog's; then reading order; then the catalog entry's
-    priority (the more specific message of one line)."""
-    for f in findings:
-        support(facts, f)
-
-    def key(f: Finding) -> tuple[Any, ...]:
-        c = f.culprit
-        t = (c.time or c.approx_time or datetime.max) if c is not None else datetime.max
-        # At equal confidence, tier and time, a finding that names its line before one that
-        # names none; then a cause's own rule (richer detail) before the catalog's; then reading
-        # order, the clock of untimed lines (a log that gains times keeps its verdict); the
-        # priority only orders the readings of one line.
-        return (-CONFIDENCE_ORDER.get(f.confidence, 0), ROLE_TIER[f.role or "inferred"], t, c is None,
-                f.rule.startswith("signature."), c.order if c is not None else 0, -(f.priority or DEFAULT_PRIORITY))
-
-    # A cause's own rule reads its evidence more closely than the catalog (sequence numbers,
-    # PCI buses, snapshots): where both found the cause, the catalog's finding only counts when
-    # it is more confident.
-    best_rule: dict[str, int] = {}
-    for f in findings:
-        if not f.rule.startswith("signature."):
-            best_rule[f.cause] = max(best_rule.get(f.cause, 0), CONFIDENCE_ORDER.get(f.confidence, 0))
-    findings = [f for f in findings if not f.rule.startswith("signature.")
-                or CONFIDENCE_ORDER.get(f.confidence, 0) > best_rule.get(f.cause, 0)]
-    ordered = sorted(findings, key=key)
-    # One finding per cause: the rules and the catalog may see the same fault through two paths,
-    # and a second finding of the verdict's own cause only repeats it.
-    seen: set[str] = set()
-    out = []
-    for f in ordered:
-        if f.cause in seen:
-            continue
-        seen.add(f.cause)
-        out.append(f)
-    return out
 
 
 def single_node(facts: Facts) -> bool:
@@ -325,22 +268,49 @@ def _subject_pid(ev: Event) -> int | None:
     return int(said) if about_child or ev.pid is None else None
 
 
+LINE = "line"  # a value of the card read from its own line
+
+
+def _identity_from(ff: dict[str, Any], ev: Event | None, proc: Process | None, pid: int | None,
+                   device: int | None, bus: str | None) -> dict[str, str]:
+    """Where each identity value of the card came from: its own line (`line`), else its rank's
+    identity record (processes.py: `nccl`, `nccl_init`, `log`, `launcher_table`, ...), else
+    the finding that names it (`finding`)."""
+    out: dict[str, str] = {}
+    said = {"host": ff.get("host"), "pid": pid, "device": device, "bus_id": bus}
+    on_line = {"host": ev.host if ev is not None else None, "pid": ev.pid if ev is not None else None,
+               "device": ev.device if ev is not None else None,
+               "bus_id": ev.data.get("bus_id") if ev is not None else None}
+    if ev is not None and pid is not None and pid != ev.pid:
+        on_line["pid"] = pid if _subject_pid(ev) == pid else None  # (the worker a launcher's line names)
+    for name, value in said.items():
+        if value is None:
+            continue
+        if on_line[name] == value:
+            out[name] = LINE
+        elif proc is not None and getattr(proc, name) == value:
+            out[name] = str(getattr(proc, "bus_from" if name == "bus_id" else f"{name}_from"))
+        else:
+            out[name] = NCCL_INIT if name == "bus_id" else "finding"
+    return out
+
+
 def _with_process(ff: dict[str, Any], facts: Facts, ev: Event | None) -> dict[str, Any]:
     """Adds pid, device, bus_id (from the line itself, else its rank) and a time estimate."""
+    # The rank's identity record (processes.py): its pid from NCCL, its lines or the launcher's
+    # table (torchrun's failure block names the worker's pid: "exitcode : 1 (pid: 24349)").
+    proc = facts.processes.get(ff["rank"]) if ff["rank"] is not None else None
     info = facts.ranks.get(ff["rank"]) if ff["rank"] is not None else None
     # A launcher's line about its worker ('failed (exitcode: -9) local_rank: 3 (pid: 812917)')
     # is about the child it names, not about the launcher that printed it.
     subject = _subject_pid(ev) if ev is not None and ff["rank"] is not None else None
     pid = (subject if subject is not None else
-           ev.pid if ev is not None and ev.pid is not None else (info.pid if info else None))
-    if pid is None and ff["rank"] is not None:
-        # torchelastic's failure block names the worker's pid ("exitcode : 1 (pid: 24349)").
-        pid = next((e.pid for e in facts.events if e.kind == "elastic_failure" and e.rank == ff["rank"]
-                    and e.pid is not None), None)
-    device = ev.device if ev is not None and ev.device is not None else (info.device if info else None)
-    bus = (info.bus_id if info else None) or (facts.bus_of_rank.get(ff["rank"]) if ff["rank"] is not None else None)
+           ev.pid if ev is not None and ev.pid is not None else (proc.pid if proc else None))
+    device = ev.device if ev is not None and ev.device is not None else (proc.device if proc else None)
+    bus = (proc.bus_id if proc else None) or (facts.bus_of_rank.get(ff["rank"]) if ff["rank"] is not None else None)
     if ev is not None and bus is None and isinstance(ev.data.get("bus_id"), str):
         bus = ev.data["bus_id"]
+    ff["identity_from"] = _identity_from(ff, ev, proc, pid, device, bus)
     # A time the bundle gives no year for: null (never this machine's year) and, beside it, what
     # is known, '--MM-DDThh:mm:ss' (model.yearless).
     when = ff.pop("_when", None)
@@ -390,10 +360,11 @@ def set_rank_states(facts: Facts, findings: list[Finding], culprit: Event | None
     if named is not None and ff is not None:
         # One record per process: what the card knows of it and the ranks table say the same.
         info = facts.ranks.setdefault(named, RankInfo(rank=named))
-        info.host = info.host or ff.get("host")
-        info.pid = info.pid if info.pid is not None else ff.get("pid")
-        info.device = info.device if info.device is not None else ff.get("device")
-        info.bus_id = info.bus_id or ff.get("bus_id")
+        proc = facts.processes.of(named, FIRST_FAILURE)
+        for name in ("host", "pid", "device", "bus_id"):
+            said = ff.get(name)
+            proc.offer(name, None if said == "" else said, FIRST_FAILURE)
+        info.host, info.pid, info.device, info.bus_id = proc.host, proc.pid, proc.device, proc.bus_id
     silent: set[int] = set()
     if findings and findings[0].silent:
         # The ranks that fell behind or whose GPU went idle. A desync's or a mismatch's ranks did

@@ -16,7 +16,10 @@ from typing import Any
 AXIS_TITLES = {
     "time": "wall clock",
     "sequence": "collective sequence number (the logs have no timestamps)",
-    "position": "reading position in the logs (no timestamps or sequence numbers)",
+    # The engine counts each file's lines on their own (timeline._Positions): two files' positions
+    # say nothing of which line came first.
+    "position": "reading position within each log file (no timestamps or sequence numbers; files are not ordered "
+                "against each other)",
 }
 
 _EPOCH = datetime(1970, 1, 1)
@@ -81,7 +84,7 @@ class Axis:
         if self.is_time:
             return "wall clock (UTC)" if self.zoned else "wall clock (as logged; time zone not stated)"
         if self.timed_rows and self.kind in ("sequence", "position"):
-            what = "collective sequence number" if self.kind == "sequence" else "reading position in the logs"
+            what = "collective sequence number" if self.kind == "sequence" else "reading position within each log file"
             more = "" if self.kind == "sequence" else ", no collective sequence numbers"
             return f"{what} (timestamps on {self.timed_rows} of {self.rows} rows only: too few for a clock{more})"
         return AXIS_TITLES.get(self.kind, f"{self.kind} (not a time)")
