@@ -176,3 +176,18 @@ def launcher_saw_it(facts: Facts, ev: Event) -> int | None:
         return None
     alike = {e.rank for e in facts.kind("elastic_failure") if e.data.get("signal") == sig}
     return seen.rank if alike == {seen.rank} else None
+
+
+def defer_to_launcher(facts: Facts, crashes: list[Event]) -> list[Event]:
+    """The crashes to take the first from: where torchrun's table saw another rank's process fail
+    first and no crash on a rank other than that one is shown by its own time before the table's
+    second (a traceback printed later, often the crash's echo), only that process's crashes
+    (its rank's, or a line naming no rank that launcher_saw_it gives it; none where it printed
+    none: its exit, as the launcher reports it, is then the first failure)."""
+    first = earliest(crashes)
+    seen = launcher_first_failure(facts)
+    if first is None or seen is None or first.rank is None or first.rank == seen.rank:
+        return crashes
+    if any(e.rank != seen.rank and before_launcher_saw(e, seen) for e in crashes):
+        return crashes
+    return [e for e in crashes if e.rank == seen.rank or (e.rank is None and launcher_saw_it(facts, e) == seen.rank)]

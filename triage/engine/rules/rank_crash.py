@@ -11,13 +11,11 @@ from ..signatures import cause as traits
 from ..signatures import fix_text
 from .collective_timeout_straggler import failed_in_group, silent_ranks, waiting_events
 from .common import (
-    before_launcher_saw,
+    defer_to_launcher,
     downstream_exceptions,
     earliest,
     evidence,
     hosts_of,
-    launcher_first_failure,
-    launcher_saw_it,
     ranks_of,
     upper_first,
     where,
@@ -146,16 +144,8 @@ def find(facts: Facts) -> list[Finding]:
     crashes = [e for e in crash_events(facts) if e.rank not in hw_ranks and not (e.rank is None and e.host in hw_hosts)]
     exits = exit_events(facts)
     findings: list[Finding] = []
+    crashes = defer_to_launcher(facts, crashes)
     first = earliest(crashes)
-    seen_first = launcher_first_failure(facts)
-    if first is not None and seen_first is not None and first.rank is not None and first.rank != seen_first.rank \
-            and not any(e.rank != seen_first.rank and before_launcher_saw(e, seen_first) for e in crashes):
-        # torchrun's table saw the root's process fail first, and nothing by time shows this
-        # one's fault earlier (a traceback it prints later, often the crash's echo): the root
-        # rank's own crash if the logs have one, else its exit as the launcher reports it.
-        crashes = [e for e in crashes if e.rank == seen_first.rank
-                   or (e.rank is None and launcher_saw_it(facts, e) == seen_first.rank)]
-        first = earliest(crashes)
     if first is not None:
         same_rank_exits = [e for e in exits if e.rank is not None and e.rank == first.rank]
         what = _describe(first)

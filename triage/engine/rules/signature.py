@@ -12,8 +12,19 @@ from ..facts import Facts
 from ..model import Event, Finding, Support
 from ..ranking import HIGH, line_level, outranked, sure
 from ..signatures import BY_ID
+from ..signatures import cause as traits
 from ..signatures.schema import CATCH_ALL_PRIORITY, Signature
-from .common import earliest, evidence, hosts_of, later_on_same_process, normal_ends, ranks_of, upper_first, where
+from .common import (
+    defer_to_launcher,
+    earliest,
+    evidence,
+    hosts_of,
+    later_on_same_process,
+    normal_ends,
+    ranks_of,
+    upper_first,
+    where,
+)
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 
@@ -141,8 +152,14 @@ def find(facts: Facts) -> list[Finding]:
         pool = faults or events
         best = max(line_level(e) for e in pool)
         top = [e for e in pool if line_level(e) == best]
+        if traits(cause).residual:
+            # A crash that names nothing more specific (the residual cause) on a rank other than the
+            # one torchrun's table saw fail first, and no line shows by time before it: that one's line,
+            # or none (the crash rule's exit report stands).
+            top = defer_to_launcher(facts, top)
         first = earliest(top)
-        assert first is not None
+        if first is None:
+            continue
         sig = BY_ID[str(first.data["sig"])]
         role = str(first.data["role"])
         # A fallback the program announced and then went on from, with nothing failing after it
