@@ -14,7 +14,8 @@ FIX_DEAD = fix_text("ncclras.dead")
 
 
 def _world_size(reports: list[dict[str, Any]]) -> int | None:
-    sizes = [g["ranks_per_comm"] for r in reports for g in r["groups"]]
+    # A count the reader could not keep (out of range: shapes.py) is None, not a size.
+    sizes = [g["ranks_per_comm"] for r in reports for g in r["groups"] if isinstance(g.get("ranks_per_comm"), int)]
     sizes += [c.get("size") for r in reports for c in r["comms"].values() if isinstance(c.get("size"), int)]
     return max(sizes) if sizes else None
 
