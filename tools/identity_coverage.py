@@ -93,7 +93,8 @@ DMESG = Source("util-linux dmesg", "util-linux+util-linux", "HEAD", (
     F("--time-format iso", "sys-utils/dmesg.c", "ISO_TIMESTAMP_COMMA_T", "2026-12-02T09:11:04,123456+01:00 NVRM: x",
       ("time", "zone")),
     F("--time-format reltime (-e)", "sys-utils/dmesg.c", '"%b%e %H:%M"', "[Dec 2 09:11] NVRM: x", ("time",)),
-    F("--time-format delta", "sys-utils/dmesg.c", '"[<%12.06f>] "', "[<    0.000123>] NVRM: x", ("time",)),
+    # The delta alone is no clock (seconds since the previous message): its entry yields the delta.
+    F("--time-format delta", "sys-utils/dmesg.c", '"[<%12.06f>] "', "[<    0.000123>] NVRM: x", ("delta",)),
 ))
 NCCL = Source("NCCL", "NVIDIA+nccl", "HEAD", (
     F("debug prefix host:pid:tid [dev]", "src/debug.cc", '"%s:%d:%d "', "node-a:4242:4300 [3] NCCL INFO Init COMPLETE",

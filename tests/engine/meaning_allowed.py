@@ -65,10 +65,8 @@ ALLOWED: dict[str, dict[str, str]] = {
         '(?P<dev>[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\\.\\d)?:? ?(?:AMD-Vi: Event logged \\[(?P<amd>IO_PAGE_FAULT|[A-Z_]+)|DMAR: \\[?(?:DRHD: handling fault|DMA \\w+\\]? Request)|iommu fault|IOMMU fault)': _KERNEL,
         'AER: (?P<sev>Uncorrected|Corrected|Multiple)[^:]*error': _KERNEL,
         'NVRM: GPU (?:at PCI:)?(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})\\b': _KERNEL,
-        'NVRM: GPU (?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})\\.\\d: GPU has fallen off the bus': _KERNEL,
         "NVRM: Xid \\((?:PCI:)?(?:(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})|[^)\\s]*?)(?:\\.\\d)?(?: GPU-I:(?P<gi>\\d+))?(?: GPU-CI:(?P<ci>\\d+))?\\): (?P<xid>\\d+), (?:pid=(?P<pid>'?<?[\\w]+>?'?), (?:name=(?P<name>[^,]*), )?)?(?P<msg>.*)$": _KERNEL,
         '[Oo]ut of memory': _KERNEL,
-        'GPU has fallen off the bus': _KERNEL,
         'fallen off': _KERNEL,
     },
     'engine/parsers/launchers.py': {
@@ -222,11 +220,23 @@ ALLOWED: dict[str, dict[str, str]] = {
     'engine/timeline.py': {
         ' failed at ': "wording of a timeline marker's label (output)",
     },
+    'engine/ranking.py': {
+        'signature.': "the rule-id namespace of catalog findings (signature.<entry id>): which findings are the catalog's, not what one means",
+    },
     'engine/verdict.py': {
         'signature.': "the rule-id namespace of catalog findings (signature.<entry id>): which findings are the catalog's, not what one means",
     },
     'fleet/fingerprint.py': {
         '\\bNET/(IB|Socket|AWS Libfabric|OFI|[A-Za-z]+)\\b': "NCCL's transport name after `NET/` (identity: which transport), grouped on, never decides",
+        **dict.fromkeys((
+            '/dev/shm/[^\\s,)\'\\"]+',
+            '\\b(pid|tid|rank|local_rank|device|dev|cudaDev|nvmlDev)\\s*[=:]?\\s*\\d+',
+            '\\bGPU-[0-9a-f-]+',
+            '\\b\\d+(?:\\.\\d+)?\\s*(?:[KMGT]i?B|bytes?)\\b',
+            '^(?:\\[(?:default|rank)\\d+\\]:\\s*)+',
+        ), "the message family's placeholders: what changes from one occurrence of a line to the next (a shm "
+           "segment's name, a pid or device number, a GPU UUID, a size, a launcher's rank prefix) is replaced "
+           "so that the same fault groups again; the family is compared, never read for what it means"),
     },
     'fleet/management/commands/webhook.py': {
         ' for team ': "the command's own output wording",

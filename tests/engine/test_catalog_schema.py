@@ -48,6 +48,14 @@ def test_a_good_entry_loads(tmp_path: Path) -> None:
         "test.demo.broken_pipe", "network", ("demo pipe broke on \\S+",), ("demo pipe mended on eth0",))
 
 
+def test_a_reported_code_must_be_an_entrys_code(tmp_path: Path) -> None:
+    with pytest.raises(CatalogError, match="reports_code 79 is no entry's code"):
+        read(_catalog(tmp_path, GOOD.replace("title = 'A demo entry'", "reports_code = 79\ntitle = 'A demo entry'")))
+    coded = GOOD.replace("title = 'A demo entry'", "codes = [79]\ntitle = 'A demo entry'") + GOOD.replace(
+        "broken_pipe'", "lost_pipe'").replace("title = 'A demo entry'", "reports_code = 79\ntitle = 'A demo entry'")
+    assert [s.reports_code for s in read(_catalog(tmp_path, coded)).entries] == [None, 79]
+
+
 @pytest.mark.parametrize(("old", "new", "says"), [
     ("cause = 'network'", "cause = 'networking'", "cause 'networking' is not in the cause vocabulary"),
     ("role = 'fault'", "role = 'failure'", "role 'failure' is not one of"),
@@ -61,6 +69,7 @@ def test_a_good_entry_loads(tmp_path: Path) -> None:
     ("fix = 'Check {iface}", "fix = 'Check {port}", "fix names {port}"),
     ("title = 'A demo entry'", "priority = 'high'\ntitle = 'A demo entry'", "priority must be an integer"),
     ("id = 'test.demo.broken_pipe'", "id = 'test.demo.broken_pipe'\nsurvivable = 'yes'", "survivable must be true or false"),
+    ("title = 'A demo entry'", "reports_code = '79'\ntitle = 'A demo entry'", "reports_code must be an integer"),
 ])
 def test_an_entry_that_breaks_the_schema_is_refused_naming_file_and_id(tmp_path: Path, old: str, new: str,
                                                                        says: str) -> None:

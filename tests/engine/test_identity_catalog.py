@@ -10,7 +10,7 @@ import pytest
 
 from triage.engine import diagnose, identity
 from triage.engine.demux import peel_one, split_prefix
-from triage.engine.timeparse import Clock, dmesg_uptime, parse_time
+from triage.engine.timeparse import Clock, dmesg_uptime, parse_time, stated_offset
 
 CLOCK = Clock(year=2026)
 ENTRIES = identity.catalog()
@@ -127,11 +127,17 @@ def test_the_time_reader_reads_every_time_sample(entry: identity.Entry) -> None:
         if "uptime" in sample.yields:
             assert dmesg_uptime(sample.line) == sample.yields["uptime"]
             assert parse_time(sample.line, CLOCK) == (None, False)
-        else:
+        elif "delta" in sample.yields:  # no clock: neither a time nor an uptime is read
+            assert parse_time(sample.line, CLOCK) == (None, False) and dmesg_uptime(sample.line) is None
+        elif "time" in sample.yields:
             assert _iso(sample.line) == sample.yields["time"], sample.line
+        if entry.fields == ("zone",):
+            assert stated_offset(sample.line) is not None, sample.line
     for line in entry.not_samples:
         if "uptime" in entry.fields:
             assert dmesg_uptime(line) is None
+        if entry.fields == ("zone",):
+            assert stated_offset(line) is None, line
 
 
 def test_every_entry_says_where_it_comes_from() -> None:
@@ -270,13 +276,8 @@ def test_the_coverage_tool_counts_the_formats_with_an_entry(tmp_path: Path) -> N
     spec.loader.exec_module(tool)
     rows = tool.coverage(tmp_path, None)  # no mirror: the entries are still checked against each line
     gaps = {(r["source"].split(" (")[0], f["format"]) for r in rows for f in r["formats"] if not f["entry"]}
-    # The formats no entry reads, each for a reason: the delta-only dmesg lines carry no time;
-    # short-monotonic's host after the uptime is read by no entry (dmesg.raw reads its uptime);
-    # short-unix is epoch seconds with no zone.
-    assert gaps == {
-        ("util-linux dmesg", "--time-format delta"),
-        ("systemd journalctl output modes", "-o short-monotonic"), ("systemd journalctl output modes", "-o short-unix"),
-    }
+    # Every format the sources list has an entry (dmesg's delta-only lines yield their delta, no clock).
+    assert gaps == set()
     for row in rows:
         for f in row["formats"]:
             if f["entry"]:

@@ -86,6 +86,93 @@ def test_a_planted_literal_fails_the_check_in_every_form(form: str, source: str,
     assert Report(module, kind, literal) in unexplained(found)
 
 
+# A rule that picks a confidence itself, or decides by one: the ranker derives it (ranking.py).
+PLANTED_CONFIDENCE = [
+    ("keyword", 'def f(c):\n    return Finding(cause=c, confidence="high")\n', "high"),
+    ("conditional keyword", 'def f(c, x):\n    return Finding(cause=c, confidence="medium" if x else "low")\n', "low"),
+    ("assigned", 'def f(x):\n    confidence = "high" if x else "medium"\n    return confidence\n', "medium"),
+    ("attribute", 'def f(finding):\n    finding.confidence = "low"\n', "low"),
+    ("through a name", 'SURE = "high"\n\ndef f(c):\n    return Finding(cause=c, confidence=SURE)\n', "high"),
+    ("dict key", 'def f():\n    return {"confidence": "medium"}\n', "medium"),
+    ("catalog's read", 'def f(e):\n    return e.data.get("confidence") != "low"\n', "low"),
+]
+
+
+@pytest.mark.parametrize(("form", "source", "literal"), PLANTED_CONFIDENCE, ids=[p[0] for p in PLANTED_CONFIDENCE])
+def test_a_confidence_a_rule_picks_fails_the_check(form: str, source: str, literal: str) -> None:
+    found = reports(source, "engine/rules/planted.py")
+    assert Report("engine/rules/planted.py", "confidence", literal) in unexplained(found), (form, sorted(found))
+    # Outside the rules the words are the ranker's and the verdict's own (ranking.py, verdict.py).
+    assert not any(r.form == "confidence" for r in reports(source, "engine/planted.py"))
+
+
+# What the fleet once held: one-word regexes pulling a value out of a message the catalog reads
+# (the Xid code, the NIC). The fleet reads no program's format of its own (the engine gives who
+# and where, the catalog entry's groups the values), so there one word is enough to report it.
+FLEET_PLANTED = [
+    ("the Xid code", 'import re\nXID_RE = re.compile(r"\\bXid\\s*(?:\\([^)]*\\))?\\s*:?\\s*(\\d+)", re.I)\n',
+     "\\bXid\\s*(?:\\([^)]*\\))?\\s*:?\\s*(\\d+)"),
+    ("the NIC", 'import re\nNIC_RE = re.compile(r"\\b((?:mlx\\d|hfi\\d|efa)_?\\d+(?::\\d+)?)\\b")\n',
+     "\\b((?:mlx\\d|hfi\\d|efa)_?\\d+(?::\\d+)?)\\b"),
+    ("a segfault deciding a drain", 'import re\n\ndef f(t):\n    return re.search(r"Segmentation\\s+fault", t)\n',
+     "Segmentation\\s+fault"),
+]
+
+
+@pytest.mark.parametrize(("form", "source", "literal"), FLEET_PLANTED, ids=[p[0] for p in FLEET_PLANTED])
+def test_a_one_word_regex_on_a_message_fails_the_check_in_the_fleet(form: str, source: str, literal: str) -> None:
+    found = reports(source, "fleet/planted.py")
+    assert Report("fleet/planted.py", "regex", literal) in unexplained(found), (form, sorted(found))
+    # A format parser's one-word field regexes (a record's `pid=`, an Xid record's code) are its
+    # format's, checked by the two-word rule there.
+    assert Report("engine/parsers/planted.py", "regex", literal) not in reports(source, "engine/parsers/planted.py")
+
+
+# What a format parser could write to give its record a meaning (meaning_check.parser_reports).
+PLANTED_IN_PARSERS = [
+    ("severity keyword", 'def parse(ctx, state):\n    return [ctx.record("x", severity="error")]\n', "severity"),
+    ("cause keyword", 'def parse(ctx, state):\n    return [ctx.record("x", cause="oom")]\n', "cause"),
+    ("severity set", 'def parse(ctx, state):\n    ev = ctx.record("x")\n    ev.severity = "fatal"\n    return [ev]\n',
+     "severity"),
+    ("class in the data", 'def parse(ctx, state):\n    ev = ctx.record("x")\n    ev.data["fault_class"] = "hw"\n'
+     '    return [ev]\n', "fault_class"),
+    ("role in a dict", 'def parse(ctx, state):\n    return [ctx.record("x", **{"role": "fault"})]\n', "role"),
+    ("setdefault", 'def parse(ctx, state):\n    ev = ctx.record("x")\n    ev.data.setdefault("confidence", "high")\n'
+     '    return [ev]\n', "confidence"),
+    ("the engine's Event", 'from ..model import Event\n\ndef parse(ctx, state):\n    return [Event("x", "", 1, "")]\n',
+     "Event"),
+    ("Event renamed", 'from ..model import Event as E\n', "Event"),
+]
+
+
+@pytest.mark.parametrize(("form", "source", "name"), PLANTED_IN_PARSERS, ids=[p[0] for p in PLANTED_IN_PARSERS])
+def test_a_parser_that_gives_a_record_a_meaning_fails_the_check(form: str, source: str, name: str) -> None:
+    module = "engine/parsers/planted.py"
+    found = reports(source, module)
+    assert Report(module, "meaning field", name) in unexplained(found), (form, sorted(found))
+    # Outside the parsers the same names are the engine's own (the reader gives events their severity).
+    assert not any(r.form == "meaning field" for r in reports(source, "engine/reader_planted.py"))
+
+
+def test_the_parsers_yield_records_with_no_meaning_field() -> None:
+    """The typing-level half of the check: what a parser returns (model.Record) has no field that
+    could carry a cause, a class or a severity, and the parsers' signature says they return it
+    (mypy --strict holds every parser to it)."""
+    import typing
+    from dataclasses import fields
+
+    from triage.engine.model import MEANING_FIELDS, Event, Record
+    from triage.engine.parsers import ALWAYS, EXCLUSIVE, Parser
+    from triage.engine.parsers.base import LineCtx
+
+    assert not MEANING_FIELDS & {f.name for f in fields(Record)}
+    assert "severity" in {f.name for f in fields(Event)}  # the engine's reading, made by the reader
+    assert typing.get_type_hints(LineCtx.record)["return"] is Record
+    assert typing.get_args(Parser)[1] == list[Record]
+    for parse in EXCLUSIVE + ALWAYS:
+        assert typing.get_type_hints(parse)["return"] == list[Record], parse.__module__
+
+
 def test_a_real_module_with_a_planted_line_fails_it() -> None:
     path = TRIAGE / "engine" / "verdict.py"
     module = "engine/verdict.py"
@@ -104,4 +191,6 @@ LABEL = "rank states"                     # wording no catalog sample holds
 def f(finding):
     return finding.cause == other_name and finding.confidence == "high"
 '''
-    assert reports(source, "engine/rules/fine.py") == set()
+    assert reports(source, "engine/fine.py") == set()
+    # In a rule only the confidence compared is: the ranker derives it (test above).
+    assert reports(source, "engine/rules/fine.py") == {Report("engine/rules/fine.py", "confidence", "high")}

@@ -551,7 +551,7 @@ def test_cuda_oom_new_wording(tmp_path):
         "OutOfMemoryError: CUDA out of memory. Tried to allocate 96.00 MiB. GPU 0 has a total capacity of 23.56 GiB of which "
         "64.94 MiB is free. Process 1762 has 260.00 MiB memory in use. Including non-PyTorch memory, this process has 22.86 GiB memory in use."
     )
-    ev = one(tmp_path, line, "cuda_oom")
+    ev = one(tmp_path, line, "allocator_report")
     has(ev.data, requested="96.00 MiB", gpu=0, total="23.56 GiB", free="64.94 MiB")
 
 
@@ -560,7 +560,7 @@ def test_cuda_oom_old_wording(tmp_path):
         "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 3; 79.15 GiB total capacity; 77.00 GiB already "
         "allocated; 3.00 MiB free; 78.00 GiB reserved in total by PyTorch) If reserved memory is >> allocated memory try setting max_split_size_mb"
     )
-    ev = one(tmp_path, line, "cuda_oom")
+    ev = one(tmp_path, line, "allocator_report")
     has(ev.data, requested="20.00 MiB", gpu=3, total="79.15 GiB")
 
 
@@ -624,17 +624,17 @@ def test_host_oom_killer_full_line(tmp_path):
         "[12345.678901] Out of memory: Killed process 4242 (python) total-vm:123456789kB, anon-rss:120000000kB, "
         "file-rss:0kB, shmem-rss:0kB, UID:1000 pgtables:234567kB oom_score_adj:0"
     )
-    ev = one(tmp_path, line, "host_oom_kill")
+    ev = one(tmp_path, line, "kernel_kill")
     has(ev.data, victim_pid=4242, process="python")
 
 
 def test_host_oom_killer_short_line(tmp_path):
-    ev = one(tmp_path, "[12345.678901] Out of memory: Killed process 4242 (python)", "host_oom_kill")
+    ev = one(tmp_path, "[12345.678901] Out of memory: Killed process 4242 (python)", "kernel_kill")
     has(ev.data, victim_pid=4242, process="python")
 
 
 def test_host_oom_killer_old_wording(tmp_path):
-    ev = one(tmp_path, "kernel: Out of memory: Kill process 4242 (python) score 900 or sacrifice child", "host_oom_kill")
+    ev = one(tmp_path, "kernel: Out of memory: Kill process 4242 (python) score 900 or sacrifice child", "kernel_kill")
     has(ev.data, victim_pid=4242, process="python")
 
 
@@ -678,7 +678,7 @@ def test_an_ignored_exception_without_its_traceback_and_a_real_one_after_it(tmp_
 def test_the_oom_message_names_the_gpu_of_the_first_failure(tmp_path):
     line = ("[rank5]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 5 has a total "
             "capacity of 79.10 GiB of which 1.06 GiB is free.")
-    ev = one(tmp_path, line, "cuda_oom")
+    ev = one(tmp_path, line, "allocator_report")
     assert (ev.device, ev.rank, ev.data["gpu"]) == (5, 5, 5)
     ff = diagnose(tmp_path / "log.txt").to_dict()["first_failure"]
     assert (ff["rank"], ff["device"]) == (5, 5)

@@ -81,3 +81,19 @@ def test_mpirun_timestamped_tags_name_a_killed_rank_and_its_time(tmp_path: Path)
     assert ff["rank"] == 2
     assert "[1,2]<" in ff["text"]  # its own last line, behind its tag
     assert ff["time"] is not None
+
+
+def test_torchrun_first_observed_failure_wins_over_a_later_error_of_another_rank(tmp_path: Path) -> None:
+    # Rank 0 dies of SIGSEGV (faulthandler's dump carries no rank prefix); rank 1's all_reduce then
+    # fails and the application wraps that in its own RuntimeError, a traceback of rank 1 with no
+    # time of its own. torchrun's table names rank 0 as the first observed failure.
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--nnodes", "1", "--nproc-per-node", "2",
+           "--master-addr", "127.0.0.1", "--master-port", str(free_port()), "--max-restarts", "0", "--tee", "3",
+           str(WORKER)]
+    env = _env("segv", 0) | {"WRAP_ERRORS": "1", "PYTHONFAULTHANDLER": "1"}
+    d = _run(cmd, env, tmp_path / "run")
+    text = (tmp_path / "run" / "job.log").read_text()
+    assert "Root Cause (first observed failure)" in text and "rank      : 0 (local_rank: 0)" in text
+    assert "[rank1]: RuntimeError: training failed at step 3" in text
+    assert d["findings"][0]["cause"] == "rank_crash"
+    assert d["first_failure"]["rank"] == 0

@@ -64,6 +64,21 @@ def _yearless_bundle(root: Path) -> Path:
     return root
 
 
+def _zoned_bundle(root: Path) -> Path:
+    """kubectl logs --timestamps (UTC) of rank 0 beside a zone-less log of rank 1 on a host whose
+    snapshot says UTC+1, and a journalctl short-unix line (an epoch): the stated zones are applied
+    the same way whatever the reading machine's zone."""
+    root.mkdir(parents=True)
+    segv = "Fatal Python error: Segmentation fault"
+    (root / "pod.log").write_text(f"2026-12-01T13:22:00Z [rank0]: step 10\n2026-12-01T13:22:03Z [rank0]: {segv}\n")
+    (root / "train.log").write_text(f"[rank1]: [2026-12-01 14:21:59,000] step 10\n"
+                                    f"[rank1]: [2026-12-01 14:22:01,000] {segv}\n")
+    (root / "journal.txt").write_text("1796202664.123456 node-b kernel: NVRM: loaded\n")
+    (root / "snapshot.json").write_text(json.dumps({"schema": "nccl-triage/snapshot@1", "host": {
+        "hostname": "node-b", "boot_time": "2026-12-01T00:00:00Z", "timezone": {"utc_offset_seconds": 3600}}}))
+    return root
+
+
 @pytest.fixture(scope="module")
 def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, str]]:
     root = tmp_path_factory.mktemp("tz")
@@ -72,7 +87,8 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, str
         built = build(cause, root / "scenarios" / cause, seed=1)
         (built / "expected.json").unlink()
         paths.append(str(built))
-    paths += [str(_error_file_bundle(root / "error-file")), str(_yearless_bundle(root / "yearless"))]
+    paths += [str(_error_file_bundle(root / "error-file")), str(_yearless_bundle(root / "yearless")),
+              str(_zoned_bundle(root / "zoned"))]
     listing = root / "paths.json"
     listing.write_text(json.dumps(paths))
     got: dict[str, dict[str, str]] = {}
@@ -114,3 +130,10 @@ def test_a_time_without_a_year_is_unknown_not_this_years(outputs: dict[str, dict
     assert [(r["rank"], r["first_time"], r["last_time"], r["state"]) for r in d["ranks"]] == [(3, None, None, "errored")]
     assert any("no year" in n for n in d["notes"])
     assert d["timeline"]["year_known"] is False
+
+
+@pytest.mark.parametrize("zone", ZONES)
+def test_stated_zones_are_applied_the_same_in_every_zone(outputs: dict[str, dict[str, str]], zone: str) -> None:
+    # 13:22:03Z is 14:22:03 at the host's UTC+1: rank 1's crash at 14:22:01 local is the first.
+    ff = _by_name(outputs, zone, "/zoned")["first_failure"]
+    assert (ff["rank"], ff["time"]) == (1, "2026-12-01T14:22:01"), ff

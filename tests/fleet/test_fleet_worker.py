@@ -61,7 +61,8 @@ def test_three_incidents_on_one_gpu_are_one_problem_the_host_is_drained_and_webh
     assert host["host"] == "node-b" and host["incidents"] == 3 and host["health"] is None
     assert host["drain"]["recommended"] is True
     assert "GPU 3" in host["drain"]["reason"] and "Xid 79" in host["drain"]["reason"]
-    assert client.get("/api/v1/hosts/node-a", headers=auth).json()["drain"] == {"recommended": False, "reason": "", "commands": None}
+    assert client.get("/api/v1/hosts/node-a", headers=auth).json()["drain"] == {
+        "recommended": False, "reason": "", "action": None, "commands": None}
 
     # Webhooks: every event reached the receiver, signed with the webhook's secret.
     eventually(lambda: "host.drain_recommended" in receiver.events(), worker)

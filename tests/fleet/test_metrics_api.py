@@ -77,7 +77,7 @@ def test_the_host_api_answers_for_any_host_and_refuses_without_a_read_token(
     post(client, api_token, scenario_bundle("hardware_fault", 0), job="h-1")
     auth = {"Authorization": f"Bearer {api_token}"}
     body = client.get("/api/v1/hosts/node-b", headers=auth).json()
-    assert body["incidents"] == 1 and body["drain"] == {"recommended": False, "reason": "", "commands": None} and body["health"] is None
+    assert body["incidents"] == 1 and body["drain"] == {"recommended": False, "reason": "", "action": None, "commands": None} and body["health"] is None
     assert client.get("/api/v1/hosts/nowhere", headers=auth).json()["incidents"] == 0
     assert client.get("/api/v1/hosts/node-b").status_code == 401
     other = apitoken_create(name="other", team=team_get_or_create(name="other-team"))[1]

@@ -24,7 +24,9 @@ from .processes import (
     nvml_uuids,
 )
 from .reader import Collected, SourceInfo, read_recorded
-from .signatures.readings import cuda_class, fault_class
+from .signatures import BY_ID
+from .signatures.readings import cuda_class, fault_class, record_view
+from .signatures.records import severity as record_severity
 from .structured import StructuredDocs, elastic_error_summary, fr_summary
 from .timeparse import YEAR_UNKNOWN
 
@@ -59,6 +61,8 @@ class Facts:
     # Kernel logs that name no host in a bundle of several hosts: source -> the candidates.
     host_unknown: dict[str, list[str]] = field(default_factory=dict)
     host_candidates: list[str] = field(default_factory=list)
+    # What the diagnosis must say of the bundle's clocks (facts._resolve_zones).
+    time_notes: list[str] = field(default_factory=list)
     # (host, local rank) -> global rank, from the launcher's failure table or NCCL's cudaDev.
     local_ranks: dict[tuple[str, int], int] = field(default_factory=dict)
     local_offsets: dict[str, set[int]] = field(default_factory=dict)
@@ -190,6 +194,7 @@ def build_facts(collected: Collected, problems: list[str]) -> Facts:
     _add_structured_events(facts)
     _hosts_unknown(facts)
     _resolve_uptimes(facts)
+    _resolve_zones(facts)
     for ev in facts.events:
         facts.by_kind[ev.kind].append(ev)
         if ev.kind.startswith("nccl"):
@@ -203,9 +208,20 @@ def build_facts(collected: Collected, problems: list[str]) -> Facts:
 
 
 def _read_codes(events: list[Event]) -> None:
-    """What the catalog says the codes the parsers read mean (signatures/readings.py): a CUDA
-    error's class (and its cudaError_t name where the entry gives it), an Xid's name and class.
-    An Xid the catalog has as hardware or the process's own fault is an error, else a warning."""
+    """What the catalog says the codes and lines the parsers read mean (signatures/readings.py):
+    a CUDA error's class (and its cudaError_t name where the entry gives it), an Xid's name and
+    class, and the kind the rules read a record as (the allocator's report the catalog reads as
+    out of memory is `cuda_oom`). An Xid the catalog has as hardware or the process's own fault
+    is an error, else a warning."""
+    viewed = [ev for ev in events if ev.kind in VIEWED_KINDS]
+    if viewed:
+        lines = {(ev.source, ev.line): ev.data for ev in events if ev.kind == "signature"}
+        for ev in viewed:
+            meaning = lines.get((ev.source, ev.line))
+            if meaning is not None:
+                ev.kind, extra = record_view(ev.kind, BY_ID.get(str(meaning.get("sig"))))
+                if extra:
+                    ev.data = {**ev.data, **extra}  # (read data is shared: never in place)
     for ev in events:
         if ev.kind == "cuda_error" and "error_class" not in ev.data:
             name, cls = cuda_class(str(ev.data.get("error") or ""), ev.data.get("cuda_name"))
@@ -214,6 +230,10 @@ def _read_codes(events: list[Event]) -> None:
             xname, cls = fault_class(int(ev.data["xid"]))
             ev.data = {**ev.data, "xid_name": xname, "fault_class": cls}
             ev.severity = "error" if cls in ("hardware", "app") else "warn"
+
+
+# The parser records the catalog's reading of their line may give another kind (record_view).
+VIEWED_KINDS = frozenset({"allocator_report", "kernel_kill", "nvrm_gpu"})
 
 
 # A CUDA device ordinal counts the GPUs one process sees: a node's worth, never a pid or a tid
@@ -308,7 +328,8 @@ def _apply_manifests(facts: Facts) -> None:
         meta = by_source.get(ev.source)
         if not meta:
             continue
-        if ev.rank is None and isinstance(meta["rank"], int) and not ev.kind.startswith(("xid", "host_oom")):
+        if (ev.rank is None and isinstance(meta["rank"], int)
+                and not ev.kind.startswith(("xid", "host_oom", "kernel_kill"))):
             # A rank's own log: every line in it is that rank's, unless a prefix said otherwise.
             ev.rank = meta["rank"]
         if ev.host is None and meta["host"]:
@@ -322,7 +343,8 @@ def _apply_manifests(facts: Facts) -> None:
 
 
 # Lines that speak of another process than the writer's (the kernel, a launcher's report).
-LAUNCHER_KINDS = ("xid", "nvrm_gpu", "host_oom_kill", "iommu_fault", "pcie_aer", "elastic_failure", "process_exit")
+LAUNCHER_KINDS = ("xid", "nvrm_gpu", "host_oom_kill", "kernel_kill", "iommu_fault", "pcie_aer", "elastic_failure",
+                  "process_exit")
 # Kernel lines that name a GPU by its PCI bus: joined to the rank whose NCCL busId is on it.
 BUS_KINDS = ("xid", "nvrm_gpu")
 
@@ -388,7 +410,7 @@ def _normalise_hosts(facts: Facts) -> None:
         ev.host = short[host]
 
 
-KERNEL_KINDS = ("xid", "nvrm_gpu", "host_oom_kill", "iommu_fault", "pcie_aer")
+KERNEL_KINDS = ("xid", "nvrm_gpu", "host_oom_kill", "kernel_kill", "iommu_fault", "pcie_aer")
 
 
 def _only_host(facts: Facts) -> None:
@@ -576,8 +598,9 @@ def _add_error_files(facts: Facts) -> None:
         raised = [ev for ev in read if ev.kind == "exception"]
         if not raised:
             exc_type = msg.split(":", 1)[0] if ":" in msg else None
-            raised = [Event(kind="exception", source=name, line=1, text=msg[:500], severity="error",
-                            message=msg[:500], rank=rank, time=summary["time"], order=0,
+            raised = [Event(kind="exception", source=name, line=1, text=msg[:500],
+                            severity=record_severity("exception", {}), message=msg[:500], rank=rank,
+                            time=summary["time"], order=0,
                             data={"exc_type": exc_type, "exc_short": (exc_type or "").rsplit(".", 1)[-1] or None,
                                   "exc_message": msg.split(":", 1)[-1].strip(), "frame": None})]
             read = raised + read
@@ -688,6 +711,67 @@ def _resolve_uptimes(facts: Facts) -> None:
         if up is not None and ev.time is None and ev.host in boots:
             ev.time = boots[ev.host] + timedelta(seconds=up)
             ev.data["kernel_clock"] = True
+
+
+def _host_offsets(facts: Facts) -> dict[str, int]:
+    """Each host's UTC offset (seconds east) where its snapshot records it."""
+    out: dict[str, int] = {}
+    for _name, doc in facts.docs.snapshots:
+        host = doc.get("host") or {}
+        name = short_host(host.get("hostname"))
+        offset = (host.get("timezone") or {}).get("utc_offset_seconds")
+        if name and isinstance(offset, int) and not isinstance(offset, bool):
+            out[name] = offset
+    return out
+
+
+def _resolve_zones(facts: Facts) -> None:
+    """Apply the zones lines state (the reader's `utc_offset_s`, timeparse.stated_offset), as
+    timeparse's docstring says: to the host's local wall time where its snapshot gives its UTC
+    offset; as instants (UTC) where every timed line states a zone and they state several; as
+    printed, with a note, where zoned and zone-less times mix and the offset is unknown."""
+    zoned = [ev for ev in facts.events if ev.time is not None and "utc_offset_s" in ev.data]
+    if not zoned:
+        return
+    offsets = _host_offsets(facts)
+    mixed = any(ev.time is not None and "utc_offset_s" not in ev.data for ev in facts.events)
+    shift: dict[int, int] = {}  # id(event) -> seconds its time moves
+    if all(ev.host in offsets for ev in zoned) or mixed:
+        for ev in zoned:
+            if ev.host is not None and ev.host in offsets:
+                shift[id(ev)] = offsets[ev.host] - int(ev.data["utc_offset_s"])
+        if len(shift) < len(zoned):
+            facts.time_notes.append(
+                "Some lines state their time's zone (kubectl, CRI, syslog, journalctl, dmesg iso) and others print "
+                "local time with no zone, and no host snapshot gives the hosts' UTC offset: the two are compared as "
+                "printed, which may misorder them by the offset. Collect with the collector (its snapshot records "
+                "it).")
+    elif len({ev.data["utc_offset_s"] for ev in zoned}) > 1:
+        shift = {id(ev): -int(ev.data["utc_offset_s"]) for ev in zoned}
+    if not shift:
+        return
+    # A file's own times (its first and last, each writer's last line, the times of its untimed
+    # lines' neighbours) move with its events where all its timed events moved alike.
+    by_source: dict[str, set[int | None]] = defaultdict(set)
+    for ev in facts.events:
+        if ev.time is not None:
+            by_source[ev.source].add(shift.get(id(ev)))
+        if id(ev) in shift and ev.time is not None:
+            ev.time += timedelta(seconds=shift[id(ev)])
+    uniform = {name: next(iter(moved)) for name, moved in by_source.items() if len(moved) == 1}
+    for ev in facts.events:
+        moved = uniform.get(ev.source)
+        if moved and ev.approx_time is not None:
+            ev.approx_time += timedelta(seconds=moved)
+    for src in facts.sources:
+        moved = uniform.get(src.name)
+        if moved:
+            step = timedelta(seconds=moved)
+            src.first_time = src.first_time + step if src.first_time is not None else None
+            src.last_time = src.last_time + step if src.last_time is not None else None
+            for said in src.last_by_writer.values():
+                if said[2] is not None:
+                    said[2] = said[2] + step
 
 
 def _collect_versions(facts: Facts) -> None:

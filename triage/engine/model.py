@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Any
 
 from .timeparse import YEAR_UNKNOWN
@@ -32,7 +33,7 @@ CAUSES = (
 CONFIDENCE_ORDER = {"high": 3, "medium": 2, "low": 1}
 
 # What the evidence behind a finding is, the strongest first; the ranker orders on it after
-# confidence (verdict.rank_findings):
+# confidence (ranking.rank_findings):
 # - `fault`: it names the failing line or fact itself (the catalog's role of a rank's own
 #   failure, or a cross-rank fact that is the fault: two ranks on one bus, differing versions);
 # - `inferred`: the culprit is inferred across ranks from what is missing or from the pattern of
@@ -43,6 +44,28 @@ CONFIDENCE_ORDER = {"high": 3, "medium": 2, "low": 1}
 # - `context`: facts that may explain a failure and name none (a fallback to sockets, a guess).
 ROLE_TIER = {"fault": 0, "inferred": 1, "symptom": 2, "context": 3}
 DEFAULT_PRIORITY = 50  # a catalog entry's default (signatures.schema.Signature.priority)
+
+
+
+class Support(StrEnum):
+    """What a rule combined into its finding besides its lines: the facts the ranker derives the
+    finding's confidence from, with the catalog entry of its culprit line (ranking.confidence).
+    A rule reports what it saw; how much each fact weighs is the ranker's, the same for all."""
+
+    # The rule's own reading, where it knows more than the culprit line's catalog entry:
+    NAMES = "names"  # the fault itself (a rank's own failure first in time, versions that differ)
+    POINTS = "points"  # a culprit inferred from what the ranks did or did not print, or counters
+    # Besides the lines:
+    CORROBORATED = "corroborated"  # a second, independent source agrees (a snapshot, more lines)
+    ALONE = "alone"  # nothing else in the bundle confirms it
+    EXPLAINED = "explained"  # a fault elsewhere explains it (another process's own fault)
+    UNPLACED = "unplaced"  # several processes show it and which came first is unknown
+    INCOMPLETE = "incomplete"  # the evidence is cut off (no exception line, no exit code or rank)
+    AMBIGUOUS = "ambiguous"  # another cause fits the same lines as well; nothing tells them apart
+    OUTRANKED = "outranked"  # a line the catalog says explains it is in the bundle (outranked_by)
+    SURVIVED = "survived"  # the program said it goes on and nothing failed after it
+    WORKED_AROUND = "worked_around"  # its process reached a normal end after it
+
 
 RANK_STATES = ("ok", "errored", "crashed", "silent", "unknown")
 
@@ -189,20 +212,26 @@ def shared_data(data: dict[str, Any]) -> dict[str, Any]:
 _NO_DATA: dict[str, Any] = {}
 
 
-@dataclass(slots=True)
-class Event:
-    """One fact read from one line (or block) of one source.
+# What a format parser may say of a line: who wrote it and when (identity), and the numbers and
+# strings the line holds (structure). No field can carry what the line means: a cause, a class or
+# a severity is the catalog's (signatures/data/*.toml), read beside the parsers (reader.py).
+MEANING_FIELDS = frozenset({"severity", "cause", "role", "confidence", "fault_class", "error_class"})
 
-    `kind` is a short machine name (`nccl_warn`, `cuda_oom`, `watchdog_timeout`, ...);
-    `data` holds what the parser extracted (sequence numbers, exit codes, errno text ...).
-    Unknown values stay None: nothing is guessed at parse time.
+
+@dataclass(slots=True)
+class Record:
+    """One record read from one line (or block) of one source, as its format lays it out.
+
+    `kind` names the record's format (`nccl_warn`: a WARN of NCCL's debug log, `process_exit`: a
+    launcher's exit report), never what it means; `data` holds the fields the parser read
+    (sequence numbers, exit codes, errno text ...). Unknown values stay None: nothing is guessed
+    at parse time.
     """
 
     kind: str
     source: str
     line: int
     text: str
-    severity: str = "info"  # info | warn | error | fatal
     message: str = ""
     rank: int | None = None
     host: str | None = None
@@ -211,9 +240,6 @@ class Event:
     time: datetime | None = None
     seq: int | None = None
     order: int = 0  # global reading order, the last-resort clock
-    # For untimed lines: the time of the last timestamped line before it in the same source
-    # (a lower bound). Used only to order events, never shown as the event's time.
-    approx_time: datetime | None = None
     data: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -221,20 +247,35 @@ class Event:
         return Evidence(self.source, self.line, self.text)
 
 
+@dataclass(slots=True)
+class Event(Record):
+    """A record as the engine reads it: with what the catalog says it tells of its writer
+    (`severity`: signatures/records.py for a parser's record, the entry's role for a catalog
+    reading), and an approximate time for untimed lines."""
+
+    severity: str = "info"  # info | warn | error | fatal
+    # For untimed lines: the time of the last timestamped line before it in the same source
+    # (a lower bound). Used only to order events, never shown as the event's time.
+    approx_time: datetime | None = None
+
+
 @dataclass
 class Finding:
     cause: str
     rule: str
-    confidence: str
     title: str
     detail: str
     fix: str
     ranks: list[int] = field(default_factory=list)
     hosts: list[str] = field(default_factory=list)
     evidence: list[Evidence] = field(default_factory=list)
+    # The facts the rule combined (Support); the ranker derives `confidence` (high, medium,
+    # low) from them and the culprit line's catalog entry (ranking.confidence).
+    support: frozenset[Support] = frozenset()
+    confidence: str = ""
     # What the evidence is (a key of ROLE_TIER) and the catalog priority of its entry: the
     # ranker orders on them. None: taken from the catalog entry of the culprit line
-    # (verdict.support); a rule sets `role` only where its cross-rank structure knows more than
+    # (ranking.support); a rule sets `role` only where its cross-rank structure knows more than
     # that one line. Not part of the JSON contract.
     role: str | None = None
     priority: int | None = None

@@ -8,10 +8,11 @@ from .facts import build_facts
 from .model import Diagnosis, one_text_per_time
 from .parallel import read_state
 from .partial import PartialState, merge
+from .ranking import rank_findings
 from .rules import run_rules
 from .rules.flight_recorder import collectives
 from .timeline import build_timeline
-from .verdict import first_failure, notes, rank_findings, set_rank_states, summary
+from .verdict import first_failure, notes, set_rank_states, summary
 
 
 def diagnose(inputs: Input, *, limits: Limits | None = None, year: int | None = None,

@@ -16,12 +16,13 @@ from .bundle import Budget, LimitExceeded, Member, NulFold, Prefixed
 from .demux import Origin, origin_from_name, split_prefix
 from .forensics.flight_recorder import DumpError, is_pickle, looks_like_dump, read_dump
 from .forensics.ras import looks_like_ras, read_ras
-from .model import Event, shared_data
+from .model import Event, Record, shared_data
 from .parsers import ALWAYS, EXCLUSIVE
 from .parsers.base import LineCtx, SourceState
 from .scan import HEAD_LINES, TAIL_LINES, Floods, LineScanner, Prefilter
 from .signatures.matcher import matcher
 from .signatures.raised_in import raised_in
+from .signatures.records import severity as record_severity
 from .signatures.schema import CATCH_ALL_PRIORITY, Signature
 from .structured import (
     MAX_JSON_BYTES,
@@ -32,7 +33,7 @@ from .structured import (
     stream_nvml_samples,
 )
 from .text import clean_line, looks_binary
-from .timeparse import Clock, dmesg_uptime, kernel_wall_time, parse_time
+from .timeparse import Clock, dmesg_uptime, kernel_wall_time, parse_time, stated_offset
 
 
 @dataclass(slots=True)
@@ -340,9 +341,11 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                 origin.rank, origin.host = owner[0], origin.host or owner[1]
             if inherited:
                 origin.fill(inherited)
-            when, yearless = parse_time(origin.time_text or body, clock)
+            time_read = origin.time_text or body
+            when, yearless = parse_time(time_read, clock)
             if when is None and origin.time_text is None and body is not text:
                 # A launcher prefix was peeled off: the time may sit in front of it.
+                time_read = text
                 when, yearless = parse_time(text, clock)
             if when is not None:
                 if not yearless and len(out.years_seen) < MAX_YEARS:
@@ -368,6 +371,18 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                         if ev.rank is None:
                             ev.rank = int(tag["rank"])
             uptime = dmesg_uptime(body) if when is None and events else None
+            if uptime is None and when is None and events and body is not text:
+                uptime = dmesg_uptime(text)  # journalctl short-monotonic: the uptime before its host
+            # The zone the line's time states (facts._resolve_zones applies it), from its prefix's
+            # time, else the text that time was read from; journalctl short-full's zone follows
+            # its prefix's time, in the line.
+            offset = None
+            if when is not None and events:
+                offset = stated_offset(time_read)
+                prefix_time = origin.time_text if offset is None else None
+                at = text.find(prefix_time) if prefix_time is not None else -1
+                if prefix_time is not None and at >= 0:
+                    offset = stated_offset(text[: at + len(prefix_time) + _ZONE_CHARS])
             kernel_clock = when is not None and bool(events) and kernel_wall_time(text)
             if events and origin.task is not None and origin.rank == origin.task:
                 _agent_lines_name_no_task_rank(events, origin.task)
@@ -378,11 +393,13 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
                     ev.data["uptime_s"] = uptime
                 elif kernel_clock and ev.time is when:
                     ev.data["kernel_clock"] = True
+                if offset is not None and ev.time is when:
+                    ev.data["utc_offset_s"] = offset
                 if ev.time is None:
                     ev.approx_time = info.last_time
                 if yearless and ev.time is not None and ev.time is when:
                     ev.data["_yearless"] = True
-                if ev.kind in ("xid", "host_oom_kill", "iommu_fault"):
+                if ev.kind in ("xid", "nvrm_gpu", "kernel_kill", "iommu_fault"):
                     kernel_hits += 1
                 if reported:
                     ev.data["launcher_report"] = True  # the launcher's words about the rank, not its own
@@ -403,6 +420,9 @@ def _read_text(stream: Any, info: SourceInfo, out: Collected, engine: Prefilter,
 _CTEST_HEADER = identity.pattern("ctest.verbose_header")
 _AGENT_KINDS = frozenset({"process_exit", "closing_signal", "process_exit_no_error_file", "launcher_killing",
                           "elastic_failure"})
+
+
+_ZONE_CHARS = 6  # the longest zone time.stated_zone reads after a prefix's time ("+01:00"; " UTC" is 4)
 
 
 def _task_rank(origin: Origin, state: SourceState, text: str) -> None:
@@ -437,22 +457,32 @@ def _agent_lines_name_no_task_rank(events: list[Event], task: int) -> None:
 
 
 def read_line(ctx: LineCtx, state: SourceState) -> tuple[list[Event], Event | None]:
-    """The format parsers' events of one line, and what the catalog says it means (also among
-    the events)."""
-    events = ALWAYS[0](ctx, state)
+    """The format parsers' records of one line as events, and what the catalog says it means
+    (also among the events)."""
+    records = ALWAYS[0](ctx, state)
     for parse in EXCLUSIVE:
         found = parse(ctx, state)
         if found:
-            events.extend(found)
+            records.extend(found)
             break
     for parse in _ALWAYS_AFTER:
-        events.extend(parse(ctx, state))
+        records.extend(parse(ctx, state))
+    events = [as_event(rec) for rec in records] if records else []
     # An exception CPython reported as ignored (in __del__, at shutdown) means nothing.
     ignored = events and any(e.kind == "exception_ignored" for e in events)
     meaning = None if ignored else signature_event(ctx, events)
     if meaning is not None:
         events.append(meaning)
     return events, meaning
+
+
+def as_event(rec: Record, severity: str | None = None) -> Event:
+    """A record as an event: what a parser's record says of its writer is the catalog's
+    (signatures/records.py) unless `severity` (a catalog entry's reading) is given; the record's
+    own dict is the event's (a parser may still fill it from the next line: c10d's 'Last error:')."""
+    return Event(rec.kind, rec.source, rec.line, rec.text, rec.message, rec.rank, rec.host, rec.pid, rec.device,
+                 rec.time, rec.seq, rec.order, rec.data,
+                 record_severity(rec.kind, rec.data) if severity is None else severity)
 
 
 def read_recorded(name: str, lines: list[str], origin: Origin, when: Any) -> list[Event]:
@@ -497,16 +527,15 @@ def signature_event(ctx: LineCtx, events: list[Event]) -> Event | None:
 
 
 def _meaning(ctx: LineCtx, sig: Signature, groups: dict[str, str], events: list[Event]) -> Event:
-    ev = ctx.event(
+    ev = as_event(ctx.record(
         "signature",
-        severity="error" if sig.role == "fault" else "warn" if sig.role == "symptom" else "info",
         message=ctx.body.strip(),
         sig=sig.id,
         cause=sig.cause,
         role=sig.role,
         confidence=sig.confidence,
         priority=sig.priority,
-    )
+    ), severity="error" if sig.role == "fault" else "warn" if sig.role == "symptom" else "info")
     if groups:
         # Only where the entry extracted something (readers take `data.get("groups") or {}`):
         # an empty dict on each of a fleet's identity lines was 5% of what a rank kept.
@@ -534,7 +563,7 @@ def flush_source(state: SourceState, info: SourceInfo) -> list[Event]:
                 line=tb["line"],
                 # The line as printed (its header, or its first frame); the message says what is missing.
                 text=tb.get("text") or "",
-                severity="error",
+                severity=record_severity("exception", {}),
                 message="traceback cut off before the exception line",
                 rank=int(rank_text) if rank_text != "None" else None,
                 host=None if host == "None" else host,

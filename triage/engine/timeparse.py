@@ -1,18 +1,34 @@
-"""Timestamps in every format the references list, normalised to naive local datetimes.
+"""Timestamps in every format the references list, normalised to naive datetimes.
 
-Logs print local time without a zone, so times stay naive: they compare across ranks of one
-job (same cluster, same zone) and are never shifted by a guess. Formats without a year (glog
-`MMDD`, vLLM `MM-DD`, syslog) take the year from the bundle (a full date in any line, a
-snapshot, an error file's epoch: facts._fix_years), else from the reference year a caller gives;
-with neither the year is unknown, never the reading machine's: such times are read in
-YEAR_UNKNOWN, which orders them among themselves, and the diagnosis shows them as unknown
+Logs print local time without a zone, so times are read as printed and stay naive: they compare
+across ranks of one job (same cluster, same zone) and are never shifted by a guess. Formats
+without a year (glog `MMDD`, vLLM `MM-DD`, syslog) take the year from the bundle (a full date in
+any line, a snapshot, an error file's epoch: facts._fix_years), else from the reference year a
+caller gives; with neither the year is unknown, never the reading machine's: such times are read
+in YEAR_UNKNOWN, which orders them among themselves, and the diagnosis shows them as unknown
 (model.iso gives null; the timeline draws the time of day without a year).
+
+A time whose line states its zone (capture layers: kubectl --timestamps, CRI, RFC 5424, rsyslog's
+RFC 3339 dates, journalctl short-iso / short-full / short-unix, dmesg --time-format iso) is read
+as printed too; `stated_offset` says the zone (seconds east of UTC, the catalog's
+`time.stated_zone`), the reader records it on the line's events and facts._resolve_zones applies
+it once the bundle is read, as a log viewer merging files would:
+- the host's UTC offset known (its snapshot's host.timezone.utc_offset_seconds): the time becomes
+  that host's local wall time, the clock its zone-less lines print;
+- every timed line of the bundle states a zone: where they state different zones they are
+  compared as instants (converted to UTC, still naive: the JSON's times keep their form); where
+  they state one, they already compare as printed and stay so;
+- zoned and zone-less lines mixed and the offset unknown: nothing says how the two clocks relate,
+  so no order between them is invented: the times stay as printed and the diagnosis says so
+  in a note (a zone-less time is not assumed to be UTC, nor the reading machine's zone).
+An epoch (journalctl short-unix here, error files' and flight recorders' in model.from_epoch) is
+read as UTC.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from . import identity
 
@@ -31,13 +47,18 @@ _HMS_FROM_COLON = re.compile(r":\d\d:\d\d")
 
 def has_hms(text: str) -> bool:
     """Whether `text` holds hh:mm:ss (two digits, a colon, two digits, a colon, two digits)."""
+    return _first_hms(text) >= 0
+
+
+def _first_hms(text: str) -> int:
+    """Where the first hh:mm:ss of `text` starts, -1 where it has none."""
     m = _HMS_FROM_COLON.search(text, 2)
     while m:
         at = m.start()
         if text[at - 2 : at].isdecimal():
-            return True
+            return at - 2
         m = _HMS_FROM_COLON.search(text, at + 1)
-    return False
+    return -1
 
 
 _DMESG = identity.pattern("dmesg.raw")
@@ -47,6 +68,13 @@ _RELTIME = identity.pattern("dmesg.reltime")
 # The kernel's own clock printed as a wall time (dmesg -T, --time-format iso): boot time plus
 # the monotonic clock, which dmesg(1) warns may drift from the wall clock.
 _KERNEL_WALL = (identity.pattern("dmesg.ctime"), identity.pattern("dmesg.iso"))
+
+# journalctl -o short-unix's time (identity journal.short_unix: '%10llu.%06llu' seconds since the
+# epoch), as the prefix hands it over.
+_EPOCH_SECONDS = re.compile(r"\d{9,11}\.\d{6}")
+_ZONE = identity.pattern("time.stated_zone")
+_UTC_NAMES = ("Z", "UTC", "GMT")
+_HOUR_S, _MINUTE_S = 3600, 60
 
 _DAY_NAMES = ("Mon ", "Tue ", "Wed ", "Thu ", "Fri ", "Sat ", "Sun ")
 
@@ -112,9 +140,32 @@ def kernel_wall_time(text: str) -> bool:
         first.isdigit() and _KERNEL_WALL[1].match(text) is not None)
 
 
+def stated_offset(text: str) -> int | None:
+    """The UTC offset (seconds east) a line's first hh:mm:ss states right after it ('Z', '+01:00',
+    '+0100', journalctl short-full's ' UTC'); None where it states none, or a zone name that names
+    no single offset ('CET'). A short-unix epoch states UTC."""
+    head = text[:200]
+    if head[:1].isdigit() and _EPOCH_SECONDS.fullmatch(head):
+        return 0
+    # The zone of the line's first time (the one parse_time reads first), not of a later one.
+    at = _first_hms(head)
+    m = _ZONE.match(head, at) if at >= 0 else None
+    if m is None:
+        return None
+    zone = m["zone"].strip()
+    if zone in _UTC_NAMES:
+        return 0
+    digits = zone[1:].replace(":", "")
+    seconds = int(digits[:2]) * _HOUR_S + int(digits[2:]) * _MINUTE_S
+    return -seconds if zone[0] == "-" else seconds
+
+
 def parse_time(text: str, clock: Clock) -> tuple[datetime | None, bool]:
     """The first timestamp found in a line, or None; the flag says the year was assumed."""
     head = text[:200]
+    if head[:1].isdigit() and _EPOCH_SECONDS.fullmatch(head):
+        # A prefix's epoch (journalctl short-unix): UTC, never the reading machine's zone.
+        return datetime.fromtimestamp(float(head), tz=UTC).replace(tzinfo=None), False
     if not has_hms(head):
         # Every format below has hh:mm:ss but dmesg's reltime minute ('[Dec 2 09:11] '); most
         # log lines have no time.

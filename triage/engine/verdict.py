@@ -2,12 +2,12 @@
 and write the one-line summary and the notes on what the data leaves unknown."""
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from .facts import MAX_DEVICE_ORDINAL, Facts
-from .model import CONFIDENCE_ORDER, DEFAULT_PRIORITY, ROLE_TIER, Event, Finding, RankInfo, iso, yearless
+from .model import Event, Finding, RankInfo, iso, yearless
 from .processes import FIRST_FAILURE, NCCL_INIT, Process
+from .rules.common import launcher_saw_it
 from .rules.rank_crash import crash_events, exit_events
 from .signatures import cause as traits
 from .timeparse import YEAR_UNKNOWN
@@ -24,63 +24,6 @@ SHOWN_CANDIDATES = 8  # candidate hosts named for a source that names none
 # dmesg's seconds since boot plus the snapshot's boot time): its clock may drift from the wall
 # clock the processes log by (util-linux dmesg(1)).
 KERNEL_CLOCK = "kernel"
-
-
-def support(facts: Facts, f: Finding) -> None:
-    """Fills the finding's `role` and `priority` where its rule left them to the catalog: the
-    role and priority of the culprit line's catalog entry (a retry the catalog calls context
-    stays context, whatever a rule reads into it). A culprit the catalog does not know is the
-    rule's own reading of a failing line (a fault); a finding with no culprit line and no role
-    of its rule's is inferred."""
-    c = f.culprit
-    meaning = None if c is None else c if c.kind == "signature" else facts.meaning_of(c)
-    role = meaning.data.get("role") if meaning is not None else None
-    if f.role is None:
-        # The catalog's `harmless` is context here: a rule that still read a finding from it.
-        f.role = (("context" if role == "harmless" else str(role)) if role is not None
-                  else "fault" if c is not None else "inferred")
-    if f.priority is None:
-        f.priority = int((meaning.data.get("priority") if meaning is not None else None) or DEFAULT_PRIORITY)
-
-
-def rank_findings(facts: Facts, findings: list[Finding]) -> list[Finding]:
-    """Most likely first: confidence; then what the evidence is (a named fault, a culprit
-    inferred across ranks, a symptom, context: model.ROLE_TIER); then the earliest; then the
-    cause's own rule before the catalog's; then reading order; then the catalog entry's
-    priority (the more specific message of one line)."""
-    for f in findings:
-        support(facts, f)
-
-    def key(f: Finding) -> tuple[Any, ...]:
-        c = f.culprit
-        t = (c.time or c.approx_time or datetime.max) if c is not None else datetime.max
-        # At equal confidence, tier and time, a finding that names its line before one that
-        # names none; then a cause's own rule (richer detail) before the catalog's; then reading
-        # order, the clock of untimed lines (a log that gains times keeps its verdict); the
-        # priority only orders the readings of one line.
-        return (-CONFIDENCE_ORDER.get(f.confidence, 0), ROLE_TIER[f.role or "inferred"], t, c is None,
-                f.rule.startswith("signature."), c.order if c is not None else 0, -(f.priority or DEFAULT_PRIORITY))
-
-    # A cause's own rule reads its evidence more closely than the catalog (sequence numbers,
-    # PCI buses, snapshots): where both found the cause, the catalog's finding only counts when
-    # it is more confident.
-    best_rule: dict[str, int] = {}
-    for f in findings:
-        if not f.rule.startswith("signature."):
-            best_rule[f.cause] = max(best_rule.get(f.cause, 0), CONFIDENCE_ORDER.get(f.confidence, 0))
-    findings = [f for f in findings if not f.rule.startswith("signature.")
-                or CONFIDENCE_ORDER.get(f.confidence, 0) > best_rule.get(f.cause, 0)]
-    ordered = sorted(findings, key=key)
-    # One finding per cause: the rules and the catalog may see the same fault through two paths,
-    # and a second finding of the verdict's own cause only repeats it.
-    seen: set[str] = set()
-    out = []
-    for f in ordered:
-        if f.cause in seen:
-            continue
-        seen.add(f.cause)
-        out.append(f)
-    return out
 
 
 def single_node(facts: Facts) -> bool:
@@ -124,6 +67,9 @@ def infer_rank(facts: Facts, ev: Event, cause: str | None = None) -> tuple[int |
                        if e.data.get("cause") == cause} - {None}
         if len(named_ranks) == 1:
             return named_ranks.pop(), "named by the launcher"
+    seen = launcher_saw_it(facts, ev)
+    if seen is not None:
+        return seen, "the launcher's first observed failure"
     # The same error printed by exactly one rank that is named.
     if meaning is not None:
         same = [e for e in facts.kind("signature") if e.data.get("sig") == meaning.data.get("sig")]
@@ -472,6 +418,7 @@ def notes(facts: Facts, findings: list[Finding]) -> list[str]:
            for t in (info.first_time, info.last_time)):
         out.append("The logs' times have no year (glog, syslog, vLLM) and nothing in the bundle writes one: those "
                    "times are given without a year (time_yearless), never this machine's.")
+    out.extend(facts.time_notes)
     if not facts.has_nccl:
         out.append(
             "No NCCL debug lines: NCCL_DEBUG=INFO was probably not set, so which transport was used and which peer "

@@ -6,6 +6,13 @@ inside the engine does not regroup the fleet unless the verdict itself changes. 
 a line means for the machine is the signature catalog's (its cause traits and its entries'
 `severity`), read through the catalog's matcher, never decided here.
 
+What the fingerprint reads out of a line (the Xid code, the GPU's PCI bus, the NIC and port) are
+the named groups of the catalog entry that reads the line (its `extract`), never a pattern of
+the fleet's own: the first-failure and evidence lines are read again through the catalog's
+matcher (the same line gives the same entry and the same groups on any machine, and diagnoses
+stored before a field existed read the same way), and the first failure's `bus_id`, which the
+engine gives, comes first.
+
 What makes two incidents "the same problem": the cause, the culprit host, the GPU (its UUID
 where a snapshot has it, else its PCI bus, else the CUDA device index), the NIC/HCA when the
 cause is the network, and the message family of the first-failure line: the signature catalog's
@@ -22,17 +29,23 @@ from typing import Any
 
 from triage.engine.signatures import BY_ID
 from triage.engine.signatures import cause as traits
-from triage.engine.signatures.matcher import matcher
+from triage.engine.signatures.matcher import Match, matcher
 
 CATALOG_RULE = "signature."  # the rule id of a catalog finding is this and the entry's id
 
-# NIC/HCA names as NCCL, the kernel and ibstat print them (mlx5_0, mlx5_0:1, hfi1_0, efa0, ...).
-NIC_RE = re.compile(r"\b((?:mlx\d|hfi\d|bnxt_re|irdma|rdmap|efa|qedr|erdma)_?\d+(?::\d+)?)\b")
+# The names the catalog's `extract` groups go by (signatures/schema.py), read by name: the Xid
+# code, the GPU's PCI bus, and the NIC a network line names (an HCA and its port as NCCL, UCX and
+# the kernel print them, or the netdev the kernel names), in that order of preference.
+XID_GROUP = "xid"
+BUS_GROUP = "bus_id"
+NIC_GROUPS = ("hca", "iface")
+PORT_GROUP = "port"
+# The entries' `severity` (schema.SEVERITIES), most severe first: `drain` (DCGM_ERROR_ISOLATE:
+# take the node out), `reset` (DCGM_ERROR_RESET: drain it and reset the GPU), `none`.
+# (tests/fleet/test_fingerprint.py holds these to SEVERITIES.)
+DRAIN, RESET, NO_SEVERITY = "drain", "reset", "none"
+NODE_SEVERITIES = (DRAIN, RESET)
 TRANSPORT_RE = re.compile(r"\bNET/(IB|Socket|AWS Libfabric|OFI|[A-Za-z]+)\b")
-# PCI bus of a GPU: Xid's "PCI:0000:5d:00", NVML's "00000000:5D:00.0", NCCL's "busId 5d000".
-PCI_RE = re.compile(r"\bPCI:(?:[0-9a-f]{4,8}:)?([0-9a-f]{2}):([0-9a-f]{2})", re.I)
-NCCL_BUSID_RE = re.compile(r"\bbusId\s+([0-9a-f]{1,2})000\b", re.I)
-XID_RE = re.compile(r"\bXid\s*(?:\([^)]*\))?\s*:?\s*(\d+)", re.I)
 
 # Normalisation of a log line into its message family. Order matters: the specific shapes go
 # before the generic number rule, so "0x7f3a" becomes <hex>, not <hex> then <n>.
@@ -90,9 +103,13 @@ class Fingerprint:
     nic: str
     family: str
     transport: str
-    machine_fault: bool
+    machine_fault: bool  # a fault of the machine seen: counted per host, GPU and NIC over time
     machine_reason: str
     hosts: list[str] = field(default_factory=list)
+    # The most severe `severity` of the catalog entries of the verdict's cause that read its lines
+    # (drain, reset), "" where none sets one: what the drain rule counts.
+    severity: str = ""
+    xid: int | None = None  # the Xid code those entries read, where one does
 
     @property
     def key(self) -> str:
@@ -121,15 +138,17 @@ def normalise_message(text: str, *, hosts: list[str] | tuple[str, ...] = ()) -> 
     line = (text or "").strip()
     line = _PREFIXES.sub("", line)
     line = _NCCL_HOST_PREFIX.sub("", line)
-    # The Xid code is the meaning of an Xid line (79: fell off the bus, 48: DBE): keep it.
-    xid = XID_RE.search(line)
+    # The Xid code is the meaning of an Xid line (79: fell off the bus, 48: DBE): keep it, as the
+    # catalog entry reading the line captures it.
+    found = matcher().best(line) if line else None
+    xid = _xid_of(found) if found is not None else None
     for host in sorted((h for h in hosts if h), key=len, reverse=True):
         line = re.sub(rf"(?<![\w-]){re.escape(host)}(?![\w-])", "<host>", line)
     for pattern, repl in _NORMALISERS:
         line = pattern.sub(repl, line)
     line = line.strip()[:240]
-    if xid:
-        line = f"Xid {xid.group(1)}: " + line
+    if xid is not None:
+        line = f"Xid {xid}: " + line
     return line
 
 
@@ -142,12 +161,34 @@ def job_family(job: str) -> str:
     return family
 
 
-def _texts(diagnosis: dict[str, Any]) -> list[str]:
+def _lines(diagnosis: dict[str, Any]) -> list[str]:
+    """The lines the verdict stands on: the first failure's, then its evidence."""
     verdict = (diagnosis.get("findings") or [{}])[0] or {}
     texts = [str((diagnosis.get("first_failure") or {}).get("text") or "")]
     texts += [str(ev.get("text") or "") for ev in verdict.get("evidence") or [] if isinstance(ev, dict)]
-    texts += [str(verdict.get("title") or ""), str(verdict.get("detail") or "")]
     return [t for t in texts if t]
+
+
+def readings(lines: list[str]) -> list[Match]:
+    """The catalog entry reading each line, with its `extract` groups (lines no entry reads left out)."""
+    read = matcher()
+    return [found for found in map(read.best, lines) if found is not None]
+
+
+def _xid_of(found: Match) -> int | None:
+    """The Xid code of a reading: the entry's one code (what the entry reads the line as: "Xid 45
+    ... caused by previous Xid 149" is the Xid 149 entry's), else its `xid` group."""
+    if len(found.sig.codes) == 1:
+        return found.sig.codes[0]
+    code = found.groups.get(XID_GROUP)
+    return int(code) if code is not None and str(code).isdigit() else None
+
+
+def _nic_of(found: Match) -> str:
+    """The NIC a reading names: `mlx5_0`, with its port where the line gives one (`mlx5_0:1`)."""
+    name = next((str(found.groups[g]) for g in NIC_GROUPS if found.groups.get(g)), "")
+    port = found.groups.get(PORT_GROUP)
+    return f"{name}:{port}" if name and port and str(port).isdigit() else name
 
 
 def _culprit_host(diagnosis: dict[str, Any]) -> str:
@@ -170,15 +211,14 @@ def _culprit_device(diagnosis: dict[str, Any], host: str) -> int | None:
     return None
 
 
-def _pci_of(texts: list[str]) -> str:
-    for text in texts:
-        m = PCI_RE.search(text)
-        if m:
-            return f"{m.group(1).lower()}:{m.group(2).lower()}"
-        m = NCCL_BUSID_RE.search(text)
-        if m:
-            return f"{int(m.group(1), 16):02x}:00"
-    return ""
+def _pci_of(diagnosis: dict[str, Any], read: list[Match]) -> str:
+    """The culprit GPU's PCI bus: the first failure's `bus_id` (the engine's, from the line or its
+    rank), else the `bus_id` group of the first entry reading a verdict line that captures one."""
+    bus = (diagnosis.get("first_failure") or {}).get("bus_id")
+    if isinstance(bus, str) and pci_short(bus):
+        return pci_short(bus)
+    return next((pci_short(str(found.groups[BUS_GROUP])) for found in read
+                 if found.groups.get(BUS_GROUP) and pci_short(str(found.groups[BUS_GROUP]))), "")
 
 
 def host_snapshot(diagnosis: dict[str, Any], host: str) -> dict[str, Any] | None:
@@ -194,9 +234,16 @@ def snapshot_gpus(snapshot: dict[str, Any] | None) -> list[dict[str, Any]]:
 
 
 def pci_short(bus_id: str) -> str:
-    """"00000000:5D:00.0" / "0000:5d:00" -> "5d:00" (bus:device), the part every tool agrees on."""
-    m = re.search(r"([0-9a-f]{2}):([0-9a-f]{2})(?:\.[0-9a-f])?$", (bus_id or "").strip(), re.I)
-    return f"{m.group(1).lower()}:{m.group(2).lower()}" if m else ""
+    """"00000000:5D:00.0" / "0000:5d:00" -> "5d:00" (bus:device), the part every tool agrees on;
+    NCCL's `busId` number (the same id with its separators taken out, "5d000") too."""
+    text = (bus_id or "").strip()
+    m = re.search(r"([0-9a-f]{2}):([0-9a-f]{2})(?:\.[0-9a-f])?$", text, re.I)
+    if m:
+        return f"{m.group(1).lower()}:{m.group(2).lower()}"
+    if re.fullmatch(r"[0-9a-f]{5,13}", text, re.I):  # domain, bus, device, function as hex digits
+        digits = text.lower().zfill(9)
+        return f"{digits[-5:-3]}:{digits[-3:-1]}"
+    return ""
 
 
 def gpu_key(*, uuid: str = "", pci: str = "", device: int | None = None) -> str:
@@ -209,9 +256,9 @@ def gpu_key(*, uuid: str = "", pci: str = "", device: int | None = None) -> str:
     return ""
 
 
-def _gpu_identity(diagnosis: dict[str, Any], host: str, texts: list[str]) -> tuple[str, str, int | None, str, str]:
+def _gpu_identity(diagnosis: dict[str, Any], host: str, read: list[Match]) -> tuple[str, str, int | None, str, str]:
     device = _culprit_device(diagnosis, host)
-    pci = _pci_of(texts)
+    pci = _pci_of(diagnosis, read)
     uuid = ""
     gpus = snapshot_gpus(host_snapshot(diagnosis, host)) if host else []
     match = None
@@ -242,15 +289,16 @@ def fingerprint_of(diagnosis: dict[str, Any]) -> Fingerprint | None:
     verdict = findings[0]
     cause = str(verdict.get("cause") or "other")
     host = _culprit_host(diagnosis)
-    texts = _texts(diagnosis)
+    lines = _lines(diagnosis)
+    read = readings(lines)
     gpu, label, device, pci, uuid = (
-        _gpu_identity(diagnosis, host, texts) if (host and traits(cause).per_gpu) else ("", "", None, "", "")
+        _gpu_identity(diagnosis, host, read) if (host and traits(cause).per_gpu) else ("", "", None, "", "")
     )
 
     nic = ""
     if traits(cause).per_nic:
-        nic = next((m.group(1) for t in texts for m in [NIC_RE.search(t)] if m), "")
-    transport = next((m.group(1) for t in texts for m in [TRANSPORT_RE.search(t)] if m), "")
+        nic = next((name for found in read for name in [_nic_of(found)] if name), "")
+    transport = next((m.group(1) for t in lines for m in [TRANSPORT_RE.search(t)] if m), "")
 
     rule = str(verdict.get("rule") or "")
     all_hosts = sorted({str(h) for h in verdict.get("hosts") or [] if h} | ({host} if host else set()))
@@ -261,26 +309,47 @@ def fingerprint_of(diagnosis: dict[str, Any]) -> Fingerprint | None:
         rank_hosts = [str(r.get("host")) for r in diagnosis.get("ranks") or [] if r.get("host")]
         family = normalise_message(first_text, hosts=sorted(set(all_hosts + rank_hosts))) if first_text else rule
 
-    machine, reason = _machine_fault(cause, rule, texts, nic)
+    machine = machine_reading(cause, rule, read, nic)
     return Fingerprint(
         cause=cause, host=host, gpu=gpu, gpu_label=label, device=device, pci=pci, uuid=uuid, nic=nic,
-        family=family, transport=transport, machine_fault=machine and bool(host), machine_reason=reason,
-        hosts=all_hosts,
+        family=family, transport=transport, machine_fault=machine.fault and bool(host), machine_reason=machine.reason,
+        hosts=all_hosts, severity=machine.severity if host else "", xid=machine.xid,
     )
 
 
-def _machine_fault(cause: str, rule: str, texts: list[str], nic: str) -> tuple[bool, str]:
-    """Whether the verdict counts against the machine, and why: a cause the catalog counts
-    against it (a GPU hardware fault), else a line of the verdict's cause whose catalog entry
-    says the node is suspect (`severity` drain or reset: an IB port error, a segfault)."""
-    if traits(cause).machine:
-        xid = XID_RE.search("\n".join(texts))
-        return True, f"Xid {xid.group(1)}" if xid else "GPU hardware fault"
-    own = BY_ID.get(rule.removeprefix(CATALOG_RULE))  # a catalog finding: the verdict's own entry
-    read = (found.sig for found in map(matcher().best, texts) if found is not None)
-    for sig in ([own] if own is not None else []) + list(read):
-        if sig.cause == cause and sig.severity != "none":
-            if traits(cause).per_nic and not nic:
-                return False, ""  # a port error the verdict cannot place on a NIC of the host
-            return True, sig.title + (f" on {nic}" if nic else "")
-    return False, ""
+@dataclass(frozen=True)
+class MachineReading:
+    """What a verdict says about its machine, all of it the catalog's: `fault`, a fault of the
+    machine seen (a cause whose trait is `machine`, or a line of the verdict's cause whose entry
+    sets a node `severity`); `severity`, the most severe of those entries' (`drain`, `reset`, or
+    "" where none sets one); `reason`, `Xid <code>` where the entry reads one, else its title."""
+
+    fault: bool = False
+    severity: str = ""
+    reason: str = ""
+    xid: int | None = None
+
+
+def machine_reading(cause: str, rule: str, read: list[Match], nic: str) -> MachineReading:
+    """The verdict's own entry (a catalog finding) and the entries reading its lines, those of the
+    verdict's cause only, decide; a network fault the verdict cannot place on a NIC of the host
+    (its cause's trait `per_nic`, no entry's group naming one) is not the machine's."""
+    if traits(cause).per_nic and not nic:
+        return MachineReading()
+    own = BY_ID.get(rule.removeprefix(CATALOG_RULE)) if rule.startswith(CATALOG_RULE) else None
+    mine: list[Match] = [found for found in read if found.sig.cause == cause]
+    if own is not None:
+        # The verdict's own entry first, with the groups of a line it reads.
+        own_read = next((found for found in read if found.sig.id == own.id), Match(own, {}))
+        mine = [own_read] + [found for found in mine if found.sig.id != own.id]
+    severe = [found for level in NODE_SEVERITIES for found in mine if found.sig.severity == level]
+    lead = severe[0] if severe else (mine[0] if mine else None)
+    if not severe and not traits(cause).machine:
+        return MachineReading()
+    xid = _xid_of(lead) if lead is not None else None
+    if xid is None:
+        xid = next((code for found in mine for code in [_xid_of(found)] if code is not None), None)
+    reason = f"Xid {xid}" if xid is not None else (lead.sig.title if lead is not None else "GPU hardware fault")
+    if nic and xid is None:
+        reason += f" on {nic}"
+    return MachineReading(fault=True, severity=severe[0].sig.severity if severe else "", reason=reason, xid=xid)

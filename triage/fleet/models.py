@@ -103,8 +103,13 @@ class Occurrence(FingerprintParts):
     job_family = models.CharField(max_length=200, blank=True, default="")
     # The collector token's name its bundles came with: tokens are made per cluster.
     cluster = models.CharField(max_length=100, blank=True, default="")
+    # A fault of the machine seen (fingerprint.machine_reading): counted per host, GPU and NIC.
     machine_fault = models.BooleanField(default=False)
     machine_reason = models.CharField(max_length=100, blank=True, default="")
+    # The most severe catalog `severity` among the entries of the verdict's cause reading its
+    # lines ("drain", "reset", "" where none sets one): what the drain rule counts.
+    severity = models.CharField(max_length=10, blank=True, default="")
+    xid = models.PositiveIntegerField(null=True, blank=True)  # the Xid code those entries read
     seen_at = models.DateTimeField(db_index=True)  # when the incident was reported
     # The same failure uploaded again (a bundle with the same sha256, or the same first-failure
     # line and time on the same host): linked to the first incident that reported it, and not
@@ -117,8 +122,9 @@ class Occurrence(FingerprintParts):
     class Meta:
         ordering = ["-seen_at"]
         indexes = [
-            # machine_fault included: ranking hosts and the drain rule are then index-only scans.
-            models.Index(fields=["team", "host", "seen_at"], include=["machine_fault"], name="occurrence_host_cover"),
+            # machine_fault and severity included: ranking hosts and the drain rule are then index-only scans.
+            models.Index(fields=["team", "host", "seen_at"], include=["machine_fault", "severity"],
+                         name="occurrence_host_severity"),
             models.Index(fields=["team", "job_family", "seen_at"], name="occurrence_job_time"),
             models.Index(fields=["team", "cluster", "family", "seen_at"], name="occurrence_cluster_time"),
             models.Index(fields=["team", "seen_at", "cause"], name="occurrence_time_cause"),

@@ -4,8 +4,10 @@ diagnosis JSON, so the fleet page stays fast with tens of thousands of incidents
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 from django.conf import settings
@@ -14,7 +16,13 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from .commands import drain_commands
+from .fingerprint import DRAIN, NODE_SEVERITIES, RESET
 from .models import Delivery, GpuRecord, HealthRecord, Occurrence, Problem, WanderFlag, Webhook
+
+# What the host's decision says (docs/fleet.md#drain-reset-watch): `drain` and `reset` are the
+# catalog's severities (a reset is a drain with the GPU reset before the node returns); `watch`
+# is a GPU, NIC or host failing again and again by faults no entry says drain or reset for.
+WATCH = "watch"
 
 
 @dataclass
@@ -25,6 +33,8 @@ class DrainDecision:
     incidents: int  # machine-fault incidents with this host as culprit, in the window
     incident_ids: list[str] = field(default_factory=list)
     gpu: str = ""
+    action: str = ""  # "drain" | "reset" | "watch" | "" (nothing to do)
+    severe: int = 0  # of `incidents`, those whose catalog entry says drain or reset
 
     @property
     def commands(self) -> dict[str, str] | None:
@@ -38,9 +48,24 @@ def _window_start(days: int) -> Any:
     return timezone.now() - timedelta(days=days)
 
 
+def _why(rows: Sequence[Mapping[str, Any]]) -> str:
+    reasons = Counter(r["machine_reason"] for r in rows if r["machine_reason"])
+    return ", ".join(f"{reason} ×{n}" for reason, n in reasons.most_common())
+
+
+def _repeated(rows: Sequence[Mapping[str, Any]], part: str, threshold: int) -> tuple[str, int]:
+    """The GPU (or NIC) of the host that accounts for `threshold` of the rows alone, if one does."""
+    counts = Counter(r[part] for r in rows if r[part])
+    value, n = counts.most_common(1)[0] if counts else ("", 0)
+    return (value, n) if n >= threshold else ("", 0)
+
+
 def host_drain(*, team_id: int | list[int], host: str) -> DrainDecision:
-    """Drain recommended when the host (or one of its GPUs) was the culprit of at least
-    TRIAGE_DRAIN_THRESHOLD incidents caused by the machine itself within the window."""
+    """The host's decision over the window (TRIAGE_DRAIN_WINDOW_DAYS), counting distinct failures
+    with the host as culprit: `drain` recommended at TRIAGE_DRAIN_THRESHOLD of them whose catalog
+    entry says `drain` or `reset` (`reset` where none says `drain`); else `watch` where one GPU,
+    one NIC or the host itself was the culprit of that many faults of the machine seen (a hardware
+    fault whose entry sets no severity: Xid 94, contained to the application)."""
     teams = team_id if isinstance(team_id, list) else [team_id]
     days, threshold = settings.TRIAGE_DRAIN_WINDOW_DAYS, settings.TRIAGE_DRAIN_THRESHOLD
     rows = list(
@@ -48,29 +73,42 @@ def host_drain(*, team_id: int | list[int], host: str) -> DrainDecision:
         Occurrence.objects.filter(team_id__in=teams, host=host, machine_fault=True, seen_at__gte=_window_start(days),
                                   duplicate_of__isnull=True)
         .order_by("seen_at")
-        .values("incident_id", "gpu", "gpu_label", "machine_reason")
+        .values("incident_id", "gpu", "gpu_label", "nic", "machine_reason", "severity")
     )
     ids = [r["incident_id"] for r in rows]
-    if len(rows) < threshold:
-        return DrainDecision(host=host, recommended=False, reason="", incidents=len(rows), incident_ids=ids)
-    reasons = Counter(r["machine_reason"] for r in rows if r["machine_reason"])
-    why = ", ".join(f"{reason} ×{n}" for reason, n in reasons.most_common())
-    gpus = Counter(r["gpu"] for r in rows if r["gpu"])
-    gpu, gpu_n = gpus.most_common(1)[0] if gpus else ("", 0)
-    if gpu and gpu_n >= threshold:
-        label = next(r["gpu_label"] for r in rows if r["gpu"] == gpu) or gpu
-        reason = f"{label} was the culprit of {gpu_n} incidents within {days} days ({why})"
-        return DrainDecision(host=host, recommended=True, reason=reason, incidents=len(rows), incident_ids=ids, gpu=gpu)
-    reason = f"culprit of {len(rows)} incidents within {days} days by faults of the machine's own ({why})"
-    return DrainDecision(host=host, recommended=True, reason=reason, incidents=len(rows), incident_ids=ids)
+    severe = [r for r in rows if r["severity"] in NODE_SEVERITIES]
+    decide = partial(DrainDecision, host=host, incidents=len(rows), incident_ids=ids, severe=len(severe))
+    if len(severe) >= threshold:
+        action = DRAIN if any(r["severity"] == DRAIN for r in severe) else RESET
+        then = "" if action == DRAIN else "; reset the GPU (nvidia-smi -r) or reboot the node before it takes work"
+        gpu, gpu_n = _repeated(severe, "gpu", threshold)
+        if gpu:
+            label = next(r["gpu_label"] for r in severe if r["gpu"] == gpu) or gpu
+            reason = f"{label} was the culprit of {gpu_n} incidents within {days} days ({_why(severe)}){then}"
+            return decide(recommended=True, reason=reason, gpu=gpu, action=action)
+        reason = (f"culprit of {len(severe)} incidents within {days} days by faults of the machine's own "
+                  f"({_why(severe)}){then}")
+        return decide(recommended=True, reason=reason, action=action)
+    gpu, n = _repeated(rows, "gpu", threshold)
+    nic, nic_n = _repeated(rows, "nic", threshold)
+    if gpu or nic:
+        label = (next(r["gpu_label"] for r in rows if r["gpu"] == gpu) or gpu) if gpu else f"NIC {nic}"
+        reason = (f"{label} was the culprit of {n or nic_n} incidents within {days} days ({_why(rows)}), "
+                  f"no entry of them saying drain or reset: watch it")
+        return decide(recommended=False, reason=reason, gpu=gpu, action=WATCH)
+    if len(rows) >= threshold:
+        reason = (f"culprit of {len(rows)} incidents within {days} days by faults of the machine's own "
+                  f"({_why(rows)}), no entry of them saying drain or reset: watch it")
+        return decide(recommended=False, reason=reason, action=WATCH)
+    return decide(recommended=False, reason="")
 
 
 def drained_hosts(*, team_ids: list[int]) -> list[DrainDecision]:
     """Every host with a drain recommendation now (one grouped query, then one per such host)."""
     cutoff = _window_start(settings.TRIAGE_DRAIN_WINDOW_DAYS)
     candidates = (
-        Occurrence.objects.filter(team_id__in=team_ids, machine_fault=True, seen_at__gte=cutoff,
-                                  duplicate_of__isnull=True)
+        Occurrence.objects.filter(team_id__in=team_ids, machine_fault=True, severity__in=NODE_SEVERITIES,
+                                  seen_at__gte=cutoff, duplicate_of__isnull=True)
         .values("host").annotate(n=Count("pk")).filter(n__gte=settings.TRIAGE_DRAIN_THRESHOLD).order_by("-n", "host")
     )
     return [host_drain(team_id=team_ids, host=row["host"]) for row in candidates]
@@ -93,6 +131,8 @@ def host_summary(*, team_id: int, host: str) -> dict[str, Any]:
         ).count(),
         "machine_fault_incidents": decision.incidents,
         "drain": {"recommended": decision.recommended, "reason": decision.reason,
+                  # drain | reset | watch, null when there is nothing to do (docs/fleet.md).
+                  "action": decision.action or None,
                   # What an operator (or a script) runs: filled in, shell-quoted; null when not recommended.
                   "commands": decision.commands},
         "health": None if health is None else {
@@ -211,7 +251,7 @@ def host_detail(*, team_ids: list[int], host: str) -> dict[str, Any]:
         gpus.setdefault(gpu, {"gpu": gpu, "index": None, "pci": "", "uuid": "", "name": "",
                               "records": 0, "xids": 0, "incidents": 0})["incidents"] = n
     # An Xid the kernel log named (the incident's culprit) is an Xid seen, snapshot or not.
-    for gpu, n in (distinct.exclude(gpu="").filter(machine_reason__startswith="Xid")
+    for gpu, n in (distinct.exclude(gpu="").filter(xid__isnull=False)
                    .values_list("gpu").annotate(n=Count("pk")).order_by()):
         gpus[gpu]["xids"] = max(gpus[gpu]["xids"], n)
     return {

@@ -175,7 +175,7 @@ def fleet_incident_update(*, incident_id: str) -> Occurrence | None:  # noqa: C9
         existing = Occurrence.objects.filter(pk=incident.pk).first()
         fp = fingerprint_of(data)
         if existing is not None and existing.revision == diagnosis.revision and fp is not None \
-                and existing.fingerprint == fp.key:
+                and existing.fingerprint == fp.key and _machine_fields(existing) == _machine_fields(fp):
             return existing  # a duplicate delivery of the same update
 
         # Replaced even without an occurrence: a smoke-only upload has health but no verdict.
@@ -210,6 +210,8 @@ def fleet_incident_update(*, incident_id: str) -> Occurrence | None:  # noqa: C9
                               .values_list("uploaded_by_token__name", flat=True).first() or "")[:100]
         occurrence.machine_fault = fp.machine_fault
         occurrence.machine_reason = fp.machine_reason[:100]
+        occurrence.severity = fp.severity
+        occurrence.xid = fp.xid
         occurrence.seen_at = incident.created_at
         occurrence.failure_key = failure_key(data)
         occurrence.duplicate_of_id = _first_report(incident, occurrence.failure_key)
@@ -256,6 +258,12 @@ def fleet_incident_update(*, incident_id: str) -> Occurrence | None:  # noqa: C9
         for event, payload in events:
             webhooks_notify(webhooks=webhooks, event=event, data=payload)
     return occurrence
+
+
+def _machine_fields(row: Occurrence | Fingerprint) -> tuple[bool, str, str, int | None]:
+    """What the drain rule reads of an occurrence: compared so that a change of the catalog's
+    severities (or of how the fleet reads them) is taken up by `fleet_rebuild`."""
+    return row.machine_fault, row.machine_reason[:100], row.severity, row.xid
 
 
 def _same_failure(incident: Incident, key: str) -> Any:
@@ -318,7 +326,8 @@ def _host_state_update(*, team_id: int, host: str) -> dict[str, Any] | None:
             return None  # a concurrent update of the same host made the row and announced it
     if not became:
         return None
-    return {"host": host, "reason": decision.reason, "incidents": decision.incident_ids, "gpu": decision.gpu}
+    return {"host": host, "reason": decision.reason, "incidents": decision.incident_ids, "gpu": decision.gpu,
+            "action": decision.action}
 
 
 def _wander_update_job(*, team_id: int, family: str) -> dict[str, Any] | None:

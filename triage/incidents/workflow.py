@@ -49,7 +49,7 @@ def title_from_diagnosis(data: dict[str, Any], job: str = "") -> str:
     fp = fingerprint_of(data)
     if fp is None:
         return ""
-    what = fp.machine_reason if fp.machine_reason.startswith("Xid") else CAUSE_WORDS.get(fp.cause, fp.cause)
+    what = f"Xid {fp.xid}" if fp.xid is not None else CAUSE_WORDS.get(fp.cause, fp.cause)
     if fp.nic:
         what = f"{what} ({fp.nic})"
     where = fp.host

@@ -7,6 +7,11 @@ Modes:
   exception  rank FAIL_RANK raises a Python exception at step FAIL_STEP; the others are
              inside an all_reduce at that moment.
   sigkill    rank FAIL_RANK sends itself SIGKILL at step FAIL_STEP.
+  segv       rank FAIL_RANK dies of SIGSEGV at step FAIL_STEP (a null read through ctypes; with
+             PYTHONFAULTHANDLER=1 CPython's faulthandler prints its 'Fatal Python error' dump,
+             which no rank prefix marks), while the others are inside an all_reduce.
+WRAP_ERRORS=1: a rank whose all_reduce fails raises the application's own RuntimeError from
+the collective's error (the last exception line is then the application's, not gloo's).
   rendezvous plain init_process_group with WORLD_SIZE larger than the processes started,
              so the TCPStore barrier times out.
   stall      rank FAIL_RANK stops in its data loader at step FAIL_STEP (sleeps past the
@@ -49,11 +54,14 @@ def _train(mode: str, fail_rank: int, fail_step: int, steps: int) -> None:
         if rank == fail_rank and step == fail_step:
             # Give the other ranks time to enter the all_reduce of this step first.
             time.sleep(0.5)
-            if mode in ("exception", "sigkill"):
+            if mode in ("exception", "sigkill", "segv"):
                 log.info("step %d: failing on purpose (%s)", step, mode)
                 sys.stdout.flush()
             if mode == "sigkill":
                 os.kill(os.getpid(), signal.SIGKILL)
+            if mode == "segv":
+                import ctypes
+                ctypes.string_at(0)
             if mode == "stall":
                 log.info("step %d: loading the next batch", step)
                 sys.stdout.flush()
@@ -64,7 +72,13 @@ def _train(mode: str, fail_rank: int, fail_step: int, steps: int) -> None:
                 dist.barrier()
                 continue
             raise ValueError(f"loss is NaN at step {step} (injected failure on rank {rank})")
-        dist.all_reduce(tensor)
+        try:
+            dist.all_reduce(tensor)
+        except RuntimeError as e:
+            if os.environ.get("WRAP_ERRORS") != "1":
+                raise
+            # As training loops do: the collective's error wrapped in the application's own.
+            raise RuntimeError(f"training failed at step {step}") from e
         log.info("step %d all_reduce done sum=%.1f", step, float(tensor[0]))
         tensor.fill_(1.0)
         time.sleep(0.05)

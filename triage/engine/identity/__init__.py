@@ -39,6 +39,7 @@ FIELDS = frozenset({
     "pp_rank",
     "time",        # a wall-clock time as the format prints it
     "uptime",      # seconds since the kernel booted (dmesg, journal short-monotonic)
+    "delta",       # seconds since the previous kernel message (dmesg --time-format delta): no clock
     "zone",        # a time zone the format states
     "site",        # the print site a logger's header names (glog's file:line of the LOG statement)
 })

@@ -1,16 +1,18 @@
-"""One module per log format. Each `parse(ctx, state)` returns the events of one line (or an
-empty list). Among EXCLUSIVE parsers the first that recognises a line wins, so their order goes
-from the most specific format to the most general; ALWAYS parsers see every line (a traceback's
-exception line is also an OOM line; a launch command also carries the master address)."""
+"""One module per log format. Each `parse(ctx, state)` returns the records of one line (or an
+empty list): model.Record, identity and structure only; the reader makes them events with what
+the catalog says of them. Among EXCLUSIVE parsers the first that recognises a line wins, so their
+order goes from the most specific format to the most general; ALWAYS parsers see every line (a
+traceback's exception line is also the allocator's report; a launch command also carries the
+master address)."""
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..model import Event
+from ..model import Record
 from . import cuda, kernel, launchers, nccl, process_exit, python_tb, torch_c10d
 from .base import LineCtx, SourceState
 
-Parser = Callable[[LineCtx, SourceState], list[Event]]
+Parser = Callable[[LineCtx, SourceState], list[Record]]
 
 EXCLUSIVE: tuple[Parser, ...] = (
     nccl.parse,

@@ -8,7 +8,7 @@ from functools import cache
 from typing import Any
 
 from ..demux import Origin
-from ..model import Event
+from ..model import Record
 from ..signatures.literals import required_literals
 
 
@@ -46,16 +46,17 @@ class LineCtx:
     time: datetime | None
     order: int
 
-    def event(self, kind: str, *, severity: str = "info", message: str = "", **data: Any) -> Event:
+    def record(self, kind: str, *, message: str = "", **data: Any) -> Record:
+        """This line as a record of `kind` (its format) with the fields `data` the parser read:
+        who and when come from the line's origin; what it means is not the parser's to say."""
         o = self.origin
         if o.local_rank is not None:
             data.setdefault("local_rank", o.local_rank)
-        return Event(
+        return Record(
             kind=kind,
             source=self.source,
             line=self.lineno,
             text=self.text,
-            severity=severity,
             message=message or self.body.strip(),
             rank=o.rank,
             host=o.host,
@@ -74,5 +75,5 @@ class SourceState:
     traceback: dict[str, Any] | None = None
     failure_block: dict[str, Any] | None = None
     failure_section: str | None = None
-    expect_last_error: Event | None = None
+    expect_last_error: Record | None = None
     extra: dict[str, Any] = field(default_factory=dict)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ..model import Event
+from ..model import Record
 from .base import LineCtx, SourceState
 
 # What the scan gate (scan.py) must let through for this parser: CUDA's error reports.
@@ -27,16 +27,17 @@ _CUDA_NAME = re.compile(r"(?:(?P<name>cudaError\w+): (?P<err>[^\n]+)|(?:returned
                         r"(?P<name2>cudaError\w+))")
 _CUBLAS = re.compile(r"CUBLAS_STATUS_(?P<status>\w+)")
 
-def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
+def parse(ctx: LineCtx, state: SourceState) -> list[Record]:
     body = ctx.body
     if "CUDA" not in body and "cuda" not in body and "CUBLAS" not in body:
         return []
     m = _OOM.search(body)
     if m:
         dev = m["dev"] or m["dev2"]
-        ev = ctx.event(
-            "cuda_oom",
-            severity="error",
+        # The caching allocator's report of a request it could not serve (its sizes); what it
+        # means is the catalog's reading of the line, which facts.py asks.
+        ev = ctx.record(
+            "allocator_report",
             requested=m["req"],
             gpu=int(dev) if dev else None,
             total=m["tot"] or m["tot2"],
@@ -49,13 +50,13 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
     # (signatures/readings.py, asked by facts.py).
     m = _CUDA_ERROR.search(body)
     if m:
-        return [ctx.event("cuda_error", severity="error", error=m["err"].strip(), cuda_name=None)]
+        return [ctx.record("cuda_error", error=m["err"].strip(), cuda_name=None)]
     m = _CUDA_NAME.search(body)
     if m and "Search for `" not in body:
         name = m["name"] or m["name2"]
         text = (m["err"] or name).strip()
-        return [ctx.event("cuda_error", severity="error", error=text, cuda_name=name)]
+        return [ctx.record("cuda_error", error=text, cuda_name=name)]
     m = _CUBLAS.search(body)
     if m and ("error" in body.lower() or "failed" in body):
-        return [ctx.event("cuda_error", severity="error", error=f"CUBLAS_STATUS_{m['status']}", cuda_name=None)]
+        return [ctx.record("cuda_error", error=f"CUBLAS_STATUS_{m['status']}", cuda_name=None)]
     return []

@@ -1,10 +1,12 @@
-"""Kernel log lines (dmesg / journal): NVRM Xid (named and classed by the catalog), GPU
-fell off the bus, the host OOM killer, IOMMU / AMD-Vi / DMAR faults, PCIe AER errors."""
+"""Kernel log lines (dmesg / journal) as records of their format: NVRM Xid reports (the code; its
+name and class are the catalog's), the driver's lines that name a GPU by PCI id, the kernel's
+kill line, IOMMU / AMD-Vi / DMAR fault events, PCIe AER reports. What each line means (a GPU
+fallen off the bus, an OOM kill) is the catalog's reading of it."""
 from __future__ import annotations
 
 import re
 
-from ..model import Event
+from ..model import Record
 from .base import LineCtx, SourceState, searched
 
 # What the scan gate (scan.py) must let through for this parser: the NVIDIA driver's lines, the
@@ -31,8 +33,6 @@ _XID = re.compile(
 # 0000:3b:00.0: ...') and RM's 'NVRM: GPU at PCI:0000:3b:00: ...'. (RM's own 'NVRM: GPU0 <function>:'
 # prefix names the driver's instance number, which is neither a PCI id nor a CUDA ordinal.)
 _NVRM_GPU = re.compile(r"NVRM: GPU (?:at PCI:)?(?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})\b")
-_OFF_BUS = re.compile(r"NVRM: GPU (?P<bdf>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})\.\d: GPU has fallen off the "
-                      r"bus")
 # 'Out of memory: Killed process 42 (python)' (one line, newer kernels) or a separate
 # 'Killed process 42 (python) total-vm:...' line (older kernels), or the oom-kill summary.
 _OOM_KILL = re.compile(r"(?:Out of memory: )?Kill(?:ed)? process (?P<pid>\d+) \((?P<name>[^)]+)\)|oom-kill:.*task="
@@ -61,7 +61,7 @@ _SYSLOG_HOST = re.compile(
     r"(?P<host>[A-Za-z0-9][\w.-]*) kernel: ")
 
 
-def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
+def parse(ctx: LineCtx, state: SourceState) -> list[Record]:
     events = _parse(ctx)
     if events and ctx.origin.host is None:
         m = _SYSLOG_HOST.match(ctx.text) or _SYSLOG_HOST.match(ctx.body)
@@ -71,7 +71,7 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
     return events
 
 
-def _parse(ctx: LineCtx) -> list[Event]:
+def _parse(ctx: LineCtx) -> list[Record]:
     body = ctx.body
     if "NVRM" in body:
         m = _XID.search(body)
@@ -81,9 +81,8 @@ def _parse(ctx: LineCtx) -> list[Event]:
             xid = int(m["xid"])
             pid = m["pid"].strip("'<>") if m["pid"] else None
             return [
-                ctx.event(
+                ctx.record(
                     "xid",
-                    severity="error",
                     xid=xid,
                     bus=bus_key(m["bdf"]) if m["bdf"] else None,
                     xid_pid=int(pid) if pid and pid.isdigit() else None,
@@ -91,27 +90,26 @@ def _parse(ctx: LineCtx) -> list[Event]:
                     detail=m["msg"],
                 )
             ]
-        m = _OFF_BUS.search(body)
-        if m:
-            return [ctx.event("xid", severity="error", xid=79,
-                              bus=bus_key(m["bdf"]), xid_pid=None, process=None, detail="GPU has fallen off the bus")]
         m = _NVRM_GPU.search(body)
         if m:
             # Only who: the GPU on this PCI bus (its rank is joined in facts.py); what the line
-            # means is the catalog's (signatures/system.py, nvrm.py).
-            return [ctx.event("nvrm_gpu", severity="info", bus=bus_key(m["bdf"]))]
+            # means (a GPU fallen off the bus is a hardware fault) is the catalog's
+            # (data/system.toml), not an Xid the parser would make up.
+            return [ctx.record("nvrm_gpu", bus=bus_key(m["bdf"]))]
     # Each search guarded by what its pattern needs (parsers.base.searched): most lines that
     # reach this parser (no other format took them) are none of these.
     low = body.lower()
     m = searched(_OOM_KILL, body, low)
     if m:
         pid = m["pid"] or m["pid2"]
-        return [ctx.event("host_oom_kill", severity="fatal", victim_pid=int(pid), process=(m["name"] or m["name2"]))]
+        # The kernel's report of a process it killed; that it was for memory is the catalog's
+        # reading of the line (data/system.toml), which facts.py asks.
+        return [ctx.record("kernel_kill", victim_pid=int(pid), process=(m["name"] or m["name2"]))]
     if "AMD-Vi" in body or "DMAR" in body or "iommu" in low:
         m = _IOMMU.search(body)
         if m:
-            return [ctx.event("iommu_fault", severity="error", device=m["dev"], fault_kind=m["amd"] or "DMAR")]
+            return [ctx.record("iommu_fault", device=m["dev"], fault_kind=m["amd"] or "DMAR")]
     m = searched(_AER, body, low)
     if m:
-        return [ctx.event("pcie_aer", severity="error" if m["sev"].lower() != "corrected" else "warn", aer=m["sev"])]
+        return [ctx.record("pcie_aer", aer=m["sev"])]
     return []

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ipaddress
 import re
 
-from ..model import Event
+from ..model import Record
 from .base import LineCtx, SourceState
 
 # What the scan gate (scan.py) must let through for this parser: the lines that say who is who
@@ -72,7 +72,7 @@ def valid_address(addr: str) -> bool:
     return bool(re.fullmatch(r"[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9-]{1,63})*", addr))
 
 
-def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
+def parse(ctx: LineCtx, state: SourceState) -> list[Record]:
     body = ctx.body
     low = body.lower()
     # A substring check per word: half the time of one regex alternation over them all.
@@ -81,45 +81,45 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
             break
     else:
         return []
-    out: list[Event] = []
+    out: list[Record] = []
     m = _MASTER_ADDR.search(body)
     if m:
         addr = m["addr"]
-        out.append(ctx.event("master_addr", severity="info" if valid_address(addr) else "error", address=addr,
+        out.append(ctx.record("master_addr", address=addr,
                              valid=valid_address(addr)))
     m = _VLLM_NCCL_LOAD.search(body)
     if m:
-        out.append(ctx.event("nccl_library_missing", severity="error", library=m["lib"]))
+        out.append(ctx.record("nccl_library_missing", library=m["lib"]))
     else:
         m = _LIB_MISSING.search(body)
         if m and "nccl" in m["lib"]:
-            out.append(ctx.event("nccl_library_missing", severity="error", library=m["lib"]))
+            out.append(ctx.record("nccl_library_missing", library=m["lib"]))
     m = _UNDEFINED_SYMBOL.search(body) or _NAME_UNDEFINED.search(body)
     if m:
-        out.append(ctx.event("nccl_symbol_missing", severity="error", symbol=m["sym"]))
+        out.append(ctx.record("nccl_symbol_missing", symbol=m["sym"]))
     m = _VLLM_NCCL_VER.search(body)
     if m and m["v"]:
-        out.append(ctx.event("component_version", component="nccl", version=m["v"]))
+        out.append(ctx.record("component_version", component="nccl", version=m["v"]))
     m = _WORLD.search(body)
     if m:
-        out.append(ctx.event("rank_announce", announced_rank=int(m["rank"]), world=int(m["world"]),
+        out.append(ctx.record("rank_announce", announced_rank=int(m["rank"]), world=int(m["world"]),
                              local_rank=int(m["lrank"])))
     m = _LIGHTNING.search(body)
     if m:
-        out.append(ctx.event("rank_announce", announced_rank=int(m["rank"]), world=int(m["world"]), local_rank=None))
+        out.append(ctx.record("rank_announce", announced_rank=int(m["rank"]), world=int(m["world"]), local_rank=None))
     m = _LOAD_WEIGHT.search(body)
     if m:
-        out.append(ctx.event("load_weight", phase=m["phase"]))
+        out.append(ctx.record("load_weight", phase=m["phase"]))
     m = _TORCH_VERSION.search(body)
     if m:
-        out.append(ctx.event("component_version", component="torch", version=m["v"]))
+        out.append(ctx.record("component_version", component="torch", version=m["v"]))
     m = _DRIVER_VERSION.search(body)
     if m:
-        out.append(ctx.event("component_version", component="driver", version=m["v"]))
+        out.append(ctx.record("component_version", component="driver", version=m["v"]))
     m = _CUDA_VERSION.search(body)
     if m:
-        out.append(ctx.event("component_version", component="cuda_driver", version=m["v"]))
+        out.append(ctx.record("component_version", component="cuda_driver", version=m["v"]))
     m = _VISIBLE.search(body)
     if m and m["v"].strip():
-        out.append(ctx.event("visible_devices", devices=[d.strip() for d in m["v"].split(",") if d.strip()]))
+        out.append(ctx.record("visible_devices", devices=[d.strip() for d in m["v"].split(",") if d.strip()]))
     return out

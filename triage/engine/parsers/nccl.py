@@ -12,7 +12,7 @@ import re
 from sys import intern
 
 from .. import identity
-from ..model import Event
+from ..model import Record
 from .base import LineCtx, SourceState
 
 # What the scan gate (scan.py) must let through for this parser, whatever the catalog says: every
@@ -83,11 +83,11 @@ def _errno_name(text: str) -> str | None:
     return _STRERROR[m.group(0)] if m else None
 
 
-def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
+def parse(ctx: LineCtx, state: SourceState) -> list[Record]:
     body = ctx.body
     if "NCCL" not in body and "WARN" not in body:
         return []
-    out: list[Event] = []
+    out: list[Record] = []
     # _LINE and _BARE_WARN search unanchored and take ~20 us each on a long line that mentions
     # NCCL without being a debug line (ProcessGroupNCCL, WorkNCCL): first the literal each needs.
     m = _LINE.search(body) if _LEVEL.search(body) else None
@@ -101,7 +101,7 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
     else:
         vm = _VERSION.search(body)
         if vm and "NCCL error" not in body:
-            return [ctx.event("nccl_version", version=vm["v"], cuda=vm["cuda"], suffix=vm["suffix"])]
+            return [ctx.record("nccl_version", version=vm["v"], cuda=vm["cuda"], suffix=vm["suffix"])]
         bm = _BARE_WARN.search(body) if "WARN " in body else None
         if not bm:
             return []
@@ -120,7 +120,7 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
     return out
 
 
-def _parse_message(ctx: LineCtx, level: str, msg: str, loc: str | None) -> list[Event]:
+def _parse_message(ctx: LineCtx, level: str, msg: str, loc: str | None) -> list[Record]:
     if level == "WARN":
         return [warn_event(ctx, msg)]
     if level != "INFO":
@@ -128,16 +128,16 @@ def _parse_message(ctx: LineCtx, level: str, msg: str, loc: str | None) -> list[
     # Each search below is guarded by a literal its pattern needs: most INFO lines of a large
     # log match none of them, and nine unanchored searches per line were a third of the parse.
     # The identity lines every rank prints (init, channels, bootstrap, other INFO) keep the
-    # line's own text as their message (ctx.event's default, no copy): what they say is in
+    # line's own text as their message (ctx.record's default, no copy): what they say is in
     # their data and their meaning, nothing reads their message, and a copy of the words after
     # 'NCCL INFO' was 5 a rank of a fleet's files, 0.7 KB a rank at the diagnosis' peak.
     t = _TRAIL.match(msg) if " -> " in msg else None
     if t:
-        return [ctx.event("nccl_trail", message=msg, rc=int(t["rc"]), file=t["file"], err=t["err"])]
+        return [ctx.record("nccl_trail", message=msg, rc=int(t["rc"]), file=t["file"], err=t["err"])]
     i = _INIT.search(msg) if " nranks " in msg else None
     if i:
         return [
-            ctx.event(
+            ctx.record(
                 "nccl_init",
                 rank=int(i["rank"]),
                 nranks=int(i["nranks"]),
@@ -149,7 +149,7 @@ def _parse_message(ctx: LineCtx, level: str, msg: str, loc: str | None) -> list[
         ]
     v = _VERSION.search(msg) if "NCCL version" in msg else None
     if v:
-        return [ctx.event("nccl_version", version=intern(v["v"]), cuda=_interned(v["cuda"]),
+        return [ctx.record("nccl_version", version=intern(v["v"]), cuda=_interned(v["cuda"]),
                           suffix=intern(v["suffix"]))]
     tr = _TRANSPORT.search(msg) if " via " in msg else None
     if tr:
@@ -157,30 +157,30 @@ def _parse_message(ctx: LineCtx, level: str, msg: str, loc: str | None) -> list[
         kind = "P2P" if via.startswith("P2P") or via.startswith("direct pointer") else (
             "SHM" if via.startswith("SHM") or "shared memory" in via else ("NET" if via.startswith("NET") else via)
         )
-        return [ctx.event("nccl_transport", transport=kind, via=via, src=int(tr["src"]),
+        return [ctx.record("nccl_transport", transport=kind, via=via, src=int(tr["src"]),
                           dst=int(tr["dst"]), direction=tr["dir"])]
     n = _NET.search(msg) if "Using network" in msg else None
     if n:
-        return [ctx.event("nccl_net", net=intern(n["net"]))]
+        return [ctx.record("nccl_net", net=intern(n["net"]))]
     if "NET/IB" in msg and "No device found" in msg:
-        return [ctx.event("nccl_ib_missing")]
+        return [ctx.record("nccl_ib_missing")]
     ib = _IB_USING.search(msg) if "NET/IB" in msg else None
     if ib:
-        return [ctx.event("nccl_ib_devices", devices=intern(ib["devs"]), oob=_interned(ib["oob"]))]
+        return [ctx.record("nccl_ib_devices", devices=intern(ib["devs"]), oob=_interned(ib["oob"]))]
     so = _SOCKET_USING.search(msg) if "NET/Socket" in msg else None
     if so:
-        return [ctx.event("nccl_socket_devices", devices=so["devs"])]
+        return [ctx.record("nccl_socket_devices", devices=so["devs"])]
     e = _ENV.search(msg) if "set by environment" in msg else None
     if e:
-        return [ctx.event("nccl_env", var=e["var"], value=e["val"])]
+        return [ctx.record("nccl_env", var=e["var"], value=e["val"])]
     d = _DRIVER.search(msg) if "cudaDriverVersion" in msg else None
     if d:
-        return [ctx.event("nccl_driver", cuda_driver=int(d["v"]))]
+        return [ctx.record("nccl_driver", cuda_driver=int(d["v"]))]
     if "Connected all rings" in msg:
-        return [ctx.event("nccl_rings_connected")]
+        return [ctx.record("nccl_rings_connected")]
     if "Bootstrap" in msg and "Using" in msg:
-        return [ctx.event("nccl_bootstrap")]
-    return [ctx.event("nccl_info")]
+        return [ctx.record("nccl_bootstrap")]
+    return [ctx.record("nccl_info")]
 
 
 # One int per process id: each of a process's lines names it, and a number above 256 is a new
@@ -204,7 +204,7 @@ def _interned(text: str | None) -> str | None:
     return None if text is None else intern(text)
 
 
-def warn_event(ctx: LineCtx, msg: str) -> Event:
+def warn_event(ctx: LineCtx, msg: str) -> Record:
     """One NCCL WARN (or the 'Last error:' text c10d quotes from it): its identity fields."""
     data: dict[str, object] = {}
     m = _RANK_PAIR.search(msg)
@@ -244,7 +244,7 @@ def warn_event(ctx: LineCtx, msg: str) -> Event:
     m = _BYTES.search(msg)
     if m:
         data["bytes"] = int(m["bytes"])
-    return ctx.event("nccl_warn", severity="warn", message=msg, **data)
+    return ctx.record("nccl_warn", message=msg, **data)
 
 
 # Pre-2.7 shm transport segment names: nccl-shm-<recv|send>-<pidHash>-<channel>-<sendRank>-<recvRank>;

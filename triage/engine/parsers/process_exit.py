@@ -7,7 +7,7 @@ import re
 import signal
 
 from .. import identity
-from ..model import Event
+from ..model import Record
 from ..timeparse import full_date
 from .base import LineCtx, SourceState, searched
 
@@ -79,9 +79,9 @@ def signal_name(code: int) -> str | None:
         return None
 
 
-def parse(ctx: LineCtx, state: SourceState) -> list[Event]:  # noqa: C901 - one early return per message kind
+def parse(ctx: LineCtx, state: SourceState) -> list[Record]:  # noqa: C901 - one early return per message kind
     body = ctx.body
-    out: list[Event] = []
+    out: list[Record] = []
     block = _failure_block(ctx, state, body)
     if block is not None:
         return block
@@ -89,9 +89,8 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:  # noqa: C901 - one 
     if m:
         code = int(m["x_code"])
         return [
-            ctx.event(
+            ctx.record(
                 "process_exit",
-                severity="fatal" if code != -signal.SIGTERM else "warn",
                 exitcode=code,
                 signal=signal_name(code),
                 local_rank=int(m["local_rank"]),
@@ -101,18 +100,17 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:  # noqa: C901 - one 
         ]
     m = _CLOSING.search(body)
     if m:
-        return [ctx.event("closing_signal", child_pid=int(m["pid"]), signal=m["sig"])]
+        return [ctx.record("closing_signal", child_pid=int(m["pid"]), signal=m["sig"])]
     m = _NO_ERROR_FILE.search(body)
     if m:
-        return [ctx.event("process_exit_no_error_file", local_rank=int(m["lrank"]))]
+        return [ctx.record("process_exit_no_error_file", local_rank=int(m["lrank"]))]
     m = _DS_EXIT.search(body)
     if m:
         code = int(m["code"])
         lr = _DS_LOCAL_RANK.search(body)
         return [
-            ctx.event(
+            ctx.record(
                 "process_exit",
-                severity="fatal",
                 exitcode=code,
                 signal=signal_name(code),
                 local_rank=None,
@@ -123,70 +121,70 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:  # noqa: C901 - one 
         ]
     if "sigkill_handler" in body and ("exits with" in body or "--local_rank" in body):
         # The tail of the line (and its return code) was cut off: the launcher saw a child die.
-        return [ctx.event("process_exit", severity="fatal", exitcode=None, signal=None, local_rank=None,
+        return [ctx.record("process_exit", exitcode=None, signal=None, local_rank=None,
                           reporter="deepspeed")]
     m = _DS_KILLING.search(body)
     if m:
-        return [ctx.event("launcher_killing", child_pid=int(m["pid"]))]
+        return [ctx.record("launcher_killing", child_pid=int(m["pid"]))]
     m = _VLLM_DIED.search(body)
     if m:
         code = int(m["code"])
-        return [ctx.event("process_exit", severity="fatal" if code != -signal.SIGTERM else "warn", exitcode=code,
+        return [ctx.record("process_exit", exitcode=code,
                           signal=signal_name(code), child_pid=int(m["pid"]), reporter="vllm")]
     m = _VLLM_INIT_FAIL.search(body)
     if m:
-        return [ctx.event("worker_method_failed", severity="error", method=m["method"])]
+        return [ctx.record("worker_method_failed", method=m["method"])]
     m = _PDSH_EXIT.search(body)
     if m:
-        return [ctx.event("remote_exit", severity="error", exitcode=int(m["code"]))]
+        return [ctx.record("remote_exit", exitcode=int(m["code"]))]
     m = _SIGNAL_RECEIVED.search(body)
     if m and not state.failure_block:
-        return [ctx.event("signal_received", severity="fatal", signal=m["name"], child_pid=int(m["pid"]))]
+        return [ctx.record("signal_received", signal=m["name"], child_pid=int(m["pid"]))]
     ucx = _ucx(ctx, body)
     if ucx:
         return ucx
     m = _TERMINATE.search(body)
     if m:
         state.extra["terminate"] = True
-        return [ctx.event("terminate_called", severity="fatal", exc_type=m["type"])]
+        return [ctx.record("terminate_called", exc_type=m["type"])]
     m = _WHAT.match(body)
     if m and state.extra.pop("terminate", False):
-        return [ctx.event("terminate_what", severity="fatal", what=m["what"])]
+        return [ctx.record("terminate_what", what=m["what"])]
     # (The costliest search tried only where the line holds what its pattern needs.)
     m = searched(_SEGV, body, body.lower())
     if m:
         what = m["what"] or m.group(0)
         sig = "SIGSEGV" if "Segmentation" in what else ("SIGBUS" if "Bus" in what else "SIGABRT")
-        return [ctx.event("crash_signal", severity="fatal", signal=sig, what=what)]
+        return [ctx.record("crash_signal", signal=sig, what=what)]
     m = _OMPI_SIGNAL.match(body) if ctx.origin.pid is not None else None
     if m:
-        return [ctx.event("crash_signal", severity="fatal", signal=signal_name(-int(m["num"])), what=m["what"],
+        return [ctx.record("crash_signal", signal=signal_name(-int(m["num"])), what=m["what"],
                           reporter="openmpi")]
     m = _ABSL_SIGNAL.search(body)
     if m:
         name: str | None = m["name"] or signal_name(-int(m["num"]))
-        return [ctx.event("crash_signal", severity="fatal", signal=name, what=name or m.group(0), reporter="abseil")]
+        return [ctx.record("crash_signal", signal=name, what=name or m.group(0), reporter="abseil")]
     m = _FAULTHANDLER.search(body)
     if m:
         sig = "SIGFPE" if m["what"].startswith("Floating") else "SIGILL"
-        return [ctx.event("crash_signal", severity="fatal", signal=sig, what=m["what"], reporter="faulthandler")]
+        return [ctx.record("crash_signal", signal=sig, what=m["what"], reporter="faulthandler")]
     if _SGLANG_SIGQUIT.search(body):
-        return [ctx.event("child_failed", severity="error", reporter="sglang")]
+        return [ctx.record("child_failed", reporter="sglang")]
     if len(body) < _SHELL_KILLED_MAX and "Killed" in body and _SHELL_KILLED.match(body):
-        return [ctx.event("crash_signal", severity="fatal", signal="SIGKILL", what="Killed")]
+        return [ctx.record("crash_signal", signal="SIGKILL", what="Killed")]
     return out
 
 
-def _ucx(ctx: LineCtx, body: str) -> list[Event]:
+def _ucx(ctx: LineCtx, body: str) -> list[Record]:
     """UCX's fatal-signal handler: 'Caught signal N (what)', then the crashing thread's stack."""
     m = _UCX.search(body)
     if m:
-        return [ctx.event("crash_signal", severity="fatal", signal=signal_name(-int(m["num"])), what=m["what"])]
+        return [ctx.record("crash_signal", signal=signal_name(-int(m["num"])), what=m["what"])]
     m = _UCX_BACKTRACE.match(body)
-    return [ctx.event("crash_backtrace", tid=int(m["tid"]))] if m else []
+    return [ctx.record("crash_backtrace", tid=int(m["tid"]))] if m else []
 
 
-def _failure_block(ctx: LineCtx, state: SourceState, body: str) -> list[Event] | None:
+def _failure_block(ctx: LineCtx, state: SourceState, body: str) -> list[Record] | None:
     """The ChildFailedError summary: 'Root Cause (first observed failure):' then fields."""
     if "Root Cause (first observed failure)" in body:
         _flush(ctx, state)
@@ -224,7 +222,7 @@ def _failure_block(ctx: LineCtx, state: SourceState, body: str) -> list[Event] |
     return None
 
 
-def _flush(ctx: LineCtx, state: SourceState, keep_section: bool = True) -> list[Event]:
+def _flush(ctx: LineCtx, state: SourceState, keep_section: bool = True) -> list[Record]:
     block = state.failure_block
     state.failure_block = None
     if not keep_section:
@@ -238,9 +236,8 @@ def _flush(ctx: LineCtx, state: SourceState, keep_section: bool = True) -> list[
     when = full_date(block.get("time", "").replace("_", " "))
     lines = block.get("lines", [])
     line_no, line_text = next(((n, t) for n, t in lines if "exitcode" in t), (ctx.lineno, ctx.text))
-    ev = ctx.event(
+    ev = ctx.record(
         "elastic_failure",
-        severity="fatal",
         message=f"rank {rk['rank'] if rk else '?'} exitcode {code}",
         exitcode=code,
         signal=sig["name"] if sig else signal_name(code) if code is not None else None,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ..model import Event
+from ..model import Record
 from .base import LineCtx, SourceState
 
 # What the scan gate (scan.py) must let through for this parser: a traceback's header and its
@@ -47,7 +47,7 @@ def _follows_ignored(ignored: dict[str, int], key: str, lineno: int) -> bool:
     return at is not None and lineno - at <= _IGNORED_GAP
 
 
-def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
+def parse(ctx: LineCtx, state: SourceState) -> list[Record]:
     body = ctx.body
     ignored_line = _IGNORED.match(body)
     header = not ignored_line and "Traceback" in body and _HEADER.search(body)
@@ -83,14 +83,13 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
                 None) if tb else None
     short = exc_type.rsplit(".", 1)[-1]
     if (tb and tb.get("ignored")) or _follows_ignored(ignored, key, ctx.lineno):
-        return [ctx.event("exception_ignored", severity="warn", message=f"{exc_type}: {msg}" if msg else exc_type,
+        return [ctx.record("exception_ignored", message=f"{exc_type}: {msg}" if msg else exc_type,
                           exc_type=exc_type, exc_short=short, exc_message=msg, frame=frame)]
     if short in ("ChildFailedError",):
-        return [ctx.event("child_failed", severity="error", exc_type=exc_type, message=msg)]
+        return [ctx.record("child_failed", exc_type=exc_type, message=msg)]
     return [
-        ctx.event(
+        ctx.record(
             "exception",
-            severity="error",
             message=f"{exc_type}: {msg}" if msg else exc_type,
             exc_type=exc_type,
             exc_short=short,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..model import Event
+from ..model import Record
 from .base import LineCtx, SourceState, searched
 from .nccl import warn_event
 
@@ -86,9 +86,9 @@ def _pg(text: str) -> dict[str, Any]:
     return {"pg": m["pgid"] or m["old"], "pg_desc": m["desc"], "pg_rank": int(m["rank"])}
 
 
-def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
+def parse(ctx: LineCtx, state: SourceState) -> list[Record]:
     body = ctx.body
-    events: list[Event] = []
+    events: list[Record] = []
 
     if state.expect_last_error is not None:
         pending = state.expect_last_error
@@ -96,7 +96,7 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
         text = body.strip()
         if text and not text.startswith(("Exception raised", "frame #")):
             pending.data["last_error"] = text
-            # The 'Last error:' text is the body of NCCL's last WARN: classify it like one.
+            # The 'Last error:' text is the body of NCCL's last WARN: read it as one (its fields).
             classified = warn_event(ctx, text)
             classified.data["via_last_error"] = True
             events.append(classified)
@@ -106,9 +106,8 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
         if w and ("Watchdog caught" in body or "timed out in blocking wait" in body
                   or "Caught collective operation timeout" in body):
             ran = _RAN_FOR.search(body)
-            ev = ctx.event(
+            ev = ctx.record(
                 "watchdog_timeout",
-                severity="error",
                 op=w["op"],
                 numel_in=int(w["nin"]) if w["nin"] else None,
                 numel_out=int(w["nout"]) if w["nout"] else None,
@@ -126,9 +125,8 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
         seq = p["seq1"] or p["seq2"]
         enq = p["enq1"] or p["enq2"] or p["enq3"]
         done = p["done1"] or p["done2"] or p["done3"]
-        ev = ctx.event(
+        ev = ctx.record(
             "watchdog_progress",
-            severity="error" if seq else "info",
             failed_seq=int(seq) if seq else None,
             last_enqueued=int(enq) if enq else None,
             last_completed=int(done) if done is not None else None,
@@ -138,20 +136,19 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
         return events + [ev]
     m = searched(_TERMINATED, body, low)
     if m:
-        ev = ctx.event("watchdog_terminated", severity="fatal", what=m["what"], **_pg(body))
+        ev = ctx.record("watchdog_terminated", what=m["what"], **_pg(body))
         return events + [ev] + _cuda_fault(ctx, m["what"])
     m = searched(_ASYNC, body, low)
     if m:
-        return events + [ctx.event("nccl_async_error", severity="error", what=m["what"])] + _cuda_fault(ctx, m["what"])
+        return events + [ctx.record("nccl_async_error", what=m["what"])] + _cuda_fault(ctx, m["what"])
     if "NCCL error" in body or "NCCL Error" in body:
         m = _NCCL_ERROR.search(body)
         cut = m is None and _REPORT_CUT.search(body) is not None
         if m or cut:
             # c10d's report of an NCCL result; a line wrapped or cut before the reason is still
             # that report (its reason is then unknown).
-            ev = ctx.event(
+            ev = ctx.record(
                 "torch_nccl_error",
-                severity="error",
                 reason=m["reason"].strip() if m else None,
                 nccl_version=m["version"] if m else None,
                 where=m["where"] if m else None,
@@ -160,38 +157,38 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
             return events + [ev]
     m = _DETAIL.match(body) if "nccl" in body else None
     if m:
-        ev = ctx.event("nccl_result_detail", severity="error", result=m["name"], detail=m["text"])
+        ev = ctx.record("nccl_result_detail", result=m["name"], detail=m["text"])
         state.extra["last_nccl_error"] = ev
         return events + [ev]
     if body.strip() == "Last error:" or body.rstrip().endswith("Last error:"):
         anchor = state.extra.get("last_nccl_error")
         state.expect_last_error = (
-            anchor if isinstance(anchor, Event) else ctx.event("torch_nccl_error", severity="error", reason="")
+            anchor if isinstance(anchor, Record) else ctx.record("torch_nccl_error", reason="")
         )
         return events
     m = searched(_REMOTE, body, low)
     if m:
-        return events + [ctx.event("remote_error_from", severity="error", peer_rank=int(m["rank"]))]
+        return events + [ctx.record("remote_error_from", peer_rank=int(m["rank"]))]
     m = searched(_DUMP_FROM, body, low)
     if m:
-        return events + [ctx.event("dump_signal", peer_rank=int(m["rank"]) if m["rank"] else None)]
+        return events + [ctx.record("dump_signal", peer_rank=int(m["rank"]) if m["rank"] else None)]
     m = searched(_HEARTBEAT, body, low)
     if m:
-        return events + [ctx.event("heartbeat_timeout", severity="fatal", stuck_s=int(m["s"]) if m["s"] else None)]
+        return events + [ctx.record("heartbeat_timeout", stuck_s=int(m["s"]) if m["s"] else None)]
     m = searched(_LAGGING, body, low)
     if m:
         ranks = m["ranks"] or m["ranks2"]
         lagging = [int(x) for x in ranks.split(",") if x.strip()]
-        return events + [ctx.event("desync_report", severity="error", lagging=lagging)]
+        return events + [ctx.record("desync_report", lagging=lagging)]
     m = searched(_MISMATCH, body, low)
     if m:
         return events + [
-            ctx.event("collective_mismatch", severity="error", rank_a=int(m["a"]), rank_b=int(m["b"]), fp_a=m["fa"],
+            ctx.record("collective_mismatch", rank_a=int(m["a"]), rank_b=int(m["b"]), fp_a=m["fa"],
                       fp_b=m["fb"])
         ]
     m = searched(_ABORTED, body, low)
     if m:
-        return events + [ctx.event("comm_aborted", severity="error", on_rank=int(m["rank"]))]
+        return events + [ctx.record("comm_aborted", on_rank=int(m["rank"]))]
     events.extend(_rendezvous(ctx, body, low))
     return events
 
@@ -199,36 +196,35 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Event]:
 _CUDA_IN_WHAT = re.compile(r"CUDA error: (?P<err>[^.\n\[]+)")
 
 
-def _cuda_fault(ctx: LineCtx, what: str) -> list[Event]:
-    """A kernel fault (illegal address, ECC ...) is found by the watchdog when it polls the
-    collective's CUDA event: the rank's own fault, reported through ProcessGroupNCCL."""
+def _cuda_fault(ctx: LineCtx, what: str) -> list[Record]:
+    """The CUDA error the watchdog quotes when polling the collective's CUDA event fails: a CUDA
+    error report of its own (its text), whose class the catalog gives (facts.py)."""
     m = _CUDA_IN_WHAT.search(what)
     if not m:
         return []
-    return [ctx.event("cuda_error", severity="error", error=m["err"].strip(), cuda_name=None,
+    return [ctx.record("cuda_error", error=m["err"].strip(), cuda_name=None,
                       via_watchdog=True)]
 
 
-def _connect_failed(ctx: LineCtx, body: str, target: re.Match[str] | None) -> Event:
+def _connect_failed(ctx: LineCtx, body: str, target: re.Match[str] | None) -> Record:
     errno = re.search(r"errno: (\d+) - ([^)]+)", body)
-    return ctx.event(
+    return ctx.record(
         "store_connect_failed",
-        # c10d logs each retry as a warning while the store's host is not yet up; the same words
-        # end a DistNetworkError once it gives up.
-        severity="warn" if _GLOG_WARNING.search(body) else "error",
+        # c10d logs each retry at glog level W while the store's host is not yet up; the same
+        # words end a DistNetworkError once it gives up (signatures/data/records.toml).
+        log_level="W" if _GLOG_WARNING.search(body) else None,
         address=target["addr"].strip() if target else None,
         errno=int(errno.group(1)) if errno else None,
         error=errno.group(2) if errno else None,
     )
 
 
-def _rendezvous(ctx: LineCtx, body: str, low: str) -> list[Event]:
+def _rendezvous(ctx: LineCtx, body: str, low: str) -> list[Record]:
     m = searched(_WAITING_CLIENTS, body, low)
     if m:
         return [
-            ctx.event(
+            ctx.record(
                 "store_clients_missing",
-                severity="error",
                 waited_s=int(m["s"]),
                 joined=int(m["joined"]),
                 world=int(m["world"]),
@@ -236,7 +232,7 @@ def _rendezvous(ctx: LineCtx, body: str, low: str) -> list[Event]:
         ]
     m = searched(_CLIENT_TIMEOUT, body, low)
     if m:
-        return [ctx.event("store_connect_timeout", severity="error", address=m["addr"].strip(),
+        return [ctx.record("store_connect_timeout", address=m["addr"].strip(),
                           after=m["t"] + m["unit"])]
     if "- retrying (try=" in body or ", will retry" in body:
         # TCPStore's own retry warning (torch >= 2.3) quotes the failed attempt; like socket.cpp's

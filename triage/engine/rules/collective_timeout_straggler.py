@@ -11,7 +11,7 @@ from statistics import median
 
 from .. import identity
 from ..facts import Facts, short_host
-from ..model import Event, Evidence, Finding, duration_text
+from ..model import Event, Evidence, Finding, Support, duration_text
 from ..parsers.kernel import bus_key
 from ..signatures import cause as traits
 from ..signatures import fix_text
@@ -210,7 +210,7 @@ def _idle_gpu(facts: Facts) -> list[Finding]:
     ranks = [rank_by_bus[(k[0], bus_of[k])] for k in idle if k in bus_of and (k[0], bus_of[k]) in rank_by_bus]
     names = ", ".join(f"{h} GPU {g}" for h, g in idle)
     return [Finding(
-        cause="collective_timeout_straggler", rule="collective_timeout_straggler.idle_gpu", confidence="medium",
+        cause="collective_timeout_straggler", rule="collective_timeout_straggler.idle_gpu",
         title=f"GPU idle while the others worked: {names}",
         detail=f"NVML samples show {names} near 0% utilisation over its last samples while the median GPU was at "
                f"{busy:.0f}%: "
@@ -218,7 +218,7 @@ def _idle_gpu(facts: Facts) -> list[Finding]:
         fix=FIX, ranks=sorted(ranks), hosts=sorted({h for h, _ in idle if h}), silent=True,
         evidence=[Evidence(*where_of[(h, g)], f"{h} GPU {g}: {last[(h, g)]:.0f}% utilisation over its last samples")
                   for h, g in idle][:4],
-        role="inferred",
+        role="inferred", support=frozenset({Support.POINTS}),
     )]
 
 
@@ -237,12 +237,13 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
         first = earliest(mismatch)
         assert first is not None
         findings.append(Finding(
-            cause="collective_timeout_straggler", rule="collective_timeout_straggler.mismatch", confidence="high",
+            cause="collective_timeout_straggler", rule="collective_timeout_straggler.mismatch",
             title=f"Ranks {first.data['rank_a']} and {first.data['rank_b']} ran different collectives",
             detail="TORCH_DISTRIBUTED_DEBUG=DETAIL caught a collective mismatch: the program issues collectives in a "
                    "different order or with different shapes on different ranks.",
             fix=FIX, ranks=[first.data["rank_a"], first.data["rank_b"]], hosts=hosts_of(mismatch),
             evidence=evidence(mismatch), role="fault", culprit=first,
+            support=frozenset({Support.NAMES}),  # c10d's own check names the two calls
         ))
     desync = _desync(timeouts)
     failed = failed_in_group(facts, waited)
@@ -253,13 +254,14 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
     if desync:
         seq, ops, odd = desync
         findings.append(Finding(
-            cause="collective_timeout_straggler", rule="collective_timeout_straggler.desync", confidence="high",
+            cause="collective_timeout_straggler", rule="collective_timeout_straggler.desync",
             title=f"Desync: ranks disagree on collective #{seq} ({', '.join(sorted(ops))})",
             detail=f"At the same sequence number {seq} the ranks' watchdogs report different operations or sizes: "
                    f"{', '.join(sorted(ops))}. "
                    "The ranks are not running the same program path.",
             fix=FIX, ranks=ranks_of(odd) if odd else ranks_of(timeouts), hosts=hosts_of(odd or timeouts),
             evidence=evidence(odd, 2) + spread_evidence(without(timeouts, odd), 6), role="inferred",
+            support=frozenset({Support.NAMES}),  # the watchdogs' own records of one sequence number differ
             culprit=odd[0] if len(ranks_of(odd)) == 1 else (laggard_events[0] if laggard_events else None),
         ))
     if laggards:
@@ -269,7 +271,6 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
         last_words = [w for w in (facts.last_words(r) for r in laggards[:3]) if w is not None]
         findings.append(Finding(
             cause="collective_timeout_straggler", rule="collective_timeout_straggler.laggard",
-            confidence="high" if reason != "absent" else "medium",
             title=f"Straggler: {label} fell behind; the other ranks timed out waiting",
             detail=_laggard_detail(reason, laggards, facts, tmo, waited, failed),
             fix=FIX, ranks=laggards,
@@ -277,6 +278,8 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
             evidence=(evidence(laggard_events, 3) if laggard_events else [w for w, _t in last_words])
             + spread_evidence(without(all_events, laggard_events), 5),
             role="inferred", culprit=culprit, silent=True,
+            # Sequence numbers or a desync report that show the rank behind agree with its absence.
+            support=frozenset({Support.POINTS} if reason == "absent" else {Support.POINTS, Support.CORROBORATED}),
         ))
     elif timeouts or heartbeat:
         first = earliest(timeouts or heartbeat)
@@ -285,7 +288,6 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
         op = first.data.get("op")
         findings.append(Finding(
             cause="collective_timeout_straggler", rule="collective_timeout_straggler.timeout",
-            confidence="medium",
             title=f"Collective timeout: {op or 'a collective'}" + (f" #{seq}" if seq is not None else "")
             + _timing(facts, timeouts, tmo),
             detail=("The watchdog of " + ", ".join(f"rank {r}" for r in ranks_of(timeouts)[:6])
@@ -295,7 +297,7 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
                        if seq is not None and seq <= STARTUP_SEQ else "")
                     + "; their logs are needed to name the straggler."),
             fix=FIX, ranks=[], hosts=hosts_of(timeouts), evidence=spread_evidence(timeouts + progress + heartbeat),
-            role="symptom", culprit=None,
+            role="symptom", culprit=None, support=frozenset({Support.POINTS}),
         ))
     return findings
 

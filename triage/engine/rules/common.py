@@ -131,3 +131,63 @@ def later_on_same_process(ev: Event, after: Iterable[Event]) -> bool:
 def earlier_on_same_process(ev: Event, before: Iterable[Event]) -> bool:
     """One of `before` comes earlier than `ev` in the same source or on the same host."""
     return any(e.order < ev.order and _same_place(e, ev) for e in before)
+
+
+def launcher_first_failure(facts: Facts) -> Event | None:
+    """torchrun's own record of the first failed process: the `Root Cause (first observed
+    failure)` entry of its ChildFailedError table (torch/distributed/elastic/multiprocessing/
+    errors: the failure with the earliest time, one-second resolution). None where no table names
+    a rank, or where agents' tables (one per node) name different ranks in the same second."""
+    roots = [e for e in facts.kind("elastic_failure") if e.data.get("root_cause") and e.rank is not None]
+    if not roots:
+        return None
+    first = earliest(roots)
+    assert first is not None
+    if any(e.rank != first.rank and e.time == first.time for e in roots):
+        return None
+    return first
+
+
+def before_launcher_saw(ev: Event, root: Event) -> bool:
+    """Whether the line's own time puts it before the second in which torchrun recorded its first
+    observed failure (the table prints whole seconds): a fault shown earlier by time."""
+    if ev.time is None or root.time is None:
+        return False
+    try:
+        return ev.time < root.time
+    except TypeError:  # a zoned time against a local one: no order
+        return False
+
+
+def launcher_saw_it(facts: Facts, ev: Event) -> int | None:
+    """The rank of torchrun's first observed failure (its table's Root Cause) where a crash line
+    that names no rank is that process's: its pid, or the signal the table says it died of where
+    no other failure in the tables died of it (faulthandler's 'Fatal Python error: Segmentation
+    fault' beside 'exitcode : -11 (pid: N)', 'Signal 11 (SIGSEGV) received by PID N')."""
+    if ev.kind not in ("crash_signal", "signal_received"):
+        return None
+    seen = launcher_first_failure(facts)
+    if seen is None:
+        return None
+    if ev.pid is not None:
+        return seen.rank if ev.pid == seen.pid else None
+    sig = ev.data.get("signal")
+    if sig is None or sig != seen.data.get("signal"):
+        return None
+    alike = {e.rank for e in facts.kind("elastic_failure") if e.data.get("signal") == sig}
+    return seen.rank if alike == {seen.rank} else None
+
+
+def defer_to_launcher(facts: Facts, crashes: list[Event]) -> list[Event]:
+    """The crashes to take the first from: where torchrun's table saw another rank's process fail
+    first and no crash on a rank other than that one is shown by its own time before the table's
+    second (a traceback printed later, often the crash's echo), only that process's crashes
+    (its rank's, or a line naming no rank that launcher_saw_it gives it; none where it printed
+    none: its exit, as the launcher reports it, is then the first failure)."""
+    first = earliest(crashes)
+    seen = launcher_first_failure(facts)
+    if first is None or seen is None or first.rank is None or first.rank == seen.rank:
+        return crashes
+    if any(e.rank != seen.rank and before_launcher_saw(e, seen) for e in crashes):
+        return crashes
+    return [e for e in crashes if e.rank == seen.rank or (e.rank is None and launcher_saw_it(facts, e) == seen.rank)]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from ..facts import Facts
-from ..model import Finding
+from ..model import Finding, Support
 from ..signatures import fix_text
 from .common import earliest, evidence, hosts_of, ranks_of, read_as
 from .signature import catalog_fix
@@ -24,14 +24,14 @@ def find(facts: Facts) -> list[Finding]:
         assert first is not None
         pair = first.data.get("ranks") or []
         findings.append(Finding(
-            cause="device_ordinal", rule="device_ordinal.duplicate_gpu", confidence="high",
+            cause="device_ordinal", rule="device_ordinal.duplicate_gpu",
             title="Two ranks on the same GPU"
             + (f" (ranks {pair[0]} and {pair[1]}, bus {first.data.get('bus_id')})" if pair else ""),
             detail="NCCL refused to build the communicator because several ranks use one GPU (ncclInvalidUsage). "
                    "The process-to-GPU mapping is wrong, typically a missing torch.cuda.set_device(local_rank).",
             fix=catalog_fix(facts, first, "device_ordinal", FIX),
             ranks=sorted(set(pair)) or ranks_of(dup), hosts=hosts_of(dup), evidence=evidence(dup),
-            role="fault", culprit=None,
+            role="fault", culprit=None, support=frozenset({Support.NAMES}),  # NCCL names the pair on one GPU
         ))
     if not dup:
         shared = _shared_bus(facts)
@@ -51,10 +51,11 @@ def _shared_bus(facts: Facts) -> Finding | None:
         if len(pids) > 1:
             found = evs[key]
             return Finding(
-                cause="device_ordinal", rule="device_ordinal.shared_bus", confidence="medium",
+                cause="device_ordinal", rule="device_ordinal.shared_bus",
                 title=f"Several processes initialised NCCL on the same GPU ({key[0]}, bus {key[1]})",
                 detail=f"Processes {sorted(pids)} on {key[0]} report the same busId {key[1]}.",
                 fix=FIX, ranks=ranks_of(found), hosts=[key[0]], evidence=evidence(found),
                 role="fault",  # the NCCL init lines show the two processes on one GPU
+                support=frozenset({Support.POINTS}),  # ... and not that it failed them
             )
     return None

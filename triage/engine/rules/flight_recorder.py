@@ -7,7 +7,7 @@ from typing import Any
 
 from ..facts import Facts, dump_rank
 from ..forensics.match import match
-from ..model import Event, Evidence, Finding, from_epoch
+from ..model import Event, Evidence, Finding, Support, from_epoch
 from ..signatures import cause as traits
 from ..signatures import fix_text
 from .collective_timeout_straggler import FIX
@@ -24,6 +24,7 @@ RULE = {
 # absence from a collective the others are in (the culprit inferred from what is missing).
 ROLE = {"missing": "inferred", "op_mismatch": "fault", "size_mismatch": "fault", "dtype_mismatch": "fault",
         "lagging": "inferred", "no_dump": "inferred"}
+RECORDED = frozenset({"missing", "op_mismatch", "size_mismatch", "dtype_mismatch"})
 TITLE = {
     "missing": "Straggler (flight recorder): {who} never enqueued {op} #{seq}",
     "op_mismatch": "Desync (flight recorder): {who} ran a different collective at #{seq}",
@@ -89,13 +90,15 @@ def find(facts: Facts) -> list[Finding]:
     if kind == "lagging":
         op = culprit["text"].split(" had not started ", 1)[-1].split(" #", 1)[0]
     explained = _own_faults(facts, ranks)
-    confidence = "high" if kind in ("missing", "op_mismatch", "size_mismatch", "dtype_mismatch") else "medium"
+    # The dumps record the culprit's absence from, or a different call at, the collective the
+    # others are in (NAMES); a rank that had not started it or left no dump is inferred (POINTS).
+    facts_of = {Support.NAMES if kind in RECORDED else Support.POINTS}
     detail = culprit["text"][:1].upper() + culprit["text"][1:] + "."
     if culprit["desc"] and culprit["desc"] not in ("default_pg", "undefined"):
         detail += f" Process group {culprit['pg']} ({culprit['desc']})."
     if explained:
         # The rank's own fault explains why it never got there: that finding leads.
-        confidence = "medium"
+        facts_of.add(Support.EXPLAINED)
         detail += f" Rank {explained[0].rank} had already failed on its own: {explained[0].message[:160]}"
     evidence = [Evidence(src, 1, text) for src, text in culprit["sources"]][:8]
     when = from_epoch(culprit["started_ns"] / 1e9) if culprit.get("started_ns") else None
@@ -104,7 +107,7 @@ def find(facts: Facts) -> list[Finding]:
                   message=culprit["text"][:500], rank=ranks[0] if ranks else None,
                   host=facts.ranks[ranks[0]].host if ranks and ranks[0] in facts.ranks else None, time=when, seq=seq)
     return [Finding(
-        cause="collective_timeout_straggler", rule=RULE[kind], confidence=confidence,
+        cause="collective_timeout_straggler", rule=RULE[kind], support=frozenset(facts_of),
         title=TITLE[kind].format(who=who or "some ranks", op=op, seq=seq),
         detail=detail, fix=FIX + FIX_DUMPS, ranks=list(ranks),
         hosts=sorted({facts.ranks[r].host or "" for r in ranks if r in facts.ranks and facts.ranks[r].host}),

@@ -3,7 +3,8 @@ and what collector snapshots say (uncorrected ECC, pending or failed row remappi
 from __future__ import annotations
 
 from ..facts import Facts, short_host
-from ..model import Event, Evidence, Finding
+from ..model import Event, Evidence, Finding, Support
+from ..ranking import HIGH, line_level
 from ..signatures import fix_text
 from .common import earliest, evidence, hosts_of, ranks_of, read_as, where
 from .signature import catalog_fix
@@ -16,13 +17,14 @@ def find(facts: Facts) -> list[Finding]:
     xids = [e for e in facts.kind("xid") if e.data.get("fault_class") == "hardware"]
     cuda = [e for e in facts.kind("cuda_error") if e.data.get("error_class") == "hardware"]
     lost = [e for e in read_as(facts, facts.kind("nccl_warn"), "hardware_fault", roles=("fault",))
-            if (facts.meaning_of(e) or e).data.get("confidence") == "high"]
+            if line_level(facts.meaning_of(e)) == HIGH]
     if xids:
         first = earliest(xids)
         assert first is not None
         codes = sorted({e.data["xid"] for e in xids})
+        culprit = _culprit(facts, first, cuda)
         findings.append(Finding(
-            cause="hardware_fault", rule="hardware_fault.xid", confidence="high",
+            cause="hardware_fault", rule="hardware_fault.xid",
             title=f"GPU hardware fault: Xid {', '.join(map(str, codes))} ({first.data.get('xid_name')}) on "
                   f"{where(facts, first)}",
             detail=(f"The NVIDIA driver logged Xid {first.data['xid']} ({first.data.get('xid_name')}) for PCI bus "
@@ -31,7 +33,9 @@ def find(facts: Facts) -> list[Finding]:
                     + ". This is a hardware/system event; errors on the other ranks follow from this GPU failing."),
             fix=catalog_fix(facts, first, "hardware_fault", FIX),
             ranks=ranks_of(xids + cuda), hosts=hosts_of(xids + cuda), evidence=evidence(xids + cuda),
-            culprit=_culprit(facts, first, cuda),
+            culprit=culprit,
+            # The driver's Xid and the process's own CUDA error on the same rank.
+            support=frozenset({Support.CORROBORATED} if culprit is not first else ()),
         ))
     elif cuda or lost:
         events = cuda + lost
@@ -39,7 +43,7 @@ def find(facts: Facts) -> list[Finding]:
         assert first is not None
         err = first.data.get("error") or first.message
         findings.append(Finding(
-            cause="hardware_fault", rule="hardware_fault.cuda_error", confidence="high",
+            cause="hardware_fault", rule="hardware_fault.cuda_error",
             title=f"GPU hardware error on {where(facts, first)}: {err}",
             detail=f"CUDA reported '{err}' on {where(facts, first)}: the GPU itself failed (ECC/NVLink/lost), "
                    "not the program.",
@@ -80,9 +84,10 @@ def _from_snapshots(facts: Facts) -> list[Finding]:
         return []
 
     return [Finding(
-        cause="hardware_fault", rule="hardware_fault.snapshot_ecc", confidence="medium",
+        cause="hardware_fault", rule="hardware_fault.snapshot_ecc",
         title=f"GPU memory errors recorded by NVML on {', '.join(sorted(set(hosts)))}",
         detail="; ".join(bad), fix=FIX, hosts=sorted(set(hosts)),
         evidence=[Evidence(n, 1, t) for n, t in ev_src][:8],
         role="inferred",  # counters of a GPU, no line of the failure itself
+        support=frozenset({Support.POINTS}),
     )]

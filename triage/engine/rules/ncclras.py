@@ -6,7 +6,7 @@ from typing import Any
 
 from ..facts import Facts
 from ..forensics.ras import diff
-from ..model import Evidence, Finding
+from ..model import Evidence, Finding, Support
 from ..signatures import fix_text
 from .collective_timeout_straggler import FIX
 
@@ -59,10 +59,12 @@ def find(facts: Facts) -> list[Finding]:
                                                   if lag["comm"] in x[1]["comms"])][:6]
         findings.append(Finding(
             cause="collective_timeout_straggler", rule="collective_timeout_straggler.ras_lagging_rank",
-            confidence="high" if lag["stuck"] and lag["others_moved"] else "medium",
             title=f"Straggler (NCCL RAS): {where} behind in communicator {lag['hash']}",
             detail=detail, fix=FIX, ranks=ranks, hosts=sorted({str(x["host"]) for x in lag["ranks"] if x.get("host")}),
             evidence=evidence, role="inferred",
+            # Repeated snapshots that show it stuck while the others moved on agree with each other.
+            support=frozenset({Support.POINTS, Support.CORROBORATED} if lag["stuck"] and lag["others_moved"]
+                              else {Support.POINTS}),
         ))
         break
     dead = {(d["pid"], d["host"]): (name, d) for name, r in facts.docs.ras_reports for d in r["dead"]}
@@ -75,7 +77,7 @@ def find(facts: Facts) -> list[Finding]:
                         and (m.get("pid") in pids or m.get("pid") is None)})
         names = ", ".join(f"process {pid} on {host}" for pid, host in list(dead)[:4])
         findings.append(Finding(
-            cause="rank_crash", rule="rank_crash.ras_dead_process", confidence="medium",
+            cause="rank_crash", rule="rank_crash.ras_dead_process",
             title=f"NCCL RAS: {names} considered dead",
             detail=f"ncclras reports {names} unreachable over the RAS network for over 60 s (crashed, killed, or its "
                    f"node hung)"
@@ -84,6 +86,6 @@ def find(facts: Facts) -> list[Finding]:
             evidence=[Evidence(name, d["line"],
                                f"DEAD: Process {d['pid']} on node {d['host']} managing GPU {d['gpus']}")
                       for name, d in list(dead.values())[:4]],
-            role="inferred",
+            role="inferred", support=frozenset({Support.POINTS}),
         ))
     return findings

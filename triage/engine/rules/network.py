@@ -5,7 +5,7 @@ catalog's (nccl.socket.wrong_type, nccl.trail.network_error)."""
 from __future__ import annotations
 
 from ..facts import Facts, short_host
-from ..model import Event, Evidence, Finding
+from ..model import Event, Evidence, Finding, Support
 from ..signatures import BY_ID, fix_text
 from .common import earliest, evidence, hosts_of, nccl_lines, ranks_of, read_as, upper_first, where
 from .rank_crash import fault_elsewhere
@@ -14,6 +14,7 @@ from .signature import catalog_fix
 FIX_IB = fix_text("network.ib")
 FIX_SOCKET = fix_text("network.socket")
 FIX_PEER = fix_text("network.peer")
+FIX_IB_UNUSED = fix_text("network.ib_unused")
 
 
 IBV_WC_RETRY_EXC_ERR = 12  # ibverbs enum ibv_wc_status
@@ -35,7 +36,7 @@ def find(facts: Facts) -> list[Finding]:
         # with a real fault on another rank, this is more likely a symptom than the cause.
         secondary = status in (5, 12) and fault_elsewhere(facts, first, "network")
         findings.append(Finding(
-            cause="network", rule="network.ib_completion_error", confidence="medium" if secondary else "high",
+            cause="network", rule="network.ib_completion_error",
             title=f"InfiniBand/RoCE error on {where(facts, first)}"
             + (f": completion status {status}" if status is not None else ""),
             detail=(f"NCCL's IB transport got a failed work completion from peer {first.data.get('peer')}"
@@ -45,7 +46,7 @@ def find(facts: Facts) -> list[Finding]:
             fix=catalog_fix(facts, first, "network", FIX_IB),
             ranks=ranks_of(ib), hosts=hosts_of(ib), evidence=evidence(ib),
             role="symptom" if secondary else None,
-            culprit=first,
+            culprit=first, support=frozenset({Support.EXPLAINED} if secondary else ()),
         ))
     if connect:
         first = earliest(connect)
@@ -55,13 +56,15 @@ def find(facts: Facts) -> list[Finding]:
         secondary = fault_elsewhere(facts, first, "network")
         findings.append(Finding(
             cause="network", rule="network.cannot_connect",
-            confidence="medium" if secondary or len(connect) == 1 else "high",
             title=f"{upper_first(where(facts, first))} cannot reach its peers ({_what(facts, first)})",
             detail=f"NCCL could not connect to {first.data.get('peer') or 'a peer'}: wrong NCCL_SOCKET_IFNAME, a "
                    f"firewall, or the peer is not listening.",
             fix=catalog_fix(facts, first, "network", FIX_SOCKET),
             ranks=ranks_of(connect), hosts=hosts_of(connect), evidence=evidence(connect),
             role="symptom" if secondary else None, culprit=first,
+            # More than one failed connect agrees; a single one is all there is.
+            support=frozenset({Support.EXPLAINED} if secondary else ()) | frozenset(
+                {Support.ALONE} if len(connect) == 1 else {Support.CORROBORATED}),
         ))
     if not findings:
         findings.extend(_dropped_peer(facts))
@@ -93,20 +96,18 @@ def _ib_unused(facts: Facts) -> list[Finding]:
             continue
         devices = ", ".join(sorted({f"{p.get('device')}:{p.get('port')}" for p in ports}))
         out.append(Finding(
-            cause="network", rule="network.ib_unused", confidence="medium",
+            cause="network", rule="network.ib_unused",
             title=f"{host} has active InfiniBand ports ({devices}) but NCCL used sockets",
             detail="NCCL reported no usable IB device and fell back to TCP sockets although the host's IB ports are "
                    "up: the "
                    "container lacks /dev/infiniband or the verbs libraries, or NCCL_IB_DISABLE/NCCL_IB_HCA exclude "
                    "them. "
                    "Sockets are far slower and time out under load.",
-            fix="Expose the HCAs to the job (--device /dev/infiniband, rdma-core/libibverbs in the image), unset "
-                "NCCL_IB_DISABLE, "
-                "and check NCCL_IB_HCA:\nls /dev/infiniband; ibv_devinfo | head\nNCCL_DEBUG=INFO "
-                "NCCL_DEBUG_SUBSYS=INIT,NET",
+            fix=FIX_IB_UNUSED,
             hosts=[host] if host else [], ranks=ranks_of(on_host),
             evidence=evidence(on_host, 4) + [Evidence(name, 1, f"infiniband: {devices} ACTIVE")],
             role="context",
+            support=frozenset({Support.POINTS, Support.CORROBORATED}),  # the snapshot's ports and NCCL's fallback
         ))
     return out
 
@@ -119,22 +120,23 @@ def _dropped_peer(facts: Facts) -> list[Finding]:
         first = earliest(closed)
         assert first is not None
         return [Finding(
-            cause="rank_crash", rule="rank_crash.peer_closed", confidence="low",
+            cause="rank_crash", rule="rank_crash.peer_closed",
             title="A peer process closed its connection: it probably died first",
             detail="'Connection closed by remote peer' is what a rank sees when the process on the other end exits. "
                    "That process's own log is not in this bundle, so which rank died, and why, is unknown.",
             fix=FIX_PEER, ranks=ranks_of(closed), hosts=hosts_of(closed), evidence=evidence(closed), role="symptom",
-            culprit=None,
+            culprit=None, support=frozenset({Support.AMBIGUOUS}),  # which peer, and why, is not in the bundle
         )]
     if not drops:
         return []
     first = earliest(drops)
     assert first is not None
     return [Finding(
-        cause="network", rule="network.peer_dropped", confidence="low",
+        cause="network", rule="network.peer_dropped",
         title=f"Connection to a peer dropped ({_what(facts, first)})",
         detail="A socket to a peer was reset or broke. With no crash visible in these logs it cannot be told apart "
                "from a peer "
                "process dying; the peer's own log is needed.",
         fix=FIX_PEER, ranks=ranks_of(drops), hosts=hosts_of(drops), evidence=evidence(drops), culprit=first,
+        support=frozenset({Support.AMBIGUOUS}),  # a network fault and a peer dying look alike here
     )]

@@ -5,11 +5,13 @@ from __future__ import annotations
 import signal
 
 from ..facts import Facts
-from ..model import Event, Finding
+from ..model import Event, Finding, Support
+from ..ranking import sure
 from ..signatures import cause as traits
 from ..signatures import fix_text
 from .collective_timeout_straggler import failed_in_group, silent_ranks, waiting_events
 from .common import (
+    defer_to_launcher,
     downstream_exceptions,
     earliest,
     evidence,
@@ -23,6 +25,7 @@ from .signature import catalog_fix
 FIX = fix_text("rank_crash")
 FIX_SIGKILL = fix_text("rank_crash.sigkill")
 FIX_SEGV = fix_text("rank_crash.segv")
+APP_CLASS = "app"  # readings.cuda_class: a CUDA error the catalog reads as the program's own
 SIGNAL_EXITS = {"SIGKILL", "SIGSEGV", "SIGABRT", "SIGBUS", "SIGILL", "SIGFPE"}
 
 
@@ -43,7 +46,7 @@ def _names_other_fault(facts: Facts, ev: Event) -> bool:
     if meaning is None or meaning.data.get("role") != "fault":
         return False
     named = meaning.data.get("cause")
-    return named is not None and not traits(named).residual and meaning.data.get("confidence") != "low"
+    return named is not None and not traits(named).residual and sure(meaning)
 
 
 def crash_events(facts: Facts) -> list[Event]:
@@ -98,7 +101,7 @@ def own_faults(facts: Facts) -> list[Event]:
     as an OOM)."""
     return crash_events(facts) + facts.kind("cuda_oom", "host_oom_kill") + [
         e for e in facts.kind("xid") if e.data.get("fault_class") == "hardware"
-    ] + [e for e in facts.kind("signature") if e.data.get("role") == "fault" and e.data.get("confidence") != "low"
+    ] + [e for e in facts.kind("signature") if e.data.get("role") == "fault" and sure(e)
          and e.data.get("cause") is not None and not traits(e.data.get("cause")).stalls]
 
 
@@ -141,22 +144,28 @@ def find(facts: Facts) -> list[Finding]:
     crashes = [e for e in crash_events(facts) if e.rank not in hw_ranks and not (e.rank is None and e.host in hw_hosts)]
     exits = exit_events(facts)
     findings: list[Finding] = []
-    if crashes:
-        first = earliest(crashes)
-        assert first is not None
+    crashes = defer_to_launcher(facts, crashes)
+    first = earliest(crashes)
+    if first is not None:
         same_rank_exits = [e for e in exits if e.rank is not None and e.rank == first.rank]
         what = _describe(first)
         sig = first.data.get("signal")
         fix = FIX_SIGKILL if sig == "SIGKILL" else FIX_SEGV if sig in ("SIGSEGV", "SIGABRT") else FIX
-        confidence = "high" if first.rank is not None or len(ranks_of(crashes)) <= 1 else "medium"
+        # The first own fault of a process; where several processes crashed and the first one's
+        # rank is unknown, which came first is not placed. A traceback without its exception
+        # line names no cause at all.
+        # A CUDA error the catalog does not place (its class `other` or `driver`: no entry, or one
+        # unsure of it) is the rank's own failure, but not named as its program's: it points.
+        placed = first.kind != "cuda_error" or first.data.get("error_class") == APP_CLASS
+        crash_facts = {Support.NAMES if placed else Support.POINTS}
+        if first.rank is None and len(ranks_of(crashes)) > 1:
+            crash_facts.add(Support.UNPLACED)
         if first.data.get("cut_off"):
-            # A traceback without its exception line names no cause at all.
-            confidence = "low"
+            crash_facts.add(Support.INCOMPLETE)
         findings.append(Finding(
             cause="rank_crash",
             rule={"exception": "rank_crash.exception", "cuda_error": "rank_crash.cuda_error",
                   "xid": "rank_crash.xid"}.get(first.kind, "rank_crash.signal"),
-            confidence=confidence,
             title=f"{upper_first(where(facts, first))} crashed first: {what}",
             detail=(f"{upper_first(where(facts, first))} failed with {what}"
                     + (f" at {first.data['frame']}" if first.data.get("frame") else "")
@@ -167,7 +176,7 @@ def find(facts: Facts) -> list[Finding]:
             evidence=evidence([first] + crashes + same_rank_exits), culprit=first,
             # The rank's own failure, whatever wrapper the catalog reads around it (a CUDA error
             # the watchdog rethrows).
-            role="fault",
+            role="fault", support=frozenset(crash_facts),
         ))
         return findings
     if exits:
@@ -196,7 +205,7 @@ def find(facts: Facts) -> list[Finding]:
         who = (f"ranks {', '.join(str(r) for r in ranks_of(root))} (the same second)" if tied
                else where(facts, first))
         findings.append(Finding(
-            cause="rank_crash", rule="rank_crash.exit", confidence="medium" if known else "low",
+            cause="rank_crash", rule="rank_crash.exit",
             title=f"{upper_first(who)} exited first with {what}",
             detail=(f"The launcher reports {who} exiting with {what}"
                     + (", after a fault named in these logs (see the other findings): that fault is the likely reason. "
@@ -207,6 +216,8 @@ def find(facts: Facts) -> list[Finding]:
             # Who stopped first, inferred from the launcher's record; an echo where a fault named
             # in the logs explains it or the record names no process.
             role="inferred" if known and not explained else "symptom", culprit=None if tied else first,
+            # A record with no rank or no exit code tells neither who nor how.
+            support=frozenset({Support.POINTS} if known else {Support.POINTS, Support.INCOMPLETE}),
         ))
     return findings or _left_first(facts)
 
@@ -229,7 +240,7 @@ def _left_first(facts: Facts) -> list[Finding]:
     info = facts.ranks.get(gone.rank)
     own_files = [src.file_origin.host for src in facts.sources if src.file_origin.rank == gone.rank]
     return [Finding(
-        cause="rank_crash", rule="rank_crash.left_first", confidence="medium",
+        cause="rank_crash", rule="rank_crash.left_first",
         title=f"{upper_first(label)} left first with no error of its own; the other ranks lost their connection to it",
         detail=(f"{', '.join(f'Rank {r}' for r in gone.waiting)} reported that a peer closed its connection; "
                 f"{label} printed no error"
@@ -240,7 +251,7 @@ def _left_first(facts: Facts) -> list[Finding]:
         fix=FIX_SIGKILL, ranks=[gone.rank],
         hosts=sorted({h for h in [info.host if info else None, *own_files] if h}),
         evidence=([gone.last_line] if gone.last_line else []) + evidence(lost, 4),
-        role="inferred", culprit=None,
+        role="inferred", culprit=None, support=frozenset({Support.POINTS}),
     )]
 
 

@@ -5,7 +5,7 @@ is no address) is the catalog's."""
 from __future__ import annotations
 
 from ..facts import Facts
-from ..model import Event, Finding
+from ..model import Event, Finding, Support
 from ..signatures import fix_text
 from .common import earlier_on_same_process, earliest, evidence, hosts_of, later_on_same_process, normal_ends, ranks_of
 from .signature import catalog_fix
@@ -63,13 +63,14 @@ def find(facts: Facts) -> list[Finding]:
         assert first is not None
         joined, world = first.data["joined"], first.data["world"]
         findings.append(Finding(
-            cause="rendezvous_hang", rule="rendezvous_hang.clients_missing", confidence="high",
+            cause="rendezvous_hang", rule="rendezvous_hang.clients_missing",
             title=f"Only {joined} of {world} ranks joined the rendezvous",
             detail=(f"The store waited {first.data['waited_s']} s and {world - joined} rank(s) never arrived. "
                     + ("Exactly one rank is missing: look at the node that should have started it."
                        if world - joined == 1 else
                        "Check that every node was launched, with the same world size.")),
             fix=FIX, ranks=[], hosts=hosts_of(missing), evidence=evidence(missing + connect), role="fault",
+            support=frozenset({Support.NAMES}),  # the store counts who joined
             culprit=None,  # the store's owner reports it; the culprits are the ranks that never came
         ))
     if connect and not missing:
@@ -77,7 +78,7 @@ def find(facts: Facts) -> list[Finding]:
         assert first is not None
         errno_text = first.data.get("error")
         findings.append(Finding(
-            cause="rendezvous_hang", rule="rendezvous_hang.store_unreachable", confidence="high",
+            cause="rendezvous_hang", rule="rendezvous_hang.store_unreachable",
             title=f"Cannot reach the rendezvous store at {first.data.get('address')}"
             + (f" ({errno_text})" if errno_text else ""),
             detail=("A worker could not connect to the TCPStore on the master before any NCCL communication: "
@@ -87,6 +88,6 @@ def find(facts: Facts) -> list[Finding]:
             fix=catalog_fix(facts, first, "rendezvous_hang", FIX),
             ranks=ranks_of(connect), hosts=hosts_of(connect), evidence=evidence(connect + errors),
             # No process got past the store: a client's timeout, on its own a symptom, is the fault.
-            role="fault", culprit=first,
+            role="fault", culprit=first, support=frozenset({Support.NAMES}),
         ))
     return findings

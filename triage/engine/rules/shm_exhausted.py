@@ -3,7 +3,8 @@ Attaching to a peer's segment that is gone (ENOENT) is a different failure: see 
 from __future__ import annotations
 
 from ..facts import Facts, short_host
-from ..model import Event, Evidence, Finding
+from ..model import Event, Evidence, Finding, Support
+from ..ranking import sure
 from ..signatures import BY_ID, fix_text
 from .common import earliest, evidence, hosts_of, nccl_lines, ranks_of, read_as, upper_first, where
 from .signature import catalog_fix
@@ -23,7 +24,7 @@ def find(facts: Facts) -> list[Finding]:
         why = {"ENOSPC": "no space left on /dev/shm",
                "EACCES": "permission denied on /dev/shm"}.get(errno or "", "a /dev/shm segment could not be created")
         findings.append(Finding(
-            cause="shm_exhausted", rule="shm_exhausted.nccl_shm", confidence="high",
+            cause="shm_exhausted", rule="shm_exhausted.nccl_shm",
             title=f"/dev/shm unusable: {why} ({where(facts, first)})",
             detail=f"NCCL's shared-memory transport could not create or size its segment ({why}). Every rank on that "
                    f"host is affected; "
@@ -31,7 +32,7 @@ def find(facts: Facts) -> list[Finding]:
                    + (f" Snapshot: {small[1]}." if small else ""),
             fix=catalog_fix(facts, first, "shm_exhausted", FIX),
             ranks=ranks_of(shm), hosts=hosts_of(shm), evidence=evidence(shm) + (small[0] if small else []),
-            culprit=first,
+            culprit=first, support=frozenset({Support.CORROBORATED} if small else ()),  # the snapshot's size
         ))
         return findings
     sigbus = [e for e in facts.kind("crash_signal", "process_exit", "elastic_failure", "signal_received")
@@ -40,7 +41,7 @@ def find(facts: Facts) -> list[Finding]:
         first = earliest(sigbus)
         assert first is not None
         findings.append(Finding(
-            cause="shm_exhausted", rule="shm_exhausted.sigbus", confidence="high" if small else "medium",
+            cause="shm_exhausted", rule="shm_exhausted.sigbus",
             title=f"{upper_first(where(facts, first))} died of SIGBUS (bus error): /dev/shm too small",
             detail="A bus error in a training process is nearly always a write into a /dev/shm mapping that ran out of "
                    "space "
@@ -49,6 +50,8 @@ def find(facts: Facts) -> list[Finding]:
             fix=catalog_fix(facts, first, "shm_exhausted", FIX), ranks=ranks_of(sigbus), hosts=hosts_of(sigbus),
             evidence=evidence(sigbus) + (small[0] if small else []), culprit=first,
             role="fault",  # a bus error is the process's own, whoever reports it (a launcher's exit table)
+            # A bus error points at /dev/shm; the snapshot's size of it confirms it.
+            support=frozenset({Support.POINTS, Support.CORROBORATED} if small else {Support.POINTS}),
         ))
         return findings
     return single_node_system_error(facts)
@@ -77,7 +80,7 @@ def single_node_system_error(facts: Facts) -> list[Finding]:
     one host): between ranks of one machine the system calls NCCL makes are the /dev/shm and IPC
     ones (a container's 64 MB default is the usual reason), so that is the likelier cause, at
     low confidence. With NCCL_DEBUG=INFO the WARN before it names the call."""
-    errors = [e for e in facts.kind("signature") if _on_one_host(e) and e.data.get("confidence") == "low"]
+    errors = [e for e in facts.kind("signature") if _on_one_host(e) and not sure(e)]
     if not errors:
         return []  # (most bundles: the passes below over every event and NCCL line not made)
     transports = {str(e.data.get("transport")) for e in facts.kind("nccl_transport")}
@@ -90,7 +93,7 @@ def single_node_system_error(facts: Facts) -> list[Finding]:
     first = earliest(errors)
     assert first is not None
     return [Finding(
-        cause=str(_on_one_host(first)), rule="shm_exhausted.single_node_system_error", confidence="low",
+        cause=str(_on_one_host(first)), rule="shm_exhausted.single_node_system_error",
         title="NCCL system error with no network in sight: /dev/shm is the likely cause",
         detail="NCCL reports 'unhandled system error' without a WARN naming the call, and nothing in these logs shows "
                "a "
@@ -101,4 +104,5 @@ def single_node_system_error(facts: Facts) -> list[Finding]:
         fix=FIX, ranks=ranks_of(errors), hosts=hosts_of(errors),
         evidence=evidence(errors + facts.kind("nccl_transport")[:2]),
         culprit=first,
+        support=frozenset({Support.AMBIGUOUS}),  # the likelier cause of a bare system error on one host, a guess
     )]

@@ -9,11 +9,22 @@ import re
 from collections import defaultdict
 
 from ..facts import Facts
-from ..model import CONFIDENCE_ORDER, Event, Finding
+from ..model import Event, Finding, Support
+from ..ranking import HIGH, line_level, outranked, sure
 from ..signatures import BY_ID
-from ..signatures.readings import class_cause
+from ..signatures import cause as traits
 from ..signatures.schema import CATCH_ALL_PRIORITY, Signature
-from .common import earliest, evidence, hosts_of, later_on_same_process, normal_ends, ranks_of, upper_first, where
+from .common import (
+    defer_to_launcher,
+    earliest,
+    evidence,
+    hosts_of,
+    later_on_same_process,
+    normal_ends,
+    ranks_of,
+    upper_first,
+    where,
+)
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 
@@ -82,13 +93,6 @@ def catalog_fix(facts: Facts, ev: Event | None, cause: str, own: str) -> str:
     return fill(sig.fix, meaning, facts)
 
 
-def _confidence(ev: Event) -> str:
-    conf = str(ev.data.get("confidence") or "low")
-    if ev.data.get("role") == "symptom" and conf == "high":
-        return "medium"
-    return conf
-
-
 def _survivable(facts: Facts) -> list[Event]:
     """Where processes finished normally (common.normal_ends), or nothing when anything says a
     process failed: any error besides NCCL's own warnings (an exception, a watchdog, c10d's
@@ -99,25 +103,6 @@ def _survivable(facts: Facts) -> list[Event]:
     if any(e.severity in ("error", "fatal") and (e.source, e.line) not in warns for e in facts.events):
         return []
     return normal_ends(facts)
-
-
-def outranked(facts: Facts, sig: Signature) -> Event | None:
-    """The first line of the bundle that the entry says explains it (`outranked_by`): another
-    entry's line, or any fault of a named cause (for `cause:hardware_fault`, also the kernel's
-    Xid lines the catalog calls hardware)."""
-    if not sig.outranked_by:
-        return None
-    found: list[Event] = []
-    for ref in sig.outranked_by:
-        cause = ref[len("cause:"):] if ref.startswith("cause:") else None
-        for e in facts.kind("signature"):
-            if (e.data.get("sig") == ref or (cause is not None and e.data.get("cause") == cause
-                                             and e.data.get("role") == "fault" and e.data.get("confidence") != "low")):
-                found.append(e)
-        if cause is not None:
-            found.extend(e for e in facts.kind("xid") if e.data.get("cause") == cause
-                         or class_cause(e.data.get("fault_class")) == cause)
-    return earliest(found)
 
 
 def _failure_besides(facts: Facts, ev: Event, after: bool) -> bool:
@@ -131,28 +116,28 @@ def _failure_besides(facts: Facts, ev: Event, after: bool) -> bool:
         if e.kind == "signature":
             sig = BY_ID.get(str(e.data.get("sig")))
             if (sig is not None and not sig.survivable and e.data.get("role") in ("fault", "symptom")
-                    and e.data.get("cause") and e.data.get("confidence") != "low"):
+                    and e.data.get("cause") and sure(e)):
                 return True
         elif e.severity in ("error", "fatal") and e.data.get("exitcode") != 0:
             return True
     return False
 
 
-def earned(facts: Facts, ev: Event, sig: Signature, confidence: str) -> tuple[str, str, bool]:
-    """The confidence the bundle supports for the entry's line, and why it is lower: a
-    survivable message only counts where the run then failed; a line another one in the bundle
-    explains drops to low; a single line with nothing failing around it is not `high`. The flag
-    says the program went on after the line (survivable, nothing failing after it)."""
-    if sig.survivable:
-        if not _failure_besides(facts, ev, after=True):
-            return "low", " The program said it falls back and goes on, and nothing failed after it.", True
-        confidence = "medium" if confidence == "high" else confidence
+def earned(facts: Facts, ev: Event, sig: Signature) -> tuple[frozenset[Support], str]:
+    """What the bundle adds to the entry's line (the facts the ranker weighs), and why it makes
+    the line weigh less: a survivable message the program went on from with nothing failing
+    after it; a line another one in the bundle explains (`outranked_by`); a line the catalog
+    names the cause by with nothing failing around it, which nothing else confirms."""
+    if sig.survivable and not _failure_besides(facts, ev, after=True):
+        return (frozenset({Support.SURVIVED}),
+                " The program said it falls back and goes on, and nothing failed after it.")
     above = outranked(facts, sig)
     if above is not None:
-        return "low", f" Outranked by an earlier-named cause in the same bundle: {above.message[:160]}", False
-    if confidence == "high" and not _failure_besides(facts, ev, after=False):
-        return "medium", " It is the only failing line in these logs; nothing else confirms it.", False
-    return confidence, "", False
+        return (frozenset({Support.OUTRANKED}),
+                f" Outranked by an earlier-named cause in the same bundle: {above.message[:160]}")
+    if not sig.survivable and line_level(ev) == HIGH and not _failure_besides(facts, ev, after=False):
+        return frozenset({Support.ALONE}), " It is the only failing line in these logs; nothing else confirms it."
+    return frozenset(), ""
 
 
 def find(facts: Facts) -> list[Finding]:
@@ -165,21 +150,27 @@ def find(facts: Facts) -> list[Finding]:
     for cause, events in by_cause.items():
         faults = [e for e in events if e.data.get("role") == "fault"]
         pool = faults or events
-        best = max(CONFIDENCE_ORDER[_confidence(e)] for e in pool)
-        top = [e for e in pool if CONFIDENCE_ORDER[_confidence(e)] == best]
+        best = max(line_level(e) for e in pool)
+        top = [e for e in pool if line_level(e) == best]
+        if traits(cause).residual:
+            # A crash that names nothing more specific (the residual cause) on a rank other than the
+            # one torchrun's table saw fail first, and no line shows by time before it: that one's line,
+            # or none (the crash rule's exit report stands).
+            top = defer_to_launcher(facts, top)
         first = earliest(top)
-        assert first is not None
+        if first is None:
+            continue
         sig = BY_ID[str(first.data["sig"])]
         role = str(first.data["role"])
         # A fallback the program announced and then went on from, with nothing failing after it
-        # (`survived`): context for whoever reads the report, not a failure (no first failure, no
+        # (SURVIVED): context for whoever reads the report, not a failure (no first failure, no
         # crashed rank).
-        confidence, why, survived = earned(facts, first, sig, _confidence(first))
-        confidence = "low" if later_on_same_process(first, ends) else confidence
+        facts_of, why = earned(facts, first, sig)
+        if later_on_same_process(first, ends):
+            facts_of |= {Support.WORKED_AROUND}
         findings.append(Finding(
             cause=cause,
             rule=f"signature.{sig.id}",
-            confidence=confidence,
             title=f"{sig.title} on {where(facts, first)}",
             detail=(f"{upper_first(where(facts, first))} printed: {first.message[:300]}"
                     + ("" if role == "fault" else " This message usually follows a failure elsewhere; no fault of this "
@@ -188,7 +179,6 @@ def find(facts: Facts) -> list[Finding]:
             fix=fill(sig.fix, first, facts),
             ranks=ranks_of([first]), hosts=hosts_of([first]),
             evidence=evidence([first] + sorted(pool, key=lambda e: e.order)),
-            culprit=first,
-            role="context" if survived else None,
+            culprit=first, support=facts_of,
         ))
     return findings

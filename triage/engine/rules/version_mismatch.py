@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from ..facts import Facts
-from ..model import Evidence, Finding
+from ..model import Evidence, Finding, Support
 from ..signatures import fix_text
 from .common import evidence
 
@@ -25,13 +25,14 @@ def find(facts: Facts) -> list[Finding]:
         ev_lines = evidence(evs) or [Evidence(name, 1, f"versions: {doc.get('versions')}") for name,
                                      doc in facts.docs.snapshots][:4]
         findings.append(Finding(
-            cause="version_mismatch", rule="version_mismatch.across_hosts", confidence="high",
+            cause="version_mismatch", rule="version_mismatch.across_hosts",
             title="Different " + "/".join(differing) + " versions across hosts",
             detail="The ranks of one job run different builds: " + "; ".join(parts)
             + ". Mixed NCCL builds can disagree on the wire protocol.",
             fix=FIX, hosts=sorted({h for vals in differing.values() for hs in vals.values() for h in hs}),
             evidence=ev_lines,
             role="fault",  # the differing versions are the fault, no line says it
+            support=frozenset({Support.NAMES}),
         ))
     return findings
 

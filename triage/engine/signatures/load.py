@@ -112,6 +112,9 @@ def _check_across(catalog: Catalog) -> None:
             if code in owner:
                 raise CatalogError(f"entry {sig.id!r}: code {code} is already read by {owner[code]!r}")
             owner[code] = sig.id
+    for sig in everything:
+        if sig.reports_code is not None and sig.reports_code not in owner:
+            raise CatalogError(f"entry {sig.id!r}: reports_code {sig.reports_code} is no entry's code")
 
 
 def read(directory: Path = DATA) -> Catalog:

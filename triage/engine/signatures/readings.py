@@ -11,7 +11,7 @@ from . import CATALOG
 from .matcher import matcher
 from .schema import Signature
 
-__all__ = ["cuda_class", "fault_class"]
+__all__ = ["cuda_class", "fault_class", "record_view"]
 
 _RUNTIME_NAME = re.compile(r"cudaError[A-Z]\w+")
 # The class each cause's faults are called by in the words the rules join on.
@@ -67,3 +67,24 @@ def fault_class(code: int) -> tuple[str, str]:
         if cls in ("hardware", "app"):  # the classes an Xid's own entry can give
             return name, cls
     return name, "driver"
+
+
+# The kinds the rules read for the parser records whose meaning the catalog gives: (the
+# record's format, the class of the cause the catalog's entry for its line names) -> kind. A
+# parser names the record (the caching allocator's report, the kernel's kill line); that it is
+# an out-of-memory report is the entry's (`torch.cuda.oom`, `kernel.oom.killed_process`).
+_VIEWS = {("allocator_report", "oom"): "cuda_oom", ("kernel_kill", "oom"): "host_oom_kill"}
+# The record a line the catalog reads as a report of an Xid (`reports_code`) is read as.
+_CODE_VIEWS = {"nvrm_gpu": "xid"}
+
+
+def record_view(kind: str, sig: Signature | None) -> tuple[str, dict[str, object]]:
+    """The kind the rules read a parser's record of `kind` as, given the catalog's entry `sig`
+    for its line (facts.py), and the fields that reading adds: an allocator report the catalog
+    reads as out of memory is `cuda_oom`; a driver line the entry says reports an Xid it does not
+    print (`reports_code`) is an `xid` of that code. `kind` itself, and no fields, elsewhere."""
+    if sig is None or sig.role != "fault":
+        return kind, {}
+    if sig.reports_code is not None and kind in _CODE_VIEWS:
+        return _CODE_VIEWS[kind], {"xid": sig.reports_code, "xid_pid": None, "process": None}
+    return _VIEWS.get((kind, _CLASS_OF_CAUSE.get(str(sig.cause), "")), kind), {}

@@ -80,6 +80,10 @@ class Signature:
       through the stdlib (a json or socket call), where the caller's frame says what was going on.
     - `codes`: the program's own numbers this entry reads (Xid codes): readings.fault_class
       looks a code up here. A code belongs to one entry.
+    - `reports_code`: the program's own number (an Xid) that this message reports without
+      printing it: the open driver's 'NVRM: GPU <bdf>: GPU has fallen off the bus.' is printed
+      where RM logs Xid 79 (osinit.c). The rules read the line as a report of that code, whose
+      own entry (`codes`) says what it means; the code must be some entry's.
     - `severity`: what the message says about the node (SEVERITIES): the fleet counts `drain`
       and `reset` lines toward draining a host. Set only where a source defends it, and then
       `origin` says which after `severity: ` (DCGM's error table or health watch for Xid, ECC and
@@ -114,6 +118,7 @@ class Signature:
     fabric: str | None = None
     on_one_host: str | None = None
     marks_end: bool = False
+    reports_code: int | None = None
 
 
 class CatalogError(ValueError):
@@ -127,7 +132,7 @@ _TEXT_LISTS = frozenset({"patterns", "samples", "not_samples", "literals", "outr
 _TEXTS = frozenset({"id", "cause", "role", "confidence", "title", "fix", "origin", "extract", "alone_differs",
                     "severity", "fabric", "on_one_host"})
 _FLAGS = frozenset({"survivable", "in_any_frame", "marks_end"})
-_NUMBERS = frozenset({"priority"})
+_NUMBERS = frozenset({"priority", "reports_code"})
 _ID = re.compile(r"[a-z0-9_]+(?:\.[a-z0-9_]+)+")
 
 

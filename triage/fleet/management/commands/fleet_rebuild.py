@@ -1,5 +1,6 @@
 """`manage.py fleet_rebuild`: group every ready incident again (after an upgrade that changed the
-fingerprint, or to fill the fleet from incidents diagnosed before it existed)."""
+fingerprint or how an incident counts against its machine, a catalog severity set or changed, or
+to fill the fleet from incidents diagnosed before it existed)."""
 from __future__ import annotations
 
 from typing import Any
