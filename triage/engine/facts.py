@@ -70,6 +70,8 @@ class Facts:
     processes: Processes = field(default_factory=Processes)
     # kind -> (its number of events, them sorted): see kind().
     _sorted: dict[str, tuple[int, list[Event]]] = field(default_factory=dict, repr=False, compare=False)
+    _sorted_many: dict[tuple[str, ...], tuple[tuple[int, ...], list[Event]]] = field(
+        default_factory=dict, repr=False, compare=False)
     # all_last_words() once the facts are built (build_facts sets `built`): the rules ask for
     # it again and again, and it is a pass over every source (16,384 in a fleet bundle).
     built: bool = field(default=False, repr=False, compare=False)
@@ -86,6 +88,7 @@ class Facts:
         self.released = True
         self.by_kind = defaultdict(list)
         self._sorted = {}
+        self._sorted_many = {}
         self.meaning = {}
         self._words = None
         self.host_pid_rank = {}
@@ -148,10 +151,16 @@ class Facts:
             if cached is None or cached[0] != len(events):
                 cached = self._sorted[kinds[0]] = (len(events), sorted(events, key=event_sort_key))
             return list(cached[1])
-        out: list[Event] = []
-        for k in kinds:
-            out.extend(self.by_kind.get(k, []))
-        return sorted(out, key=event_sort_key)
+        # Several kinds: the rules ask for the same few sets again and again (each a sort of a
+        # fleet's every line of those kinds), sorted once too (again if events were added).
+        lengths = tuple(len(self.by_kind.get(k, ())) for k in kinds)
+        both = self._sorted_many.get(kinds)
+        if both is None or both[0] != lengths:
+            out: list[Event] = []
+            for k in kinds:
+                out.extend(self.by_kind.get(k, []))
+            both = self._sorted_many[kinds] = (lengths, sorted(out, key=event_sort_key))
+        return list(both[1])
 
     def rank_label(self, rank: int | None, host: str | None = None) -> str:
         if rank is None:

@@ -29,7 +29,8 @@ def clean_line(raw: bytes) -> str:
         # A progress bar redraws with \r: what the terminal finally showed is the last part.
         parts = [p for p in text.split("\r") if p.strip()]
         text = parts[-1] if parts else ""
-    if _CONTROL.search(text):
+    # (A printable line holds no control code: told without the search, most lines.)
+    if not text.isprintable() and _CONTROL.search(text):
         text = _CONTROL.sub("", text)
     if len(text) > MAX_LINE_CHARS:
         text = text[:MAX_LINE_CHARS] + " …[line cut]"

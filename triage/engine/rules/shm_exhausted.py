@@ -81,12 +81,14 @@ def single_node_system_error(facts: Facts) -> list[Finding]:
     ones (a container's 64 MB default is the usual reason), so that is the likelier cause, at
     low confidence. With NCCL_DEBUG=INFO the WARN before it names the call."""
     errors = [e for e in facts.kind("signature") if _on_one_host(e) and not sure(e)]
+    if not errors:
+        return []  # (most bundles: the passes below over every event and NCCL line not made)
     transports = {str(e.data.get("transport")) for e in facts.kind("nccl_transport")}
     lines = nccl_lines(facts)
     net = (read_as(facts, lines, "network", fabric="ib") or read_as(facts, lines, "network", fabric="socket")
            or "NET" in transports)
     hosts = {e.host for e in facts.events if e.host}
-    if not errors or net or len(hosts) > 1:
+    if net or len(hosts) > 1:
         return []
     first = earliest(errors)
     assert first is not None
