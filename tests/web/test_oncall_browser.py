@@ -6,6 +6,7 @@ copies the drain command the page gives, whose text is checked."""
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -167,15 +168,30 @@ def test_an_upload_can_be_cancelled_and_nothing_is_stored(
     live_server: Any, media_root: Path, chromium_path: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
 ) -> None:
     """The network throttled (Chromium's own emulation, 256 KiB/s up) so the upload is still
-    going when "Cancel upload" is tapped: no incident, no bundle, and the page says so."""
+    going when "Cancel upload" is tapped: no incident, no bundle, and the page says so.
+
+    Chromium's emulation paces the progress events, but over loopback the body may still reach
+    the server at once (seen on an idle machine: the whole 8.7 MB upload was stored before the
+    tap). So the server reads it as over a slow link too (1 MiB/s, sleeping per chunk the upload
+    handler is given), and the file (about 49 MB) is larger than what the two loopback socket
+    buffers can hold for it: most of it is still on the client when the tap aborts."""
     from playwright.sync_api import expect, sync_playwright
 
     from triage.incidents.models import Bundle, Incident
+    from triage.incidents.uploads import HashingUploadHandler
+
+    receive = HashingUploadHandler.receive_data_chunk
+
+    def slow_link(self: HashingUploadHandler, raw_data: bytes, start: int) -> None:
+        time.sleep(len(raw_data) / (1024 * 1024))
+        return receive(self, raw_data, start)
+
+    monkeypatch.setattr(HashingUploadHandler, "receive_data_chunk", slow_link)
 
     join_team(User.objects.create_user("sre", password="correct horse"))
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     big = tmp_path / "rank0.log"
-    big.write_bytes(b"NCCL INFO nothing wrong here\n" * 300_000)  # about 8.7 MB
+    big.write_bytes(b"NCCL INFO nothing wrong here\n" * 1_700_000)  # about 49 MB
     with sync_playwright() as p:
         browser = launch_chromium(p, chromium_path)
         try:
