@@ -138,7 +138,11 @@ class Facts:
         return words
 
     def meaning_of(self, ev: Event) -> Event | None:
+        """The catalog's reading of the line `ev` was read from: `ev` itself where it is the
+        catalog's event, else the catalog's event on the same line (None where it reads none)."""
         self._check_kept()
+        if ev.kind == "signature":
+            return ev
         lines = self.meaning.get(ev.source)
         return None if lines is None else lines.get(ev.line)
 
@@ -690,6 +694,7 @@ def _resolve_uptimes(facts: Facts) -> None:
     """dmesg times are seconds since boot: with the host's boot time from its snapshot (UTC,
     plus the host's UTC offset, since the logs print local time) they become wall times."""
     boots: dict[str, datetime] = {}
+    offsets = _host_offsets(facts)
     for _name, doc in facts.docs.snapshots:
         host = doc.get("host") or {}
         name = short_host(host.get("hostname"))
@@ -700,9 +705,8 @@ def _resolve_uptimes(facts: Facts) -> None:
             when = datetime.fromisoformat(boot.replace("Z", "+00:00"))
         except ValueError:
             continue
-        offset = ((host.get("timezone") or {}).get("utc_offset_seconds")) or 0
         if when.tzinfo is not None:
-            when = (when + timedelta(seconds=int(offset))).replace(tzinfo=None)
+            when = (when + timedelta(seconds=offsets.get(name, 0))).replace(tzinfo=None)
         boots[name] = when
     if not boots:
         return

@@ -49,14 +49,6 @@ _NOT_ITS_OWN = frozenset({"symptom", "inferred"})  # evidence that is not the fa
 _READING = {Support.NAMES: HIGH, Support.POINTS: MEDIUM}
 
 
-def meaning_of(facts: Facts, ev: Event | None) -> Event | None:
-    """The catalog's reading of a line: the line itself where it is the catalog's event, else
-    the catalog's event on the same line (None where the catalog does not read it)."""
-    if ev is None:
-        return None
-    return ev if ev.kind == "signature" else facts.meaning_of(ev)
-
-
 def line_level(meaning: Event | None) -> int:
     """What a line the catalog reads supports on its own: its entry's confidence, a symptom's
     never above medium (a symptom points at a cause, it does not prove it)."""
@@ -99,7 +91,7 @@ def support(facts: Facts, f: Finding) -> Event | None:
     explained by another (`outranked_by`) that is in the bundle is outranked. Returns the culprit
     line's catalog reading."""
     c = f.culprit
-    meaning = meaning_of(facts, c)
+    meaning = None if c is None else facts.meaning_of(c)
     role = meaning.data.get("role") if meaning is not None else None
     if Support.SURVIVED in f.support:
         f.role = "context"

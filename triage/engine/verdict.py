@@ -50,7 +50,7 @@ def infer_rank(facts: Facts, ev: Event, cause: str | None = None) -> tuple[int |
     not reach), the same error on exactly one named rank, the launcher's local rank for the
     culprit's pid or the GPU index on a single node (where torchrun puts local rank N on GPU N
     and ranks are local ranks). None when nothing says."""
-    meaning = ev if ev.kind == "signature" else facts.meaning_of(ev)
+    meaning = facts.meaning_of(ev)
     groups = dict((meaning.data.get("groups") if meaning is not None else None) or {})
     named = _digits(groups.get("culprit_rank"))
     if named is not None:
@@ -158,7 +158,7 @@ _NAMED = ("named by the message", "named by the launcher")
 def _names_failing_rank(facts: Facts, verdict: Finding, ev: Event, rank_from: str | None) -> bool:
     if rank_from in _NAMED:
         return True
-    meaning = ev if ev.kind == "signature" else facts.meaning_of(ev)
+    meaning = facts.meaning_of(ev)
     if verdict.rule.startswith("signature.") and meaning is not None and meaning.data.get("role") == "symptom":
         return False  # a symptom is printed by a victim: it does not name the rank that failed
     # A cause the ranks share (the catalog's trait): the rank that printed the line is the failing

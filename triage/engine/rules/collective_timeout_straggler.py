@@ -15,7 +15,7 @@ from ..model import Event, Evidence, Finding, Support, duration_text
 from ..parsers.kernel import bus_key
 from ..signatures import cause as traits
 from ..signatures import fix_text
-from .common import earliest, evidence, hosts_of, ranks_of, spread_evidence, without
+from .common import earliest, evidence, hosts_of, launcher_first_failure, ranks_of, spread_evidence, without
 
 _SITE = identity.pattern("glog.print_site")
 
@@ -395,16 +395,16 @@ def _laggard_detail(reason: str, laggards: list[int], facts: Facts, tmo: int | N
                      f"{', ' + when.strftime('%H:%M:%S') if when else ''}): {line.text.strip()[:200]}")
         else:
             text += f" Rank {r} has no line of its own in the bundle."
-    root = [e for e in facts.kind("elastic_failure") if e.data.get("root_cause") and e.rank is not None]
-    if root and root[0].rank not in laggards:
+    root = launcher_first_failure(facts)
+    if root is not None and root.rank not in laggards:
         # The launcher names whichever worker it saw exit first; under load that may be a rank
         # that had not yet printed its own timeout: say what is known of it either way.
-        own = earliest(e for e in facts.events if e.rank == root[0].rank and e.severity in ("error", "fatal")
+        own = earliest(e for e in facts.events if e.rank == root.rank and e.severity in ("error", "fatal")
                        and e.kind != "elastic_failure" and not e.data.get("launcher_report"))
-        said = ("which only timed out waiting" if root[0].rank in waiting else
+        said = ("which only timed out waiting" if root.rank in waiting else
                 f"which printed no timeout, only: {(own.message or own.text).strip()[:160]}" if own is not None else
                 "which left no error of its own (no timeout or exception of it in the bundle)")
-        text += (f" torchrun's 'first observed failure' is rank {root[0].rank}, {said}; "
+        text += (f" torchrun's 'first observed failure' is rank {root.rank}, {said}; "
                  f"the launcher saw it exit first, but {who} is the one the others waited for.")
     return text
 

@@ -84,7 +84,7 @@ def catalog_fix(facts: Facts, ev: Event | None, cause: str, own: str) -> str:
     line tells filled in, where the catalog reads that line as the finding's own cause and says
     something specific (no catch-all); else `own`, the rule's fix for what only the rule sees (a
     line the catalog reads otherwise or does not know)."""
-    meaning = None if ev is None else ev if ev.kind == "signature" else facts.meaning_of(ev)
+    meaning = None if ev is None else facts.meaning_of(ev)
     if meaning is None or meaning.data.get("cause") != cause or meaning.data.get("role") not in ("fault", "symptom"):
         return own
     sig = BY_ID.get(str(meaning.data.get("sig")))
