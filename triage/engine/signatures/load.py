@@ -41,7 +41,8 @@ class Catalog:
         return tuple(s for group in self.sources.values() for s in group)
 
 
-def _toml(path: Path) -> dict[str, Any]:
+def toml_file(path: Path) -> dict[str, Any]:
+    """A data file of the catalog's, parsed; CatalogError naming it where it cannot be read."""
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
@@ -49,7 +50,7 @@ def _toml(path: Path) -> dict[str, Any]:
 
 
 def _manifest(directory: Path) -> tuple[dict[str, list[str]], list[str]]:
-    man = _toml(directory / MANIFEST)
+    man = toml_file(directory / MANIFEST)
     sources: dict[str, list[str]] = {}
     for item in man.get("source", []):
         name, files = item.get("name"), item.get("files")
@@ -66,7 +67,7 @@ def _manifest(directory: Path) -> tuple[dict[str, list[str]], list[str]]:
 
 
 def _entries(directory: Path, file: str) -> tuple[Signature, ...]:
-    doc = _toml(directory / file)
+    doc = toml_file(directory / file)
     unknown = sorted(set(doc) - {"signature"})
     if unknown:
         raise CatalogError(f"{file}: unknown table(s) {', '.join(unknown)}; entries are [[signature]]")
@@ -74,7 +75,7 @@ def _entries(directory: Path, file: str) -> tuple[Signature, ...]:
 
 
 def _causes(directory: Path) -> dict[str, Cause]:
-    doc = _toml(directory / CAUSES_FILE)
+    doc = toml_file(directory / CAUSES_FILE)
     if set(doc) != {"cause"} or not isinstance(doc["cause"], dict):
         raise CatalogError(f"{CAUSES_FILE}: the file holds [cause.<name>] tables only")
     causes = {name: check_cause(name, raw, CAUSES_FILE) for name, raw in doc["cause"].items()}
@@ -85,7 +86,7 @@ def _causes(directory: Path) -> dict[str, Cause]:
 
 
 def _fixes(directory: Path) -> dict[str, str]:
-    doc = _toml(directory / FIXES_FILE)
+    doc = toml_file(directory / FIXES_FILE)
     fixes = doc.get("fix")
     if set(doc) != {"fix"} or not isinstance(fixes, dict):
         raise CatalogError(f"{FIXES_FILE}: the file holds one [fix] table")

@@ -5,13 +5,12 @@ a record of theirs becomes an error, a warning or a fact.
 """
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from .load import DATA
+from .load import DATA, toml_file
 from .schema import CatalogError
 
 FILE = "records.toml"
@@ -72,10 +71,7 @@ def _reading(raw: dict[str, Any], where: str) -> Reading:
 def readings() -> dict[str, tuple[Reading, ...]]:
     """The table's entries by record kind, in the file's order; CatalogError where one does not
     hold to the form above."""
-    try:
-        doc = tomllib.loads((DATA / FILE).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
-        raise CatalogError(f"{FILE}: cannot read it: {e}") from e
+    doc = toml_file(DATA / FILE)
     if set(doc) - {"record"}:
         raise CatalogError(f"{FILE}: the file holds [[record]] tables only")
     out: dict[str, list[Reading]] = {}
