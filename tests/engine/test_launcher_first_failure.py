@@ -85,3 +85,93 @@ def test_a_crash_line_naming_no_rank_is_the_first_observed_failures_by_its_signa
     d = _diagnose(tmp_path, crash + _BEFORE + table)
     ff = d["first_failure"]
     assert (d["findings"][0]["cause"], ff["rank"], ff["text"]) == ("rank_crash", 0, "Fatal Python error: Segmentation fault")
+
+
+
+def _entry(index: str, when: str, rank: int, exitcode: str, error_file: str, traceback: str) -> str:
+    return (f"[{index}]:\n  time      : 2026-12-06_{when}\n  host      : node-a\n"
+            f"  rank      : {rank} (local_rank: {rank})\n  exitcode  : {exitcode}\n"
+            f"  error_file: {error_file}\n  traceback : {traceback}\n")
+
+
+def _table2(failure: str, root: str) -> str:
+    # torch's _FAILURE_FORMAT_TEMPLATE with one other failure and the Root Cause.
+    rule = "-" * 60 + "\n"
+    return ("torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n" + "=" * 60 + "\n"
+            "train.py FAILED\n" + rule + "Failures:\n" + failure + rule
+            + "Root Cause (first observed failure):\n" + root + "=" * 60 + "\n")
+
+
+_ERROR_JSON = "/tmp/torchelastic_x/none_y/attempt_0/1/error.json"
+_RANK0_SEGV = _entry("0", "22:00:12", 0, "-11 (pid: 3368)  (SIGSEGV)", "<N/A>",
+                     "Signal 11 (SIGSEGV) received by PID 3368")
+
+
+@pytest.mark.parametrize(("error_file", "stopped_pid"), [("<N/A>", 3369), (_ERROR_JSON, 3369), ("<N/A>", 3370)])
+def test_a_root_cause_the_agent_stopped_itself_is_not_the_first_failure(tmp_path: Path, error_file: str,
+                                                                         stopped_pid: int) -> None:
+    # As torch 2.13 printed it in a real run (test_real_launchers): rank 0 died of SIGSEGV, the
+    # agent then sent rank 1's process SIGTERM, and the table's Root Cause is rank 1, whose time
+    # (from its error file, or one second earlier) came before the second in which the agent saw
+    # rank 0 exit. The agent's line says it stopped rank 1: rank 1 did not fail first. Where the
+    # agent stopped another process and both times are the agent's, the Root Cause stands.
+    stop = (f"W1206 22:00:11.990000 3358 torch/distributed/elastic/multiprocessing/api.py:1028] "
+            f"Sending process {stopped_pid} closing signal SIGTERM\n")
+    root = _entry("1", "22:00:11", 1, "-15 (pid: 3369)  (SIGTERM)", error_file, "Signal 15 (SIGTERM) received by PID 3369")
+    d = _diagnose(tmp_path, _BEFORE + stop + _table2(_RANK0_SEGV, root))
+    assert d["findings"][0]["cause"] == "rank_crash"
+    assert d["first_failure"]["rank"] == (0 if stopped_pid == 3369 else 1)
+
+
+def test_an_exception_raised_from_a_peers_crash_is_not_the_first_failure(tmp_path: Path) -> None:
+    # As torchrun with a slow --monitor-interval printed it: rank 0 died of SIGSEGV, rank 1's
+    # all_reduce failed (its peer gone) and the application raised its own error from that, then
+    # exited by itself. Rank 1's time is its error file's, rank 0's the agent's poll one second
+    # later, so the table names rank 1. The chain says rank 1's error is the peer's crash.
+    rank1 = ("[default1]:[rank1]: Traceback (most recent call last):\n"
+             "[default1]:[rank1]:     dist.all_reduce(tensor)\n"
+             "[default1]:[rank1]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] "
+             "Connection closed by peer [127.0.0.1]:53899. This is typically caused by a remote worker crashing.\n"
+             "[default1]:\n"
+             "[default1]:[rank1]: The above exception was the direct cause of the following exception:\n"
+             "[default1]:\n"
+             "[default1]:[rank1]: Traceback (most recent call last):\n"
+             '[default1]:[rank1]:   File "train.py", line 81, in _train\n'
+             "[default1]:[rank1]: RuntimeError: training failed at step 3\n")
+    crash = ("[default0]:Fatal Python error: Segmentation fault\n[default0]:\n"
+             "[default0]:Current thread 0x00007fafff9c1b80 (most recent call first):\n"
+             '[default0]:  File "train.py", line 64 in _train\n')
+    root = _entry("1", "22:00:11", 1, "1 (pid: 3369)", _ERROR_JSON,
+                  "Traceback (most recent call last):\n"
+                  '    File "train.py", line 76, in _train\n      dist.all_reduce(tensor)\n'
+                  "  RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by peer "
+                  "[127.0.0.1]:53899. This is typically caused by a remote worker crashing.\n  \n"
+                  "  The above exception was the direct cause of the following exception:\n  \n"
+                  "  Traceback (most recent call last):\n"
+                  '    File "train.py", line 81, in _train\n'
+                  "  RuntimeError: training failed at step 3\n  \n")
+    head = "2026-12-06 22:00:11,541 INFO step 2 all_reduce done sum=2.0\n"
+    d = _diagnose(tmp_path, head + crash + rank1 + _table2(_RANK0_SEGV, root))
+    assert d["findings"][0]["cause"] == "rank_crash"
+    assert d["first_failure"]["rank"] == 0
+    assert d["first_failure"]["text"] == "[default0]:Fatal Python error: Segmentation fault"
+
+
+def test_an_exception_raised_from_an_exception_of_its_own_is_a_fault(tmp_path: Path) -> None:
+    # The chain carries the reading of the exception it wraps, nothing else: a wrapper of rank 1's
+    # own ValueError is rank 1's crash, before rank 0's peer-gone error.
+    text = ("2026-12-06 22:00:11,541 INFO step 2 all_reduce done sum=2.0\n"
+            "[rank1]: Traceback (most recent call last):\n"
+            "[rank1]: ValueError: loss is NaN at step 3\n"
+            "[rank1]: \n"
+            "[rank1]: The above exception was the direct cause of the following exception:\n"
+            "[rank1]: \n"
+            "[rank1]: Traceback (most recent call last):\n"
+            '[rank1]:   File "train.py", line 81, in _train\n'
+            "[rank1]: RuntimeError: training failed at step 3\n"
+            "[rank0]: Traceback (most recent call last):\n"
+            "[rank0]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] "
+            "Connection closed by peer [127.0.0.1]:53899. This is typically caused by a remote worker crashing.\n")
+    d = _diagnose(tmp_path, text)
+    assert d["findings"][0]["cause"] == "rank_crash"
+    assert d["first_failure"]["rank"] == 1

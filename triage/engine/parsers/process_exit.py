@@ -246,6 +246,9 @@ def _flush(ctx: LineCtx, state: SourceState, keep_section: bool = True) -> list[
         root_cause=state.failure_section == "root",
         failure_time=when.isoformat() if when else None,
         failure_host=block.get("host"),
+        # '<N/A>' where the process wrote no error file: its time is then when the agent saw it
+        # exit, not when it failed (errors.ProcessFailure).
+        error_file=block.get("error_file"),
     )
     ev.line = line_no
     ev.text = line_text

@@ -16,10 +16,16 @@ from .base import LineCtx, SourceState
 # exception line (frames follow a line the gate keeps; see scan.CONTEXT_BEFORE).
 GATE_MEANING: tuple[str, ...] = (
     r"Traceback \(most recent",
+    r"The above exception was the direct cause",
     r"[A-Z][A-Za-z0-9_]*(?:Error|Exception|Interrupt)(?::|\r?$)",
 )
 
 _HEADER = re.compile(r"Traceback \(most recent call last\):")
+# CPython's line between an exception and the one raised from it (`raise B from A`; Lib/
+# traceback.py _cause_message, 3.0-3.14): the exception after it is A's wrapper. The implicit
+# chain ('During handling of the above exception, another exception occurred') is not a cause:
+# the handler itself may have failed.
+_CAUSE = re.compile(r"^\s*The above exception was the direct cause of the following exception:")
 # CPython's report of an exception it could not raise (PyErr_WriteUnraisable: in __del__, a
 # callback, at interpreter shutdown): 'Exception ignored in: <function X.__del__ ...>', then the
 # traceback. The program goes on; it is not a crash.
@@ -53,10 +59,18 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Record]:
     header = not ignored_line and "Traceback" in body and _HEADER.search(body)
     frame_m = None if ignored_line or header else _FRAME.match(body)
     m = None if ignored_line or header or frame_m else _EXC.match(body.strip())
-    if not (ignored_line or header or frame_m or m):
+    cause_line = not (ignored_line or header or frame_m or m) and "direct cause" in body and _CAUSE.match(body)
+    if not (ignored_line or header or frame_m or m or cause_line):
         return []  # most lines: no per-writer state to look at
     tbs = state.extra.setdefault("tracebacks", {})
     key = _key(ctx)
+    # Per writer: the line of its last exception, and the exception a following one is raised from.
+    last_exc = state.extra.setdefault("last_exception_at", {})
+    raised_from = state.extra.setdefault("raised_from", {})
+    if cause_line:
+        if key in last_exc:
+            raised_from[key] = last_exc[key]
+        return []
     ignored = state.extra.setdefault("ignored_at", {})
     if ignored_line:
         ignored[key] = ctx.lineno
@@ -87,6 +101,10 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Record]:
                           exc_type=exc_type, exc_short=short, exc_message=msg, frame=frame)]
     if short in ("ChildFailedError",):
         return [ctx.record("child_failed", exc_type=exc_type, message=msg)]
+    last_exc[key] = ctx.lineno
+    # Only the exception right after the cause line (its traceback between) is the wrapper.
+    from_line = raised_from.pop(key, None)
+    from_line = from_line if tb is not None else None
     return [
         ctx.record(
             "exception",
@@ -99,5 +117,7 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Record]:
             stack=tuple(tb["frames"][:-1]) if tb and len(tb["frames"]) > 1 else None,
             dist_call=call,
             had_header=tb is not None,
+            # The line of the exception this one was raised from (`raise ... from`), same writer.
+            raised_from_line=from_line,
         )
     ]

@@ -62,13 +62,19 @@ def downstream_exceptions(facts: Facts) -> set[int]:
     reads their line as a symptom (a peer gone, a watchdog timeout, a store timeout, the
     launcher relaying a child's failure), or the exception is c10d relaying an NCCL result (its
     line is c10d's NCCL error report: what NCCL failed on is read from that report and from
-    NCCL's own WARN, by the catalog)."""
+    NCCL's own WARN, by the catalog), or the application raised it from such an exception
+    (`raise ... from e`: the traceback's 'direct cause' chain), as training loops wrap errors."""
     relayed = {(e.source, e.line) for e in facts.kind("torch_nccl_error")}
     out: set[int] = set()
-    for ev in facts.kind("exception"):
+    downstream_at: set[tuple[str, int]] = set()
+    # In reading order, so that a wrapper is seen after the exception it was raised from.
+    for ev in sorted(facts.kind("exception"), key=lambda e: (e.source, e.line)):
         meaning = facts.meaning_of(ev)
-        if (meaning is not None and meaning.data.get("role") == "symptom") or (ev.source, ev.line) in relayed:
+        wraps = ev.data.get("raised_from_line")
+        if ((meaning is not None and meaning.data.get("role") == "symptom") or (ev.source, ev.line) in relayed
+                or (wraps is not None and (ev.source, wraps) in downstream_at)):
             out.add(id(ev))
+            downstream_at.add((ev.source, ev.line))
     return out
 
 
@@ -136,9 +142,11 @@ def earlier_on_same_process(ev: Event, before: Iterable[Event]) -> bool:
 def launcher_first_failure(facts: Facts) -> Event | None:
     """torchrun's own record of the first failed process: the `Root Cause (first observed
     failure)` entry of its ChildFailedError table (torch/distributed/elastic/multiprocessing/
-    errors: the failure with the earliest time, one-second resolution). None where no table names
-    a rank, or where agents' tables (one per node) name different ranks in the same second."""
-    roots = [e for e in facts.kind("elastic_failure") if e.data.get("root_cause") and e.rank is not None]
+    errors: the failure with the earliest time, one-second resolution), read against the agent's
+    own log (_first_not_stopped). None where no table names a rank, or where agents' tables (one
+    per node) name different ranks in the same second."""
+    roots = [root for e in facts.kind("elastic_failure") if e.data.get("root_cause") and e.rank is not None
+             if (root := _first_not_stopped(facts, e)) is not None]
     if not roots:
         return None
     first = earliest(roots)
@@ -146,6 +154,44 @@ def launcher_first_failure(facts: Facts) -> Event | None:
     if any(e.rank != first.rank and e.time == first.time for e in roots):
         return None
     return first
+
+
+def _stopped_by_agent(facts: Facts, failure: Event) -> bool:
+    """Whether the failure's exit is the agent's own stop: the agent's log says it sent this
+    process the signal the table says it died of (the catalog's `stopped_pid`, `stopped_signal`).
+    The agent stops the survivors once it has observed a failure, so such a process was not the
+    first to fail, whatever its time says: the table takes the time of a process that wrote an
+    error file from that file (when its exception was recorded), of one that did not from when
+    the agent saw it exit (errors.ProcessFailure), and the two clocks do not order each other."""
+    if failure.pid is None or failure.data.get("signal") is None:
+        return False
+    for ev in facts.kind("signature"):
+        groups = ev.data.get("groups") or {}
+        if (groups.get("stopped_pid") == str(failure.pid) and groups.get("stopped_signal") == failure.data["signal"]
+                and _same_place(ev, failure)):
+            return True
+    return False
+
+
+def _first_not_stopped(facts: Facts, root: Event) -> Event | None:
+    """The table's Root Cause, or where that is a process the agent itself stopped, the one
+    failure of the same table that it did not stop (None where that is not one rank)."""
+    table = [e for e in facts.kind("elastic_failure") if e.source == root.source and e.host == root.host
+             and e.rank is not None and not _stopped_by_agent(facts, e)]
+    if not _stopped_by_agent(facts, root):
+        # A time from an error file against one the agent took when it saw a process exit
+        # (`error_file: <N/A>`, often a signal): the root's exception came first, but not
+        # necessarily before the other process died.
+        if _wrote_error_file(root) and any(e.rank != root.rank and not _wrote_error_file(e) for e in table):
+            return None
+        return root
+    ranks = {e.rank for e in table}
+    return earliest(table) if len(ranks) == 1 else None
+
+
+def _wrote_error_file(failure: Event) -> bool:
+    path = failure.data.get("error_file")
+    return bool(path) and path != "<N/A>"
 
 
 def before_launcher_saw(ev: Event, root: Event) -> bool:
