@@ -715,12 +715,18 @@ class LineScanner:
                 continue
             # The line cut by the previous block, completed by this one: a region of its own
             # (counted even when it is empty: a file or a block that starts with a newline).
-            bridge = carry + chunk[start : first + 1]
-            current.extend(self._region(bridge, 0, len(bridge), tail))
             cut = chunk.rfind(b"\n", 0, size)
+            if carry:
+                bridge = carry + chunk[start : first + 1]
+                current.extend(self._region(bridge, 0, len(bridge), tail))
+                whole_from = first + 1
+            else:
+                # Nothing carried (a source's first block): its first line needs no bridge, and a
+                # small file is one region, gated once.
+                whole_from = start
             # Lines wholly inside the block are scanned in place: no copy of the block is made.
-            if cut > first:
-                current.extend(self._region(chunk, first + 1, cut + 1, tail))
+            if cut >= whole_from:
+                current.extend(self._region(chunk, whole_from, cut + 1, tail))
             carry = bytes(chunk[cut + 1 : size])
             if len(carry) > MAX_KEPT_LINE:
                 carry = carry[:MAX_KEPT_LINE]
