@@ -1,7 +1,9 @@
 """torchrun's failure table (torch 2.x: torch/distributed/elastic/multiprocessing/errors,
 _FAILURE_FORMAT_TEMPLATE) names the first observed failure: where the verdict is a process's
 crash, that rank is the first failure unless a line's own time shows another rank's fault
-earlier (a rank-prefixed traceback printed later, with no time of its own, does not)."""
+earlier (a rank-prefixed traceback printed later, with no time of its own, does not), and
+where the table's times order its failures (torch takes the earliest whole second, a tie going
+to the lowest rank)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -21,7 +23,7 @@ train.py FAILED
 ------------------------------------------------------------
 Failures:
 [1]:
-  time      : 2026-12-06_22:00:12
+  time      : 2026-12-06_22:00:13
   host      : node-a
   rank      : 1 (local_rank: 1)
   exitcode  : 1 (pid: 3369)
@@ -175,3 +177,40 @@ def test_an_exception_raised_from_an_exception_of_its_own_is_a_fault(tmp_path: P
     d = _diagnose(tmp_path, text)
     assert d["findings"][0]["cause"] == "rank_crash"
     assert d["first_failure"]["rank"] == 1
+
+
+def test_failures_in_the_same_second_are_no_order(tmp_path: Path) -> None:
+    # Rank 2 raised; ranks 0 and 1 then lost their peer and raised too, all within one second, all
+    # writing error files. torch's min() over equal times names rank 0, the first it recorded:
+    # the table orders nothing, and the lines say rank 2 failed and the others lost it.
+    lines = ("[rank2]: Traceback (most recent call last):\n"
+             "[rank2]: ValueError: loss is NaN at step 3 (injected failure on rank 2)\n")
+    for rank in (0, 1):
+        lines += (f"[rank{rank}]: Traceback (most recent call last):\n"
+                  f"[rank{rank}]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] "
+                  "Connection closed by peer [127.0.0.1]:53899. This is typically caused by a remote worker crashing.\n")
+    err = "/tmp/torchelastic_x/none_y/attempt_0/{}/error.json"
+    failures = (_entry("1", "22:00:12", 1, "1 (pid: 3369)", err.format(1), "Traceback (most recent call last):")
+                + "-" * 60 + "\n" + _entry("2", "22:00:12", 2, "1 (pid: 3370)", err.format(2),
+                                            "Traceback (most recent call last):"))
+    root = _entry("0", "22:00:12", 0, "1 (pid: 3368)", err.format(0), "Traceback (most recent call last):")
+    d = _diagnose(tmp_path, _BEFORE.replace("[rank1]: RuntimeError: [enforce", "[rank1]: Ignored: [enforce")
+                  + lines + _table2(failures, root))
+    assert d["findings"][0]["cause"] == "rank_crash"
+    assert d["first_failure"]["rank"] == 2
+
+
+def test_a_tie_in_the_table_leaves_the_order_to_the_lines(tmp_path: Path) -> None:
+    # Two processes of their own faults in the same second: the table's Root Cause is the lower
+    # rank because torch recorded it first, not because it failed first; rank 2's error comes
+    # first in the log.
+    lines = ("[rank2]: Traceback (most recent call last):\n"
+             "[rank2]: ValueError: loss is NaN at step 3 (injected failure on rank 2)\n"
+             "[rank0]: Traceback (most recent call last):\n"
+             "[rank0]: KeyError: 'labels'\n")
+    err = "/tmp/torchelastic_x/none_y/attempt_0/{}/error.json"
+    failures = _entry("2", "22:00:12", 2, "1 (pid: 3370)", err.format(2), "Traceback (most recent call last):")
+    root = _entry("0", "22:00:12", 0, "1 (pid: 3368)", err.format(0), "Traceback (most recent call last):")
+    d = _diagnose(tmp_path, lines + _table2(failures, root))
+    assert d["findings"][0]["cause"] == "rank_crash"
+    assert d["first_failure"]["rank"] == 2

@@ -175,7 +175,9 @@ def _stopped_by_agent(facts: Facts, failure: Event) -> bool:
 
 def _first_not_stopped(facts: Facts, root: Event) -> Event | None:
     """The table's Root Cause, or where that is a process the agent itself stopped, the one
-    failure of the same table that it did not stop (None where that is not one rank)."""
+    failure of the same table that it did not stop (None where that is not one rank, and where
+    the table's times do not put the Root Cause first: another process's failure it did not stop
+    in the same second, or timed by another clock)."""
     table = [e for e in facts.kind("elastic_failure") if e.source == root.source and e.host == root.host
              and e.rank is not None and not _stopped_by_agent(facts, e)]
     if not _stopped_by_agent(facts, root):
@@ -183,6 +185,10 @@ def _first_not_stopped(facts: Facts, root: Event) -> Event | None:
         # (`error_file: <N/A>`, often a signal): the root's exception came first, but not
         # necessarily before the other process died.
         if _wrote_error_file(root) and any(e.rank != root.rank and not _wrote_error_file(e) for e in table):
+            return None
+        # torch takes the earliest time, whole seconds, and among equal times the first failure
+        # it recorded (the lowest local rank): a tie is no order.
+        if root.time is not None and any(e.rank != root.rank and e.time == root.time for e in table):
             return None
         return root
     ranks = {e.rank for e in table}
