@@ -99,16 +99,21 @@ def test_gloo_the_rank_that_stopped_is_named_whatever_its_peers_saw(tmp_path: Pa
     assert d["first_failure"]["rank"] == 2 and "step 41" in d["first_failure"]["text"]
 
 
-def _torchrun_root(rank: int, pid: int) -> str:
+def _torchrun_root(rank: int, pid: int, *, also: int | None = None) -> str:
+    # `also`: another rank in the table's Failures, in the same second as the Root Cause.
+    failures = ["  <NO_OTHER_FAILURES>"] if also is None else [
+        "[1]:", "  time      : 2026-12-02_14:32:05", "  host      : node-a", f"  rank      : {also} (local_rank: {also})",
+        f"  exitcode  : 1 (pid: {pid + also})", "  error_file: <N/A>",
+        "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html"]
     return "\n".join([
         "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ", "=" * 60, "train.py FAILED", "-" * 60,
-        "Failures:", "  <NO_OTHER_FAILURES>", "-" * 60, "Root Cause (first observed failure):", "[0]:",
+        "Failures:", *failures, "-" * 60, "Root Cause (first observed failure):", "[0]:",
         "  time      : 2026-12-02_14:32:05", "  host      : node-a", f"  rank      : {rank} (local_rank: {rank})",
         f"  exitcode  : 1 (pid: {pid})", "  error_file: <N/A>",
         "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html", "=" * 60, ""])
 
 
-@pytest.mark.parametrize("first", ["timed_out", "closed"])
+@pytest.mark.parametrize("first", ["timed_out", "closed", "tied"])
 def test_torchruns_first_observed_failure_is_told_whatever_it_printed(tmp_path: Path, first: str) -> None:
     # Rank 2 is stuck; ranks 1 and 3 time out. torchrun saw rank 0 exit first: it had timed out
     # too, or (the CI run under load) printed only that its peer closed the connection, no
@@ -116,16 +121,18 @@ def test_torchruns_first_observed_failure_is_told_whatever_it_printed(tmp_path: 
     # exited first, code 1: rank_crash.exit, another story.)
     text = "".join(_step(r, 40 + r) for r in range(4))
     text += _gloo_failure(1, "all_reduce", GLOO_TIMEOUT) + _gloo_failure(3, "all_reduce", GLOO_TIMEOUT)
-    if first == "timed_out":
-        text += _gloo_failure(0, "all_reduce", GLOO_TIMEOUT)
-    else:
+    # "tied": rank 3 failed in the same second as the Root Cause, so the table orders nothing
+    # (the CI run of stall-4-2): torchrun still said rank 0, and the detail still answers it.
+    if first == "closed":
         text += _gloo_failure(0, "all_reduce", GLOO_CLOSED)
-    d = _write(tmp_path, text + _torchrun_root(0, 4100))
+    else:
+        text += _gloo_failure(0, "all_reduce", GLOO_TIMEOUT)
+    d = _write(tmp_path, text + _torchrun_root(0, 4100, also=3 if first == "tied" else None))
     top = d["findings"][0]
     assert (top["rule"], top["ranks"]) == ("collective_timeout_straggler.laggard", [2]), top
     told = "torchrun's 'first observed failure' is rank 0, which "
-    assert told + {"timed_out": "only timed out waiting", "closed": "printed no timeout, only: "}[first] in top["detail"], \
-        top["detail"]
+    said = {"timed_out": "only timed out waiting", "closed": "printed no timeout, only: ", "tied": "only timed out waiting"}
+    assert told + said[first] in top["detail"], top["detail"]
     assert "rank 2 is the one the others waited for" in top["detail"]
 
 

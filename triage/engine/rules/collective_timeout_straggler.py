@@ -15,7 +15,7 @@ from ..model import Event, Evidence, Finding, Support, duration_text
 from ..parsers.kernel import bus_key
 from ..signatures import cause as traits
 from ..signatures import fix_text
-from .common import earliest, evidence, hosts_of, launcher_first_failure, ranks_of, spread_evidence, without
+from .common import earliest, evidence, hosts_of, launcher_root_cause, ranks_of, spread_evidence, without
 
 _SITE = identity.pattern("glog.print_site")
 
@@ -395,10 +395,11 @@ def _laggard_detail(reason: str, laggards: list[int], facts: Facts, tmo: int | N
                      f"{', ' + when.strftime('%H:%M:%S') if when else ''}): {line.text.strip()[:200]}")
         else:
             text += f" Rank {r} has no line of its own in the bundle."
-    root = launcher_first_failure(facts)
+    root = launcher_root_cause(facts)
     if root is not None and root.rank not in laggards:
         # The launcher names whichever worker it saw exit first; under load that may be a rank
-        # that had not yet printed its own timeout: say what is known of it either way.
+        # that had not yet printed its own timeout: say what is known of it either way, also
+        # where its table orders nothing (ranks that timed out alike in the same second).
         own = earliest(e for e in facts.events if e.rank == root.rank and e.severity in ("error", "fatal")
                        and e.kind != "elastic_failure" and not e.data.get("launcher_report"))
         said = ("which only timed out waiting" if root.rank in waiting else

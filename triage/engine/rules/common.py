@@ -156,6 +156,13 @@ def launcher_first_failure(facts: Facts) -> Event | None:
     return first
 
 
+def launcher_root_cause(facts: Facts) -> Event | None:
+    """The rank torchrun's table prints as its Root Cause, as printed (the earliest where agents'
+    tables, one per node, name several): what the launcher told the user, to be answered where the
+    verdict names another rank. launcher_first_failure is what the engine orders by."""
+    return earliest(e for e in facts.kind("elastic_failure") if e.data.get("root_cause") and e.rank is not None)
+
+
 def _stopped_by_agent(facts: Facts, failure: Event) -> bool:
     """Whether the failure's exit is the agent's own stop: the agent's log says it sent this
     process the signal the table says it died of (the catalog's `stopped_pid`, `stopped_signal`).
