@@ -10,7 +10,7 @@ from django.apps import apps
 from tests.fleet.test_fingerprint import diagnosis, xid_line
 from triage.accounts.services import team_default
 from triage.fleet.models import Occurrence
-from triage.fleet.selectors import drained_hosts, host_drain, host_summary
+from triage.fleet.selectors import drained_hosts, host_drain, host_summary, watched_hosts
 from triage.fleet.services import fleet_incident_update
 from triage.incidents.models import Diagnosis, Incident
 
@@ -116,3 +116,29 @@ def test_the_host_page_says_watch_and_reset(client: Any) -> None:
     xids([63, 63, 63], host="node-r")
     page = client.get("/fleet/hosts/node-r/").content.decode()
     assert "Drain recommended</strong> (then reset the GPU)" in page and "Xid 63 ×3" in page
+
+
+def test_the_fleet_page_lists_the_hosts_to_watch_apart_from_the_drains(client: Any) -> None:
+    from django.contrib.auth import get_user_model
+
+    from tests.conftest import join_team
+
+    user = get_user_model().objects.create_user("sre", password="correct horse")
+    join_team(user, team=team_default().name)
+    client.force_login(user)
+    xids([94, 94], host="node-w")
+    assert watched_hosts(team_ids=[team_default().pk]) == []  # below the threshold
+    page = client.get("/fleet/").content.decode()
+    assert 'id="watch"' not in page
+    xids([94], host="node-w")
+    xids([79, 79, 79], host="node-d")
+    watched = watched_hosts(team_ids=[team_default().pk])
+    assert [(d.host, d.action, d.gpu) for d in watched] == [("node-w", "watch", "uuid:GPU-aaaa-3")]
+    assert [d.host for d in drained_hosts(team_ids=[team_default().pk])] == ["node-d"]
+    page = client.get("/fleet/").content.decode()
+    watch = page[page.index('id="watch"'):]
+    watch = watch[: watch.index("</section>")]
+    assert "node-w" in watch and "Xid 94 ×3" in watch and "/fleet/hosts/node-w/gpus/" in watch
+    assert "node-d" not in watch
+    drain = page[page.index('id="drain"'):]
+    assert "node-d" in drain[: drain.index("</section>")] and "node-w" not in drain[: drain.index("</section>")]

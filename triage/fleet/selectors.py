@@ -103,15 +103,28 @@ def host_drain(*, team_id: int | list[int], host: str) -> DrainDecision:
     return decide(recommended=False, reason="")
 
 
-def drained_hosts(*, team_ids: list[int]) -> list[DrainDecision]:
-    """Every host with a drain recommendation now (one grouped query, then one per such host)."""
+def _hosts_with_repeated_faults(*, team_ids: list[int], **only: object) -> list[DrainDecision]:
+    """host_drain for each host the culprit of TRIAGE_DRAIN_THRESHOLD distinct faults of the
+    machine in the window (one grouped query, then one per such host)."""
     cutoff = _window_start(settings.TRIAGE_DRAIN_WINDOW_DAYS)
     candidates = (
-        Occurrence.objects.filter(team_id__in=team_ids, machine_fault=True, severity__in=NODE_SEVERITIES,
-                                  seen_at__gte=cutoff, duplicate_of__isnull=True)
+        Occurrence.objects.filter(team_id__in=team_ids, machine_fault=True, seen_at__gte=cutoff,
+                                  duplicate_of__isnull=True, **only)
         .values("host").annotate(n=Count("pk")).filter(n__gte=settings.TRIAGE_DRAIN_THRESHOLD).order_by("-n", "host")
     )
     return [host_drain(team_id=team_ids, host=row["host"]) for row in candidates]
+
+
+def drained_hosts(*, team_ids: list[int]) -> list[DrainDecision]:
+    """Every host with a drain recommendation now."""
+    return _hosts_with_repeated_faults(team_ids=team_ids, severity__in=NODE_SEVERITIES)
+
+
+def watched_hosts(*, team_ids: list[int]) -> list[DrainDecision]:
+    """Every host to watch now: a GPU, a NIC or the host itself the culprit of repeated faults of
+    the machine, none of whose entries says drain or reset (Xid 94 again and again on one GPU).
+    A host with a drain recommendation is listed by drained_hosts, not here."""
+    return [d for d in _hosts_with_repeated_faults(team_ids=team_ids) if d.action == WATCH]
 
 
 def host_last_health(*, team_ids: list[int], host: str) -> HealthRecord | None:
@@ -228,6 +241,7 @@ def fleet_overview(*, team_ids: list[int], days: int = 30, limit: int = 50) -> d
         "problems": problems[:limit],
         "hosts": hosts,
         "drained": drained_hosts(team_ids=team_ids),
+        "watched": watched_hosts(team_ids=team_ids),
         "flags": list(WanderFlag.objects.filter(team_id__in=team_ids, active=True)[:limit]),
         "chart": chart,
         "days": days,
