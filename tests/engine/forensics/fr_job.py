@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import socket
 import sys
 import time
 from datetime import timedelta
@@ -29,7 +30,10 @@ def work(rank: int, world: int, args: argparse.Namespace, init: str | None) -> N
     from torch._C._distributed_c10d import _dump_fr_trace, _dump_fr_trace_json
 
     if init:
-        dist.init_process_group("gloo", init_method=init, rank=rank, world_size=world, timeout=timedelta(seconds=3))
+        # No rank waits on the collective that goes wrong here (each dumps and leaves): the
+        # timeout bounds only the rendezvous and the collectives before it, which a loaded
+        # machine (CI: two cores, the rest of the suite beside it) can slow past a few seconds.
+        dist.init_process_group("gloo", init_method=init, rank=rank, world_size=world, timeout=timedelta(seconds=60))
     else:
         dist.init_process_group("gloo", timeout=timedelta(seconds=3))
 
@@ -87,7 +91,7 @@ def main() -> None:
     p.add_argument("--culprit", type=int, default=2)
     p.add_argument("--step", type=int, default=6)
     p.add_argument("--out", required=True)
-    p.add_argument("--port", type=int, default=29531)
+    p.add_argument("--port", type=int, default=0, help="the store's port (0: a free one, asked for each scenario)")
     p.add_argument("--torchrun", action="store_true")
     args = p.parse_args()
     if args.torchrun:
@@ -104,8 +108,17 @@ def main() -> None:
         one = argparse.Namespace(**vars(args))
         one.scenario, one.world, one.culprit = name, int(world or args.world), int(culprit or args.culprit)
         one.out = root if len(specs) == 1 and ":" not in spec else os.path.join(root, f"{name}-{one.world}-{one.culprit}")
-        mp.start_processes(_spawned, args=(one.world, one, f"tcp://127.0.0.1:{args.port + i}"), nprocs=one.world,
+        port = args.port + i if args.port else _free_port()
+        mp.start_processes(_spawned, args=(one.world, one, f"tcp://127.0.0.1:{port}"), nprocs=one.world,
                            start_method="fork", join=True)
+
+
+def _free_port() -> int:
+    # Asked right before each scenario: a port picked once for all of them, plus an offset, can
+    # be another process's by then (the suite's own clients hold ephemeral ports).
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
 
 
 if __name__ == "__main__":
