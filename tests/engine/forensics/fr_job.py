@@ -108,9 +108,17 @@ def main() -> None:
         one = argparse.Namespace(**vars(args))
         one.scenario, one.world, one.culprit = name, int(world or args.world), int(culprit or args.culprit)
         one.out = root if len(specs) == 1 and ":" not in spec else os.path.join(root, f"{name}-{one.world}-{one.culprit}")
-        port = args.port + i if args.port else _free_port()
-        mp.start_processes(_spawned, args=(one.world, one, f"tcp://127.0.0.1:{port}"), nprocs=one.world,
-                           start_method="fork", join=True)
+        for attempt in range(3):
+            port = args.port + i if args.port else _free_port()
+            try:
+                mp.start_processes(_spawned, args=(one.world, one, f"tcp://127.0.0.1:{port}"), nprocs=one.world,
+                                   start_method="fork", join=True)
+                break
+            except mp.ProcessRaisedException as exc:
+                # Only the store's port taken between asking and binding is run again: any
+                # other failure of the job is the test's to see.
+                if args.port or attempt == 2 or "address already in use" not in str(exc).lower():
+                    raise
 
 
 def _free_port() -> int:
