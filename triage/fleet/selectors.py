@@ -103,28 +103,33 @@ def host_drain(*, team_id: int | list[int], host: str) -> DrainDecision:
     return decide(recommended=False, reason="")
 
 
-def _hosts_with_repeated_faults(*, team_ids: list[int], **only: object) -> list[DrainDecision]:
+def _hosts_with_repeated_faults(*, team_ids: list[int], severe: bool) -> list[DrainDecision]:
     """host_drain for each host the culprit of TRIAGE_DRAIN_THRESHOLD distinct faults of the
-    machine in the window (one grouped query, then one per such host)."""
-    cutoff = _window_start(settings.TRIAGE_DRAIN_WINDOW_DAYS)
-    candidates = (
-        Occurrence.objects.filter(team_id__in=team_ids, machine_fault=True, seen_at__gte=cutoff,
-                                  duplicate_of__isnull=True, **only)
-        .values("host").annotate(n=Count("pk")).filter(n__gte=settings.TRIAGE_DRAIN_THRESHOLD).order_by("-n", "host")
-    )
+    machine in the window (one grouped query, then one per such host): `severe`, that many whose
+    entry says drain or reset; else fewer of those than that (the hosts drained_hosts leaves)."""
+    threshold = settings.TRIAGE_DRAIN_THRESHOLD
+    faults = Occurrence.objects.filter(team_id__in=team_ids, machine_fault=True,
+                                       seen_at__gte=_window_start(settings.TRIAGE_DRAIN_WINDOW_DAYS),
+                                       duplicate_of__isnull=True)
+    if severe:
+        candidates = faults.filter(severity__in=NODE_SEVERITIES).values("host").annotate(n=Count("pk"))
+    else:
+        candidates = faults.values("host").annotate(
+            n=Count("pk"), severe=Count("pk", filter=Q(severity__in=NODE_SEVERITIES))).filter(severe__lt=threshold)
+    candidates = candidates.filter(n__gte=threshold).order_by("-n", "host")
     return [host_drain(team_id=team_ids, host=row["host"]) for row in candidates]
 
 
 def drained_hosts(*, team_ids: list[int]) -> list[DrainDecision]:
     """Every host with a drain recommendation now."""
-    return _hosts_with_repeated_faults(team_ids=team_ids, severity__in=NODE_SEVERITIES)
+    return _hosts_with_repeated_faults(team_ids=team_ids, severe=True)
 
 
 def watched_hosts(*, team_ids: list[int]) -> list[DrainDecision]:
     """Every host to watch now: a GPU, a NIC or the host itself the culprit of repeated faults of
-    the machine, none of whose entries says drain or reset (Xid 94 again and again on one GPU).
-    A host with a drain recommendation is listed by drained_hosts, not here."""
-    return [d for d in _hosts_with_repeated_faults(team_ids=team_ids) if d.action == WATCH]
+    the machine, too few of whose entries say drain or reset to drain it (Xid 94 again and again
+    on one GPU). The hosts with a drain recommendation are drained_hosts', not asked again."""
+    return [d for d in _hosts_with_repeated_faults(team_ids=team_ids, severe=False) if d.action == WATCH]
 
 
 def host_last_health(*, team_ids: list[int], host: str) -> HealthRecord | None:
