@@ -2,7 +2,6 @@
 `_dump_fr_trace` / `_dump_fr_trace_json`; the culprit named each time, healthy dumps quiet."""
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
 import tarfile
@@ -11,15 +10,10 @@ from pathlib import Path
 import pytest
 
 from triage.engine import diagnose
+from triage.scenarios.gloo import free_port
 
 JOB = Path(__file__).with_name("fr_job.py")
 RULE = "collective_timeout_straggler.flight_recorder_"
-
-
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 SPECS = ("stall:4:2", "stall:2:0", "skip:3:1", "op:4:3", "shape:3:0", "healthy:2:0")
@@ -127,7 +121,7 @@ def test_a_torchrun_job_that_timed_out(tmp_path: Path) -> None:
     for _attempt in range(3):
         with log.open("wb") as f:
             subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "3", "--master-port",
-                            str(_port()), str(JOB), "stall", "--torchrun", "--culprit", "2", "--out", str(out)],
+                            str(free_port()), str(JOB), "stall", "--torchrun", "--culprit", "2", "--out", str(out)],
                            stdout=f, stderr=subprocess.STDOUT, timeout=180, check=False)
         # Only the agent's store port taken between asking and binding is run again.
         if b"EADDRINUSE" not in log.read_bytes():

@@ -145,8 +145,7 @@ def launcher_first_failure(facts: Facts) -> Event | None:
     errors: the failure with the earliest time, one-second resolution), read against the agent's
     own log (_first_not_stopped). None where no table names a rank, or where agents' tables (one
     per node) name different ranks in the same second."""
-    roots = [root for e in facts.kind("elastic_failure") if e.data.get("root_cause") and e.rank is not None
-             if (root := _first_not_stopped(facts, e)) is not None]
+    roots = [root for e in _root_causes(facts) if (root := _first_not_stopped(facts, e)) is not None]
     if not roots:
         return None
     first = earliest(roots)
@@ -160,7 +159,12 @@ def launcher_root_cause(facts: Facts) -> Event | None:
     """The rank torchrun's table prints as its Root Cause, as printed (the earliest where agents'
     tables, one per node, name several): what the launcher told the user, to be answered where the
     verdict names another rank. launcher_first_failure is what the engine orders by."""
-    return earliest(e for e in facts.kind("elastic_failure") if e.data.get("root_cause") and e.rank is not None)
+    return earliest(_root_causes(facts))
+
+
+def _root_causes(facts: Facts) -> list[Event]:
+    """The Root Cause entry of each torchrun failure table (one per node's agent) that names a rank."""
+    return [e for e in facts.kind("elastic_failure") if e.data.get("root_cause") and e.rank is not None]
 
 
 def _stopped_by_agent(facts: Facts, failure: Event) -> bool:
