@@ -178,8 +178,11 @@ TGI = Source("TGI (text-generation-launcher)", "huggingface+text-generation-infe
       "2026-12-02T09:11:04.123456Z  INFO shard-manager: text_generation_launcher: Waiting for shard to be ready... "
       "rank=3", ("time", "rank")),
 ))
+KUBECTL = Source("kubectl", "kubernetes+kubectl", "HEAD", (
+    F("logs --prefix", "pkg/cmd/logs/logs.go", '"[pod/%s/%s] "', "[pod/trainer-worker-1/pytorch] boom", ("host",)),
+))
 SOURCES = (OMPI, PMIX, PRRTE, DMESG, NCCL, TORCH, PYTHON, JOURNAL, SYSLOG, HYDRA, HOROVOD, DEEPSPEED, ACCELERATE, TGI,
-           *UNFETCHED)
+           KUBECTL, *UNFETCHED)
 
 
 def _source_text(src: Source, path: str, mirror: Path, torch_dir: Path | None) -> str | None:

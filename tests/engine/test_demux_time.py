@@ -60,6 +60,38 @@ def test_mpi_tagged_crash_names_its_rank(tmp_path):
     assert (d["findings"][0]["cause"], d["first_failure"]["rank"]) == ("oom", 2)
 
 
+def test_kubectl_prefixed_pods_name_the_failing_pod_as_its_host(tmp_path):
+    # `kubectl logs -l job=llm-ft --prefix --timestamps` of a PyTorchJob: each line behind its
+    # pod's '[pod/NAME/CONTAINER] ' (kubectl's logs.go), then the API server's time.
+    from triage.engine import diagnose
+
+    def pod(name: str, when: str, text: str) -> str:
+        return f"[pod/{name}/pytorch] 2026-12-01T{when}.000000000Z {text}"
+
+    lines = [pod("llm-ft-master-0", "10:00:01", "[rank0]: step 1 loss 2.1"),
+             pod("llm-ft-worker-0", "10:00:01", "[rank1]: step 1 loss 2.2"),
+             pod("llm-ft-worker-0", "10:05:00", "[rank1]: Traceback (most recent call last):"),
+             pod("llm-ft-worker-0", "10:05:00", '[rank1]:   File "/app/train.py", line 10, in <module>'),
+             pod("llm-ft-worker-0", "10:05:00", "[rank1]:     loss.backward()"),
+             pod("llm-ft-worker-0", "10:05:00", "[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate "
+                 "2.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which 1.2 GiB is free."),
+             pod("llm-ft-master-0", "10:15:00", "[rank0]:[E1201 10:15:00.000000 ProcessGroupNCCL.cpp:616] [Rank 0] "
+                 "Watchdog caught collective operation timeout: WorkNCCL(SeqNum=11, OpType=ALLREDUCE, NumelIn=4194304, "
+                 "NumelOut=4194304, Timeout(ms)=600000) ran for 600031 milliseconds before timing out.")]
+    (tmp_path / "logs.txt").write_text("\n".join(lines) + "\n")
+    d = diagnose(tmp_path).to_dict()
+    first = d["first_failure"]
+    assert (d["findings"][0]["cause"], first["rank"], first["host"]) == ("oom", 1, "llm-ft-worker-0")
+    assert first["time"] == "2026-12-01T10:05:00"
+    assert first["identity_from"]["host"] == "line"
+
+
+@pytest.mark.parametrize("line", ["[pod/Trainer/x] [rank1]: boom", "[pods/a/b] [rank1]: boom", "[pod/a] [rank1]: boom"])
+def test_what_is_not_kubectls_prefix_names_no_host(line):
+    o, _body = split_prefix(line)
+    assert o.host is None
+
+
 @pytest.mark.parametrize("host", ["192.168.1.51", "trainer-2", "104.171.201.171"])
 def test_pdsh_host_prefix(host):
     o, body = split_prefix(f"{host}: lambda-scalar02:95756:96916 [6] NCCL INFO Using network Socket")
