@@ -178,11 +178,20 @@ TGI = Source("TGI (text-generation-launcher)", "huggingface+text-generation-infe
       "2026-12-02T09:11:04.123456Z  INFO shard-manager: text_generation_launcher: Waiting for shard to be ready... "
       "rank=3", ("time", "rank")),
 ))
+NCCL_TESTS = Source("nccl-tests", "NVIDIA+nccl-tests", "HEAD", (
+    F("device table", "src/util.cu", '"#  Rank %2d Group %2d Pid %6d on %10s device %2d [%04x:%02x:%02x] %s\\n"',
+      "#  Rank  2 Group  0 Pid 888386 on      g0010 device  0 [0000:1b:00] NVIDIA H100 80GB HBM3",
+      ("rank", "pid", "host", "device")),
+    F("CUDACHECK failure", "src/common.h", "\"%s: Test CUDA failure %s:%d '%s'\\n\"",
+      "g0010: Test CUDA failure common.cu:941 'invalid device ordinal'", ("host",)),
+    F("TESTCHECK trail", "src/common.h", '" .. %s pid %d: Test failure %s:%d\\n"',
+      " .. g0010 pid 888386: Test failure common.cu:891", ("pid",)),
+))
 KUBECTL = Source("kubectl", "kubernetes+kubectl", "HEAD", (
     F("logs --prefix", "pkg/cmd/logs/logs.go", '"[pod/%s/%s] "', "[pod/trainer-worker-1/pytorch] boom", ("host",)),
 ))
 SOURCES = (OMPI, PMIX, PRRTE, DMESG, NCCL, TORCH, PYTHON, JOURNAL, SYSLOG, HYDRA, HOROVOD, DEEPSPEED, ACCELERATE, TGI,
-           KUBECTL, *UNFETCHED)
+           NCCL_TESTS, KUBECTL, *UNFETCHED)
 
 
 def _source_text(src: Source, path: str, mirror: Path, torch_dir: Path | None) -> str | None:

@@ -19,6 +19,7 @@ from .processes import (
     NCCL,
     NCCL_INIT,
     NCCL_LOCAL,
+    NCCL_TESTS,
     Process,
     Processes,
     nvml_uuids,
@@ -473,6 +474,8 @@ def _identify(facts: Facts) -> None:
             mapping.setdefault((ev.host, ev.pid), ev.data["peer_rank"])
         if ev.data.get("own_rank") is not None:
             mapping.setdefault((ev.host, ev.pid), ev.data["own_rank"])
+    _test_failure_pids(facts, of_kind["test_failure"])
+    by_device = _from_test_table(facts, of_kind["rank_table"], mapping)
     _infer_from_transport(of_kind["nccl_transport"], mapping)
     _infer_from_devices(facts, mapping)
     facts.world_size = world
@@ -483,6 +486,8 @@ def _identify(facts: Facts) -> None:
     for ev in facts.events:
         if ev.rank is None and ev.host and ev.pid is not None:
             ev.rank = mapping.get((ev.host, ev.pid))
+            if ev.rank is None and ev.device is not None and by_device:
+                ev.rank = by_device.get((ev.host, ev.pid, ev.device))
         if ev.host is None and ev.rank is not None and ev.rank in rank_host:
             ev.host = rank_host[ev.rank]
     _apply_local_ranks(facts, mapping, of_kind)
@@ -491,6 +496,38 @@ def _identify(facts: Facts) -> None:
         if o.rank is None and o.host and o.pid is not None and (short_host(o.host), o.pid) in mapping:
             o.rank = mapping[(short_host(o.host) or "", o.pid)]
     _apply_child_pids(of_kind, mapping)
+
+
+def _test_failure_pids(facts: Facts, failures: list[Event]) -> None:
+    """An nccl-tests failure line names its host, the trail after it the process's pid
+    (parsers/nccltests.py): the line's events, its catalog reading included, are that process's."""
+    pids = {(ev.source, ev.line): ev.data["process_pid"] for ev in failures if ev.data.get("process_pid") is not None}
+    if not pids:
+        return
+    for ev in facts.events:
+        if ev.pid is None and (ev.source, ev.line) in pids:
+            ev.pid = pids[(ev.source, ev.line)]
+
+
+def _from_test_table(facts: Facts, table: list[Event], mapping: dict[tuple[str, int], int]
+                     ) -> dict[tuple[str, int, int], int]:
+    """nccl-tests' device table (parsers/nccltests.py) names each rank's host, pid, CUDA device
+    and PCI address, as NCCL's init lines do: a process with one rank in it is that rank (where
+    no init line said otherwise); the ranks of a process with several GPUs are told apart by the
+    device its lines name, returned as (host, pid, device) -> rank."""
+    ranks_of: dict[tuple[str, int], set[int]] = defaultdict(set)
+    by_device: dict[tuple[str, int, int], int] = {}
+    for ev in table:
+        d = ev.data
+        host = short_host(d["listed_host"]) or d["listed_host"]
+        ranks_of[(host, d["listed_pid"])].add(d["listed_rank"])
+        by_device[(host, d["listed_pid"], d["listed_device"])] = d["listed_rank"]
+        if d.get("listed_bus"):
+            facts.bus_of_rank.setdefault(d["listed_rank"], bus_key(d["listed_bus"]))
+    for key, ranks in ranks_of.items():
+        if len(ranks) == 1:
+            mapping.setdefault(key, next(iter(ranks)))
+    return by_device
 
 
 def _apply_child_pids(of_kind: dict[str, list[Event]], mapping: dict[tuple[str, int], int]) -> None:
@@ -872,6 +909,20 @@ def _rank_events(facts: Facts, ranks: dict[int, RankInfo], procs: Processes) -> 
         ranks[r].last_line = Evidence(ev.source, ev.line, ev.text)
 
 
+def _test_table(facts: Facts, ranks: dict[int, RankInfo], procs: Processes) -> None:
+    """Every rank nccl-tests' device table lists, with its host, pid, device and PCI address
+    (where NCCL's own lines did not say them)."""
+    for ev in facts.by_kind.get("rank_table", ()):
+        d = ev.data
+        rank = d["listed_rank"]
+        ranks.setdefault(rank, RankInfo(rank=rank))
+        proc = procs.of(rank, NCCL_TESTS)
+        proc.offer("host", short_host(d["listed_host"]), NCCL_TESTS)
+        proc.offer("pid", d["listed_pid"], NCCL_TESTS)
+        proc.offer("device", d["listed_device"], NCCL_TESTS)
+        proc.offer("bus_id", d.get("listed_bus"), NCCL_TESTS)
+
+
 def _launcher_tables(facts: Facts, procs: Processes) -> None:
     """torchrun's failure table pairs each failed rank with its worker's pid and local rank;
     mpirun's and Hydra's exit reports name a rank's pid and node (the catalog's groups)."""
@@ -964,6 +1015,7 @@ def _rank_table(facts: Facts) -> None:
             proc = procs.of(ev.rank, NCCL_INIT)
             proc.set("device", ev.data["cuda_dev"], NCCL_INIT)
             proc.set("bus_id", ev.data["bus_id"], NCCL_INIT)
+    _test_table(facts, ranks, procs)
     _rank_events(facts, ranks, procs)
     _launcher_tables(facts, procs)
     _manifest_pids(facts, procs)

@@ -52,7 +52,7 @@ def _conclude(states: list[PartialState]) -> Diagnosis:
     findings = rank_findings(facts, run_rules(facts))
     ff, culprit = first_failure(facts, findings)
     set_rank_states(facts, findings, culprit, ff)
-    told, unknown = summary(facts, findings, culprit), notes(facts, findings)
+    told, unknown = summary(facts, findings, culprit, ff.get("rank") if ff else None), notes(facts, findings)
     # The verdict is made: the timeline reads only the events and the rank table, and drawing
     # it is the peak of a diagnosis (see Facts.release_indexes).
     facts.release_indexes()

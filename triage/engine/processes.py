@@ -8,6 +8,9 @@ except NCCL's device and bus, which its world communicator's init line sets):
 - NCCL's own lines (`host:pid:tid [dev]` prefixes and the init line of the world communicator,
   proxy and transport lines: facts._identify), `nccl`;
 - the init line's `cudaDev` and `busId`, `nccl_init`;
+- nccl-tests' device table (`#  Rank N Group G Pid P on HOST device D [BDF] NAME`, printed by
+  its root rank for every rank: host, pid, CUDA device and, from v2.14.1, the PCI address),
+  `nccl_tests`;
 - the lines the rank printed (a launcher prefix `[rankN]:` / `[defaultN]:`, a file a manifest
   or a name gives a rank, ProcessGroupNCCL's `[Rank N]`), `log`;
 - the launcher's tables: torchrun's failure table (local rank, pid), mpirun's and Hydra's exit
@@ -31,8 +34,8 @@ from dataclasses import dataclass
 from typing import Any
 
 # Where a value came from (the `*_from` fields): a short name, described in the module's text.
-NCCL, NCCL_INIT, LOG, LAUNCHER_TABLE, LAUNCHER_REPORT, MANIFEST, NCCL_LOCAL, NVML, FIRST_FAILURE = (
-    "nccl", "nccl_init", "log", "launcher_table", "launcher_report", "manifest", "nccl_local", "nvml",
+NCCL, NCCL_INIT, NCCL_TESTS, LOG, LAUNCHER_TABLE, LAUNCHER_REPORT, MANIFEST, NCCL_LOCAL, NVML, FIRST_FAILURE = (
+    "nccl", "nccl_init", "nccl_tests", "log", "launcher_table", "launcher_report", "manifest", "nccl_local", "nvml",
     "first_failure")
 FIELDS = ("rank", "local_rank", "host", "pid", "device", "bus_id", "uuid")
 

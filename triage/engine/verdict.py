@@ -2,6 +2,7 @@
 and write the one-line summary and the notes on what the data leaves unknown."""
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from .facts import MAX_DEVICE_ORDINAL, Facts
@@ -174,19 +175,29 @@ def _names_failing_rank(facts: Facts, verdict: Finding, ev: Event, rank_from: st
         # Both ends of one broken link report it; more ranks than that means a shared failure.
         if len({e.rank for e in same if e.rank is not None}) > LINK_ENDS:
             return False
-        return not _failed_alike_unordered(facts, ev)
+        return not _failed_alike_unordered(facts, ev, same)
     return True
 
 
-def _failed_alike_unordered(facts: Facts, ev: Event) -> bool:
-    """Another rank raised an error of its own too and the lines' times do not put the culprit's
-    first: of ranks failing alike under a shared cause, the one whose text the excerpt kept
-    whole is not thereby the first (file order is not failure order)."""
+def _failed_alike_unordered(facts: Facts, ev: Event, same: list[Event]) -> bool:
+    """Another rank raised an error of its own too, or printed the culprit's message (`same`),
+    and the lines' times do not put the culprit's first: of ranks failing alike under a shared
+    cause, the one whose text the excerpt kept whole, or that comes first in the file, is not
+    thereby the first (file order is not failure order)."""
     others = [e for e in facts.kind("exception") if e.rank is not None and e.rank != ev.rank
               and e.severity in ("error", "fatal") and not e.data.get("launcher_report")]
-    if not others:
+    # Of a rank that printed the culprit's message, its first timed print (the message quoted
+    # again untimed, in a traceback's 'Last error:', is that print repeated, not a new one).
+    printed: dict[int, list[datetime]] = {}
+    for e in same:
+        if e.rank is not None and e.rank != ev.rank:
+            printed.setdefault(e.rank, []).extend([e.time] if e.time is not None else [])
+    if not others and not printed:
         return False
-    return ev.time is None or any(e.time is None or e.time <= ev.time for e in others)
+    if ev.time is None:
+        return True
+    return (any(e.time is None or e.time <= ev.time for e in others)
+            or any(not times or min(times) <= ev.time for times in printed.values()))
 
 
 def first_failure(facts: Facts, findings: list[Finding]) -> tuple[dict[str, Any] | None, Event | None]:
@@ -393,7 +404,9 @@ def set_rank_states(facts: Facts, findings: list[Finding], culprit: Event | None
         facts.ranks = dict(sorted(facts.ranks.items()))
 
 
-def summary(facts: Facts, findings: list[Finding], culprit: Event | None) -> str:
+def summary(facts: Facts, findings: list[Finding], culprit: Event | None, named: int | None = None) -> str:
+    """The verdict in a sentence; `named`: the first failure's rank, where the verdict names
+    one (first_failure): only then did the other ranks' errors follow it."""
     if not findings:
         if not facts.events:
             return "No failure found: the bundle has no log lines the engine recognises."
@@ -402,8 +415,8 @@ def summary(facts: Facts, findings: list[Finding], culprit: Event | None) -> str
     when = f" at {culprit.time.strftime('%H:%M:%S')}" if culprit is not None and culprit.time else ""
     text = v.title.rstrip(".") + when
     victims = [r for r, info in facts.ranks.items()
-               if info.state in ("errored", "crashed") and (culprit is None or r != culprit.rank)]
-    if culprit is not None and culprit.rank is not None and victims and not traits(v.cause).stalls:
+               if info.state in ("errored", "crashed") and r != named]
+    if culprit is not None and named is not None and culprit.rank == named and victims and not traits(v.cause).stalls:
         text += f"; the errors on {len(victims)} other rank{'s' if len(victims) != 1 else ''} followed it"
     if v.role == "context" and v.confidence == "low":
         text += " (a hint only: the program went on after it and nothing failed)"

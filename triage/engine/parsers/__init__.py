@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..model import Record
-from . import cuda, kernel, launchers, nccl, process_exit, python_tb, torch_c10d
+from . import cuda, kernel, launchers, nccl, nccltests, process_exit, python_tb, torch_c10d
 from .base import LineCtx, SourceState
 
 Parser = Callable[[LineCtx, SourceState], list[Record]]
@@ -21,10 +21,10 @@ EXCLUSIVE: tuple[Parser, ...] = (
     process_exit.parse,
     cuda.parse,
 )
-ALWAYS: tuple[Parser, ...] = (python_tb.parse, launchers.parse)
+ALWAYS: tuple[Parser, ...] = (python_tb.parse, launchers.parse, nccltests.parse)
 
 # The scan gate's structural keywords (scan.py): what each parser declares it must see, whatever
 # the catalog says about those lines. The catalog's own entries are the rest of the gate.
-_MODULES = (nccl, torch_c10d, kernel, process_exit, cuda, python_tb, launchers)
+_MODULES = (nccltests, nccl, torch_c10d, kernel, process_exit, cuda, python_tb, launchers)
 GATE_MEANING: tuple[str, ...] = tuple(dict.fromkeys(k for m in _MODULES for k in getattr(m, "GATE_MEANING", ())))
 GATE_IDENTITY: tuple[str, ...] = tuple(dict.fromkeys(k for m in _MODULES for k in getattr(m, "GATE_IDENTITY", ())))
