@@ -172,6 +172,8 @@ DEEPSPEED = Source("DeepSpeed", "microsoft+DeepSpeed", "HEAD", (
 ACCELERATE = Source("accelerate", "huggingface+accelerate", "HEAD", (
     F("MultiProcessAdapter [RANK N]", "src/accelerate/logging.py", 'f"[RANK {state.process_index}] {msg}"',
       "12/02/2026 09:11:04 - INFO - __main__ - [RANK 3] x", ("rank",)),
+    F("examples' logging datefmt", "examples/by_feature/megatron_lm_gpt_pretraining.py", 'datefmt="%m/%d/%Y %H:%M:%S"',
+      "12/02/2026 09:11:04 - INFO - __main__ - x", ("time",)),
 ))
 TGI = Source("TGI (text-generation-launcher)", "huggingface+text-generation-inference", "HEAD", (
     F("shard-manager span, compact output", "launcher/src/main.rs", '"shard-manager", rank = rank',

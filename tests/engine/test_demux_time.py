@@ -223,6 +223,8 @@ def test_a_directory_name_is_not_a_host(tmp_path):
         ("  time      : 2024-04-01_05:16:50", datetime(2024, 4, 1, 5, 16, 50), False),
         ("Dec  1 14:22:01 host kernel: NVRM: Xid (PCI:0000:3b:00): 79, x", datetime(2025, 12, 1, 14, 22, 1), True),
         ("May 18 19:02:39 kernel: x", datetime(2025, 5, 18, 19, 2, 39), True),
+        # Hugging Face examples' datefmt '%m/%d/%Y %H:%M:%S' (accelerate, transformers, LLaMA-Factory).
+        ("02/11/2024 22:36:19 - INFO - llmtuner.data.template - x", datetime(2024, 2, 11, 22, 36, 19), False),
     ],
 )
 def test_parse_time(text, expected, yearless):
@@ -238,6 +240,8 @@ def test_monotonic_fraction_dropped_but_seconds_kept():
 def test_no_time():
     assert parse_time("just a line with no time", CLOCK) == (None, False)
     assert parse_time("node-01:1:1 [0] NCCL INFO Using network IB", CLOCK) == (None, False)
+    # Day first is another program's date: read as none, not as a guessed day and month.
+    assert parse_time("13/02/2026 09:11:04 - INFO - x", CLOCK) == (None, False)
 
 
 def test_assumed_year_follows_clock():

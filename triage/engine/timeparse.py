@@ -64,6 +64,7 @@ def _first_hms(text: str) -> int:
 _DMESG = identity.pattern("dmesg.raw")
 _SYSLOG = identity.pattern("time.syslog")
 _DMY = identity.pattern("time.dmy")
+_MDY = identity.pattern("time.mdy")
 _RELTIME = identity.pattern("dmesg.reltime")
 # The kernel's own clock printed as a wall time (dmesg -T, --time-format iso): boot time plus
 # the monotonic clock, which dmesg(1) warns may drift from the wall clock.
@@ -183,6 +184,11 @@ def parse_time(text: str, clock: Clock) -> tuple[datetime | None, bool]:
             return _safe(clock.assume_year(), int(m["x_mo"]), int(m["x_d"]), int(m["x_h"]), int(m["x_mi"]),
                          int(m["x_s"])), True
         m = _DMY.search(head)
+        if m:
+            return _safe(int(m["x_y"]), int(m["x_mo"]), int(m["x_d"]), int(m["x_h"]), int(m["x_mi"]),
+                         int(m["x_s"])), False
+    if "/" in head:
+        m = _MDY.match(head)
         if m:
             return _safe(int(m["x_y"]), int(m["x_mo"]), int(m["x_d"]), int(m["x_h"]), int(m["x_mi"]),
                          int(m["x_s"])), False
