@@ -63,6 +63,20 @@ def test_torchrun_tee_output_alone_names_the_rank_that_failed(tmp_path: Path, fa
 
 
 @pytest.mark.parametrize("fail_rank", [1, 2])
+def test_torchrun_monitored_barrier_names_the_rank_that_did_not_arrive(tmp_path: Path, fail_rank: int) -> None:
+    # Rank 0 reports the straggler ('[Rank 0]: Rank N failed to pass monitoredBarrier'); the other
+    # ranks then lose rank 0 ('... received errors while waiting for send/recv from rank 0').
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--nnodes", "1", "--nproc-per-node", "3",
+           "--master-addr", "127.0.0.1", "--master-port", str(free_port()), "--max-restarts", "0", "--tee", "3",
+           str(WORKER)]
+    d = _run(cmd, _env("barrier", fail_rank), tmp_path / "run")
+    text = (tmp_path / "run" / "job.log").read_text()
+    assert f"Rank {fail_rank} failed to pass monitoredBarrier" in text, text[-3000:]
+    assert d["findings"][0]["cause"] == "collective_timeout_straggler"
+    assert d["first_failure"]["rank"] == fail_rank
+
+
+@pytest.mark.parametrize("fail_rank", [1, 2])
 def test_mpirun_tag_output_names_the_rank_that_failed(tmp_path: Path, fail_rank: int) -> None:
     d = _run(_mpirun_cmd("--tag-output"), _env("exception", fail_rank), tmp_path / "run")
     text = (tmp_path / "run" / "job.log").read_text()

@@ -18,6 +18,9 @@ the collective's error (the last exception line is then the application's, not g
              process group timeout) while the others wait in all_reduce and time out.
   skip       rank FAIL_RANK skips the all_reduce of step FAIL_STEP (a branch on rank) and then
              blocks in a barrier the others never reach.
+  barrier    every step begins with dist.monitored_barrier (MONITOR_S seconds); rank FAIL_RANK
+             stops in its data loader at step FAIL_STEP, so rank 0 reports it as not arriving
+             ('Rank N failed to pass monitoredBarrier') and the others lose rank 0.
 """
 from __future__ import annotations
 
@@ -51,6 +54,8 @@ def _train(mode: str, fail_rank: int, fail_step: int, steps: int) -> None:
     rank = dist.get_rank()
     tensor = torch.ones(16)
     for step in range(1, steps + 1):
+        if mode == "barrier" and not (rank == fail_rank and step == fail_step):
+            dist.monitored_barrier(timeout=timedelta(seconds=float(os.environ.get("MONITOR_S", "3"))))
         if rank == fail_rank and step == fail_step:
             # Give the other ranks time to enter the all_reduce of this step first.
             time.sleep(0.5)
@@ -62,7 +67,7 @@ def _train(mode: str, fail_rank: int, fail_step: int, steps: int) -> None:
             if mode == "segv":
                 import ctypes
                 ctypes.string_at(0)
-            if mode == "stall":
+            if mode in ("stall", "barrier"):
                 log.info("step %d: loading the next batch", step)
                 sys.stdout.flush()
                 time.sleep(3600)  # torchrun stops it once the others time out
