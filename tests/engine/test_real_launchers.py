@@ -77,6 +77,22 @@ def test_torchrun_monitored_barrier_names_the_rank_that_did_not_arrive(tmp_path:
 
 
 @pytest.mark.parametrize("fail_rank", [1, 2])
+def test_torchrun_collective_mismatch_names_the_rank_that_strayed(tmp_path: Path, fail_rank: int) -> None:
+    # TORCH_DISTRIBUTED_DEBUG=DETAIL: each rank's check says 'Rank <self> is running ..., but Rank
+    # <other> is running ...'; the two others both name the rank that called broadcast.
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--nnodes", "1", "--nproc-per-node", "3",
+           "--master-addr", "127.0.0.1", "--master-port", str(free_port()), "--max-restarts", "0", "--tee", "3",
+           str(WORKER)]
+    env = {**_env("mismatch", fail_rank), "TORCH_DISTRIBUTED_DEBUG": "DETAIL"}
+    d = _run(cmd, env, tmp_path / "run")
+    text = (tmp_path / "run" / "job.log").read_text()
+    assert "Detected mismatch between collectives" in text, text[-3000:]
+    assert (d["findings"][0]["rule"], d["findings"][0]["ranks"]) == ("collective_timeout_straggler.mismatch",
+                                                                      [fail_rank])
+    assert d["first_failure"]["rank"] == fail_rank
+
+
+@pytest.mark.parametrize("fail_rank", [1, 2])
 def test_mpirun_tag_output_names_the_rank_that_failed(tmp_path: Path, fail_rank: int) -> None:
     d = _run(_mpirun_cmd("--tag-output"), _env("exception", fail_rank), tmp_path / "run")
     text = (tmp_path / "run" / "job.log").read_text()

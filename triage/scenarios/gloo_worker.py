@@ -18,6 +18,8 @@ the collective's error (the last exception line is then the application's, not g
              process group timeout) while the others wait in all_reduce and time out.
   skip       rank FAIL_RANK skips the all_reduce of step FAIL_STEP (a branch on rank) and then
              blocks in a barrier the others never reach.
+  mismatch   rank FAIL_RANK calls broadcast where the others call all_reduce at step FAIL_STEP
+             (run with TORCH_DISTRIBUTED_DEBUG=DETAIL: c10d's wrapper checks every collective).
   barrier    every step begins with dist.monitored_barrier (MONITOR_S seconds); rank FAIL_RANK
              stops in its data loader at step FAIL_STEP, so rank 0 reports it as not arriving
              ('Rank N failed to pass monitoredBarrier') and the others lose rank 0.
@@ -71,6 +73,11 @@ def _train(mode: str, fail_rank: int, fail_step: int, steps: int) -> None:
                 log.info("step %d: loading the next batch", step)
                 sys.stdout.flush()
                 time.sleep(3600)  # torchrun stops it once the others time out
+            if mode == "mismatch":
+                log.info("step %d: broadcast where the others all_reduce", step)
+                sys.stdout.flush()
+                dist.broadcast(tensor, 0)
+                continue
             if mode == "skip":
                 log.info("step %d: skipping all_reduce on this rank", step)
                 sys.stdout.flush()

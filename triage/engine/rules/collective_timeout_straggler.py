@@ -222,6 +222,18 @@ def _idle_gpu(facts: Facts) -> list[Finding]:
     )]
 
 
+def _odd_one_out(mismatch: list[Event]) -> int | None:
+    """The rank every other reporting rank names as running a different collective: c10d's
+    check on each rank says 'Rank <self> is running ..., but Rank <other> is running ...'.
+    With two reporters each names the other, and nothing tells which one strayed."""
+    named: dict[int, set[int]] = defaultdict(set)  # rank named -> the ranks that named it
+    reporters = {e.data["rank_a"] for e in mismatch}
+    for e in mismatch:
+        named[e.data["rank_b"]].add(e.data["rank_a"])
+    odd = [r for r, by in named.items() if len(by) >= 2 and by >= reporters - {r}]  # noqa: PLR2004 - two others
+    return odd[0] if len(odd) == 1 else None
+
+
 def _find_timeouts(facts: Facts) -> list[Finding]:
     timeouts = facts.kind("watchdog_timeout")
     waited = waiting_events(facts)
@@ -236,13 +248,23 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
     if mismatch:
         first = earliest(mismatch)
         assert first is not None
+        odd = _odd_one_out(mismatch)
+        if odd is not None:
+            own = [e for e in mismatch if e.data["rank_a"] == odd]
+            culprit = earliest(own) or earliest(e for e in mismatch if e.data["rank_b"] == odd)
+            assert culprit is not None
+            title = f"Rank {odd} ran a different collective from the other ranks"
+            ranks = [odd]
+        else:
+            culprit, ranks = first, [first.data["rank_a"], first.data["rank_b"]]
+            title = f"Ranks {first.data['rank_a']} and {first.data['rank_b']} ran different collectives"
         findings.append(Finding(
             cause="collective_timeout_straggler", rule="collective_timeout_straggler.mismatch",
-            title=f"Ranks {first.data['rank_a']} and {first.data['rank_b']} ran different collectives",
+            title=title,
             detail="TORCH_DISTRIBUTED_DEBUG=DETAIL caught a collective mismatch: the program issues collectives in a "
                    "different order or with different shapes on different ranks.",
-            fix=FIX, ranks=[first.data["rank_a"], first.data["rank_b"]], hosts=hosts_of(mismatch),
-            evidence=evidence(mismatch), role="fault", culprit=first,
+            fix=FIX, ranks=ranks, hosts=hosts_of(mismatch),
+            evidence=evidence(mismatch), role="fault", culprit=culprit,
             support=frozenset({Support.NAMES}),  # c10d's own check names the two calls
         ))
     desync = _desync(timeouts)
