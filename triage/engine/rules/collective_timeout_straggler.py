@@ -248,13 +248,13 @@ def _find_timeouts(facts: Facts) -> list[Finding]:
     if mismatch:
         first = earliest(mismatch)
         assert first is not None
-        odd = _odd_one_out(mismatch)
-        if odd is not None:
-            own = [e for e in mismatch if e.data["rank_a"] == odd]
-            culprit = earliest(own) or earliest(e for e in mismatch if e.data["rank_b"] == odd)
+        strayed = _odd_one_out(mismatch)
+        if strayed is not None:
+            own = [e for e in mismatch if e.data["rank_a"] == strayed]
+            culprit = earliest(own) or earliest(e for e in mismatch if e.data["rank_b"] == strayed)
             assert culprit is not None
-            title = f"Rank {odd} ran a different collective from the other ranks"
-            ranks = [odd]
+            title = f"Rank {strayed} ran a different collective from the other ranks"
+            ranks = [strayed]
         else:
             culprit, ranks = first, [first.data["rank_a"], first.data["rank_b"]]
             title = f"Ranks {first.data['rank_a']} and {first.data['rank_b']} ran different collectives"
