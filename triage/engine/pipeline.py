@@ -12,7 +12,7 @@ from .ranking import rank_findings
 from .rules import run_rules
 from .rules.flight_recorder import collectives
 from .timeline import build_timeline
-from .verdict import first_failure, notes, set_rank_states, summary
+from .verdict import first_failure, name_the_culprit, notes, set_rank_states, summary
 
 
 def diagnose(inputs: Input, *, limits: Limits | None = None, year: int | None = None,
@@ -52,7 +52,9 @@ def _conclude(states: list[PartialState]) -> Diagnosis:
     findings = rank_findings(facts, run_rules(facts))
     ff, culprit = first_failure(facts, findings)
     set_rank_states(facts, findings, culprit, ff)
-    told, unknown = summary(facts, findings, culprit, ff.get("rank") if ff else None), notes(facts, findings)
+    named = ff.get("rank") if ff else None
+    name_the_culprit(facts, findings, culprit, named)
+    told, unknown = summary(facts, findings, culprit, named), notes(facts, findings)
     # The verdict is made: the timeline reads only the events and the rank table, and drawing
     # it is the peak of a diagnosis (see Facts.release_indexes).
     facts.release_indexes()

@@ -8,7 +8,7 @@ from typing import Any
 from .facts import MAX_DEVICE_ORDINAL, Facts
 from .model import Event, Finding, RankInfo, iso, yearless
 from .processes import FIRST_FAILURE, NCCL_INIT, Process
-from .rules.common import launcher_saw_it
+from .rules.common import launcher_saw_it, upper_first
 from .rules.rank_crash import crash_events, exit_events
 from .signatures import cause as traits
 from .timeparse import YEAR_UNKNOWN
@@ -402,6 +402,22 @@ def set_rank_states(facts: Facts, findings: list[Finding], culprit: Event | None
         for r in range(facts.world_size):
             facts.ranks.setdefault(r, RankInfo(rank=r, state="unknown"))
         facts.ranks = dict(sorted(facts.ranks.items()))
+
+
+def name_the_culprit(facts: Facts, findings: list[Finding], culprit: Event | None, named: int | None) -> None:
+    """The verdict named the rank of a line whose own words did not (infer_rank: the launcher's
+    local rank, its report, the same error on one rank): the top finding's title and detail,
+    which its rule wrote of 'an unidentified process' or 'a process on <host>', say that rank."""
+    if not findings or culprit is None or culprit.rank is not None or named is None:
+        return
+    unknown, known = facts.rank_label(None, culprit.host), facts.rank_label(named, culprit.host)
+    top = findings[0]
+    for name in ("title", "detail"):
+        text = getattr(top, name)
+        if unknown in text:
+            setattr(top, name, text.replace(unknown, known))
+        elif upper_first(unknown) in text:
+            setattr(top, name, text.replace(upper_first(unknown), upper_first(known)))
 
 
 def summary(facts: Facts, findings: list[Finding], culprit: Event | None, named: int | None = None) -> str:
