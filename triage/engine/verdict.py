@@ -173,31 +173,41 @@ def _names_failing_rank(facts: Facts, verdict: Finding, ev: Event, rank_from: st
         else:
             same = facts.kind(ev.kind)
         # Both ends of one broken link report it; more ranks than that means a shared failure.
-        if len({e.rank for e in same if e.rank is not None}) > LINK_ENDS:
+        printed = {e.rank for e in same if e.rank is not None}
+        if len(printed) > LINK_ENDS:
             return False
-        return not _failed_alike_unordered(facts, ev, same)
+        # Every rank of the job (or every rank the bundle knows, where its size is not said)
+        # printed it: a two-rank job, two GPUs of one process. None of them is the one that
+        # failed unless the times put the culprit's print first.
+        ranks = facts.world_size or len(facts.ranks)
+        if len(printed) > 1 and len(printed) >= ranks and _printed_alike_unordered(ev, same):
+            return False
+        return not _failed_alike_unordered(facts, ev)
     return True
 
 
-def _failed_alike_unordered(facts: Facts, ev: Event, same: list[Event]) -> bool:
-    """Another rank raised an error of its own too, or printed the culprit's message (`same`),
-    and the lines' times do not put the culprit's first: of ranks failing alike under a shared
-    cause, the one whose text the excerpt kept whole, or that comes first in the file, is not
-    thereby the first (file order is not failure order)."""
+def _failed_alike_unordered(facts: Facts, ev: Event) -> bool:
+    """Another rank raised an error of its own too and the lines' times do not put the culprit's
+    first: of ranks failing alike under a shared cause, the one whose text the excerpt kept
+    whole is not thereby the first (file order is not failure order)."""
     others = [e for e in facts.kind("exception") if e.rank is not None and e.rank != ev.rank
               and e.severity in ("error", "fatal") and not e.data.get("launcher_report")]
-    # Of a rank that printed the culprit's message, its first timed print (the message quoted
-    # again untimed, in a traceback's 'Last error:', is that print repeated, not a new one).
+    if not others:
+        return False
+    return ev.time is None or any(e.time is None or e.time <= ev.time for e in others)
+
+
+def _printed_alike_unordered(ev: Event, same: list[Event]) -> bool:
+    """No time puts the culprit's print of its message before every other rank's first timed
+    print of it (the message quoted again untimed, in a traceback's 'Last error:', is that print
+    repeated, not a new one; a rank with no timed print cannot be ordered at all)."""
+    if ev.time is None:
+        return True
     printed: dict[int, list[datetime]] = {}
     for e in same:
         if e.rank is not None and e.rank != ev.rank:
             printed.setdefault(e.rank, []).extend([e.time] if e.time is not None else [])
-    if not others and not printed:
-        return False
-    if ev.time is None:
-        return True
-    return (any(e.time is None or e.time <= ev.time for e in others)
-            or any(not times or min(times) <= ev.time for times in printed.values()))
+    return any(not times or min(times) <= ev.time for times in printed.values())
 
 
 def first_failure(facts: Facts, findings: list[Finding]) -> tuple[dict[str, Any] | None, Event | None]:
