@@ -69,7 +69,8 @@ def test_torchrun_monitored_barrier_names_the_rank_that_did_not_arrive(tmp_path:
     cmd = [sys.executable, "-m", "torch.distributed.run", "--nnodes", "1", "--nproc-per-node", "3",
            "--master-addr", "127.0.0.1", "--master-port", str(free_port()), "--max-restarts", "0", "--tee", "3",
            str(WORKER)]
-    d = _run(cmd, _env("barrier", fail_rank), tmp_path / "run")
+    # 10 s for every rank to check in: a loaded machine may start one rank seconds after another.
+    d = _run(cmd, {**_env("barrier", fail_rank), "MONITOR_S": "10"}, tmp_path / "run")
     text = (tmp_path / "run" / "job.log").read_text()
     assert f"Rank {fail_rank} failed to pass monitoredBarrier" in text, text[-3000:]
     assert d["findings"][0]["cause"] == "collective_timeout_straggler"

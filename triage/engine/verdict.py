@@ -442,7 +442,7 @@ def summary(facts: Facts, findings: list[Finding], culprit: Event | None, named:
     text = v.title.rstrip(".") + when
     victims = [r for r, info in facts.ranks.items()
                if info.state in ("errored", "crashed") and r != named]
-    if culprit is not None and named is not None and culprit.rank == named and victims and not traits(v.cause).stalls:
+    if named is not None and victims and not traits(v.cause).stalls:
         text += f"; the errors on {len(victims)} other rank{'s' if len(victims) != 1 else ''} followed it"
     if v.role == "context" and v.confidence == "low":
         text += " (a hint only: the program went on after it and nothing failed)"

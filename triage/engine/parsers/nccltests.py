@@ -38,10 +38,13 @@ def parse(ctx: LineCtx, state: SourceState) -> list[Record]:
         return []
     pending: dict[str, dict[str, Any]] = state.extra.setdefault("nccltests_failures", {})
     if m["x_call"] is not None:
-        ctx.origin.host = ctx.origin.host or m["host"]
+        # The host as nccl-tests wrote it, which its trail repeats (a prefix peeled it off the
+        # line when it reads like pdsh's 'host: ': the origin holds it then).
+        own = m["host"] or ctx.origin.host
+        ctx.origin.host = ctx.origin.host or own
         rec = ctx.record("test_failure")
-        if ctx.origin.host is not None:
-            pending[ctx.origin.host] = rec.data
+        if own is not None:
+            pending[own] = rec.data
         return [rec]
     host, pid = m["x_trail_host"], m["pid"]
     ctx.origin.host = ctx.origin.host or host
